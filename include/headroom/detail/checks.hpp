@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+// Argument checks shared by every header. Each is constexpr (usable in constant
+// expressions when the check passes) and throws headroom::invalid_argument naming
+// the parameter and value when it fails. NaN fails every check.
+#pragma once
+
+#include <limits>
+
+#include "../error.hpp"
+
+namespace headroom {
+inline namespace v0 {
+namespace detail {
+
+template <class T>
+[[nodiscard]] constexpr bool is_nan(T v) noexcept {
+  return v != v;
+}
+template <class T>
+[[nodiscard]] constexpr bool is_finite(T v) noexcept {
+  return v == v && v <= std::numeric_limits<T>::max() && v >= std::numeric_limits<T>::lowest();
+}
+
+/// value must be a finite number.
+template <class T>
+constexpr T require_finite(const char* name, T value) {
+  if (!is_finite(value)) fail(name, value, "must be a finite number");
+  return value;
+}
+/// value must be finite and > 0.
+template <class T>
+constexpr T require_positive(const char* name, T value) {
+  if (!(is_finite(value) && value > T(0))) fail(name, value, "must be finite and > 0");
+  return value;
+}
+/// value must be finite and >= 0.
+template <class T>
+constexpr T require_non_negative(const char* name, T value) {
+  if (!(is_finite(value) && value >= T(0))) fail(name, value, "must be finite and >= 0");
+  return value;
+}
+/// value must lie in the open interval (0, 1) (a quota or a probability that cannot be 0 or 1).
+template <class T>
+constexpr T require_open_unit(const char* name, T value) {
+  if (!(value > T(0) && value < T(1))) fail(name, value, "must lie in the open interval (0, 1)");
+  return value;
+}
+/// value must lie in the half-open interval (0, 1] (a utilisation or a target fraction).
+template <class T>
+constexpr T require_unit_positive(const char* name, T value) {
+  if (!(value > T(0) && value <= T(1))) fail(name, value, "must lie in (0, 1]");
+  return value;
+}
+/// value must lie in the closed interval [0, 1] (a share, a fraction, a probability).
+template <class T>
+constexpr T require_unit(const char* name, T value) {
+  if (!(value >= T(0) && value <= T(1))) fail(name, value, "must lie in [0, 1]");
+  return value;
+}
+/// value must lie in [0, 1) (a discount or a lost-work fraction that cannot reach 1).
+template <class T>
+constexpr T require_unit_below_one(const char* name, T value) {
+  if (!(value >= T(0) && value < T(1))) fail(name, value, "must lie in [0, 1)");
+  return value;
+}
+
+}  // namespace detail
+}  // namespace v0
+}  // namespace headroom

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <headroom/detail/checks.hpp>
+#include <headroom/error.hpp>
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <limits>
+#include <string>
+
+TEST_SUITE("error") {
+  using headroom::detail::fail;
+
+  TEST_CASE("invalid_argument names the parameter and the value") {
+    try {
+      fail("quota", 1.5, "must lie in the open interval (0, 1)");
+      FAIL("fail() returned");
+    } catch (const headroom::invalid_argument& e) {
+      CHECK(e.parameter() == "quota");
+      CHECK(std::string(e.what()) == "quota = 1.5: must lie in the open interval (0, 1)");
+    }
+  }
+
+  TEST_CASE("invalid_argument is a std::invalid_argument") {
+    CHECK_THROWS_AS(fail("n", 3, "x"), std::invalid_argument);
+  }
+
+  TEST_CASE("values render: NaN, infinities, integers, durations, strings, booleans") {
+    auto message_of = [](auto value) {
+      try {
+        fail("p", value, "r");
+      } catch (const headroom::invalid_argument& e) {
+        return std::string(e.what());
+      }
+      return std::string();
+    };
+    CHECK(message_of(std::numeric_limits<double>::quiet_NaN()) == "p = nan: r");
+    CHECK(message_of(std::numeric_limits<double>::infinity()) == "p = inf: r");
+    CHECK(message_of(-std::numeric_limits<double>::infinity()) == "p = -inf: r");
+    CHECK(message_of(-7) == "p = -7: r");
+    CHECK(message_of(std::chrono::milliseconds(1500)) == "p = 1.5 s: r");
+    CHECK(message_of("abc") == "p = \"abc\": r");
+    CHECK(message_of(true) == "p = true: r");
+  }
+
+  TEST_CASE("checks accept good values and reject NaN, infinities and out-of-range values") {
+    using namespace headroom::detail;
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity();
+    CHECK(require_positive("x", 2.0) == 2.0);
+    CHECK_THROWS_AS(require_positive("x", 0.0), headroom::invalid_argument);
+    CHECK_THROWS_AS(require_positive("x", nan), headroom::invalid_argument);
+    CHECK_THROWS_AS(require_positive("x", inf), headroom::invalid_argument);
+    CHECK(require_non_negative("x", 0.0) == 0.0);
+    CHECK_THROWS_AS(require_non_negative("x", -1e-300), headroom::invalid_argument);
+    CHECK_THROWS_AS(require_finite("x", -inf), headroom::invalid_argument);
+    CHECK(require_open_unit("q", 0.9) == 0.9);
+    CHECK_THROWS_AS(require_open_unit("q", 1.0), headroom::invalid_argument);
+    CHECK_THROWS_AS(require_open_unit("q", 0.0), headroom::invalid_argument);
+    CHECK_THROWS_AS(require_open_unit("q", nan), headroom::invalid_argument);
+    CHECK(require_unit_positive("rho", 1.0) == 1.0);
+    CHECK_THROWS_AS(require_unit_positive("rho", 0.0), headroom::invalid_argument);
+    CHECK(require_unit("s", 0.0) == 0.0);
+    CHECK_THROWS_AS(require_unit("s", 1.0000001), headroom::invalid_argument);
+    CHECK(require_unit_below_one("d", 0.0) == 0.0);
+    CHECK_THROWS_AS(require_unit_below_one("d", 1.0), headroom::invalid_argument);
+  }
+
+  TEST_CASE("checks are usable in constant expressions when they pass") {
+    static_assert(headroom::detail::require_positive("x", 3.0) == 3.0);
+    static_assert(headroom::detail::require_open_unit("q", 0.5) == 0.5);
+    static_assert(!headroom::detail::is_finite(std::numeric_limits<double>::infinity()));
+    static_assert(headroom::detail::is_nan(std::numeric_limits<double>::quiet_NaN()));
+    CHECK(true);
+  }
+}
