@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: Apache-2.0
+// The scheduler (SPEC.md §7, seed 001): place a new model instance on the best worker/GPUs
+// (scale up: filter chain → resource-fit ladder → scorer chain, highest total wins) and
+// rank existing instances for removal (scale down: scorer chain, ascending, remove the
+// first). Generic over the caller's own worker/GPU/model/instance types through the traits
+// in scheduler/traits.hpp. Guide: docs/scheduler.md.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "scheduler/chain.hpp"
+#include "scheduler/filters.hpp"
+#include "scheduler/fit.hpp"
+#include "scheduler/scorers.hpp"
+#include "scheduler/traits.hpp"
+
+namespace headroom {
+inline namespace v0 {
+
+/// Why no placement was found.
+enum class no_placement_reason : std::uint8_t {
+  none,                   ///< a placement was found
+  no_workers,             ///< the worker range is empty
+  all_filtered,           ///< every worker failed a basic filter
+  insufficient_resources  ///< survivors exist but no fit strategy yields a candidate
+};
+
+/// Text for a no_placement_reason.
+[[nodiscard]] constexpr std::string_view to_string(no_placement_reason r) noexcept {
+  switch (r) {
+    case no_placement_reason::none:
+      return "placed";
+    case no_placement_reason::no_workers:
+      return "no workers";
+    case no_placement_reason::all_filtered:
+      return "every worker was filtered out";
+    case no_placement_reason::insufficient_resources:
+      return "no worker or placement has enough allocatable VRAM/RAM";
+  }
+  return "?";
+}
+
+/// Text for a fit_strategy.
+[[nodiscard]] constexpr std::string_view to_string(fit_strategy s) noexcept {
+  switch (s) {
+    case fit_strategy::none:
+      return "none";
+    case fit_strategy::single_gpu:
+      return "single worker, single GPU";
+    case fit_strategy::multi_gpu:
+      return "single worker, multiple GPUs";
+    case fit_strategy::distributed:
+      return "distributed across workers";
+    case fit_strategy::partial_offload:
+      return "partial offload";
+    case fit_strategy::cpu_only:
+      return "CPU only";
+  }
+  return "?";
+}
+
+/// The outcome of place(): the chosen placement, or why there is none. Spans point into
+/// the workspace and stay valid until its next use.
+struct placement_result {
+  fit_strategy strategy = fit_strategy::none;              ///< the ladder step that produced it
+  no_placement_reason reason = no_placement_reason::none;  ///< why nothing, when nothing
+  std::size_t worker = 0;                   ///< position of the main worker in the caller's range
+  std::uint64_t worker_id = 0;              ///< its id
+  double score = 0;                         ///< the winner's chain total
+  std::size_t candidates = 0;               ///< candidates scored
+  std::size_t filtered_out = 0;             ///< workers rejected by the filter chain
+  candidate chosen{};                       ///< the winner (for workspace::commit)
+  std::span<const placement_part> parts{};  ///< main worker first, then subordinates
+  std::span<const claim_record> claims{};   ///< the workspace's claims (see claims_of)
+  /// true iff a placement was found.
+  [[nodiscard]] constexpr explicit operator bool() const noexcept {
+    return strategy != fit_strategy::none;
+  }
+  /// The VRAM claims of one part of the placement.
+  [[nodiscard]] constexpr std::span<const claim_record> claims_of(
+      const placement_part& p) const noexcept {
+    return claims.subspan(p.claim_begin, p.claim_count);
+  }
+};
+
+/// One rejected worker: which filter (or "resource_fit") and why.
+struct rejection {
+  std::size_t worker = 0;       ///< position in the caller's range
+  std::uint64_t worker_id = 0;  ///< its id
+  std::string_view filter;      ///< the filter's name
+  std::string_view reason;      ///< the filter's explanation
+};
+
+/// Opt-in explanation of a placement decision (allocates; pass nullptr on the fast path).
+struct explanation {
+  std::vector<rejection> rejected;             ///< every worker that did not take part, and why
+  fit_strategy strategy = fit_strategy::none;  ///< the strategy that produced candidates
+  std::size_t candidates = 0;                  ///< how many
+  /// Empties the explanation.
+  void clear() noexcept {
+    rejected.clear();
+    strategy = fit_strategy::none;
+    candidates = 0;
+  }
+};
+
+namespace detail {
+/// true iff candidate a beats b: higher total, then lowest main worker id, then lowest first
+/// GPU index, then earlier candidate.
+[[nodiscard]] inline bool better(const cluster_view& v, const candidate& a, double sa,
+                                 const candidate& b, double sb) noexcept {
+  if (sa != sb) return sa > sb;
+  const placement_part& pa = v.parts[a.part_begin];
+  const placement_part& pb = v.parts[b.part_begin];
+  const std::uint64_t ia = v.workers[pa.worker].id, ib = v.workers[pb.worker].id;
+  if (ia != ib) return ia < ib;
+  const std::uint32_t ga = pa.claim_count ? v.claims[pa.claim_begin].index : 0;
+  const std::uint32_t gb = pb.claim_count ? v.claims[pb.claim_begin].index : 0;
+  return ga < gb;
+}
+}  // namespace detail
+
+/// Places a new instance of model m on an already indexed workspace (workspace::index):
+/// filters → fit ladder with estimator → scorer chain. No allocation once ws is warm
+/// (unless why is given).
+template <std::ranges::forward_range Workers, class M, class Filters, Estimator E, class Chain>
+requires Worker<std::ranges::range_value_t<Workers>> &&
+    ModelRequestFor<M, std::ranges::range_value_t<Workers>> &&
+    FilterChainFor<Filters, std::ranges::range_value_t<Workers>, M> &&
+    ScorerChainFor<Chain, candidate>
+        placement_result place_indexed(const Workers& workers, const M& m, const Filters& filters,
+                                       const E& estimator, Chain& chain, workspace& ws,
+                                       explanation* why = nullptr,
+                                       const fit_options& options = {}) {
+  using W = std::ranges::range_value_t<Workers>;
+  placement_result out;
+  if (why) why->clear();
+  std::uint32_t pos = 0;
+  for (const auto& w : workers) {
+    const filter_outcome o = filters(w, m);
+    ws.set_eligible(pos, o.passed());
+    if (!o.passed()) {
+      ++out.filtered_out;
+      if (why) {
+        const auto f = static_cast<std::size_t>(o.filter);
+        why->rejected.push_back(
+            {pos, worker_traits<W>::id(w), filters.name(f), filters.why(f, o.reason)});
+      }
+    }
+    ++pos;
+  }
+  if (pos == 0) {
+    out.reason = no_placement_reason::no_workers;
+    return out;
+  }
+  if (out.filtered_out == pos) {
+    out.reason = no_placement_reason::all_filtered;
+    return out;
+  }
+  const fit_strategy strategy = ws.fit(estimator, options);
+  const std::span<const candidate> cands = ws.candidates();
+  if (why) {
+    why->strategy = strategy;
+    why->candidates = cands.size();
+    const cluster_view v = ws.view();
+    std::vector<bool> used(v.workers.size(), false);
+    for (const candidate& c : cands)
+      for (const placement_part& p : v.parts_of(c)) used[p.worker] = true;
+    for (std::uint32_t w = 0; w < v.workers.size(); ++w)
+      if (v.workers[w].eligible && !used[w])
+        why->rejected.push_back({w, v.workers[w].id, "resource_fit",
+                                 strategy == fit_strategy::none
+                                     ? "not enough allocatable VRAM/RAM for any fit strategy"
+                                     : "no candidate here in the first strategy that fits"});
+  }
+  if (strategy == fit_strategy::none) {
+    out.reason = no_placement_reason::insufficient_resources;
+    return out;
+  }
+  if (ws.totals.size() < cands.size()) {
+    ws.totals.resize(cands.size());
+    ws.column.resize(cands.size());
+  }
+  const std::span<double> totals(ws.totals.data(), cands.size());
+  const cluster_view v = ws.view();
+  chain.evaluate(v, cands, totals, std::span<double>(ws.column.data(), cands.size()));
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < cands.size(); ++i)
+    if (detail::better(v, cands[i], totals[i], cands[best], totals[best])) best = i;
+  out.strategy = strategy;
+  out.chosen = cands[best];
+  out.score = totals[best];
+  out.candidates = cands.size();
+  out.parts = v.parts_of(out.chosen);
+  out.claims = v.claims;
+  out.worker = out.parts[0].worker;
+  out.worker_id = v.workers[out.worker].id;
+  return out;
+}
+
+/// Places a new instance of model m among workers, given the existing instances: indexes
+/// the cluster into ws, then place_indexed(). Never throws for an infeasible model: the
+/// result says why.
+template <std::ranges::forward_range Workers, std::ranges::forward_range Instances, class M,
+          class Filters, Estimator E, class Chain>
+requires Worker<std::ranges::range_value_t<Workers>> &&
+    Instance<std::ranges::range_value_t<Instances>> &&
+    ModelRequestFor<M, std::ranges::range_value_t<Workers>> &&
+    FilterChainFor<Filters, std::ranges::range_value_t<Workers>, M> &&
+    ScorerChainFor<Chain, candidate>
+        placement_result place(const Workers& workers, const Instances& instances, const M& m,
+                               const Filters& filters, const E& estimator, Chain& chain,
+                               workspace& ws, explanation* why = nullptr,
+                               const fit_options& options = {}) {
+  ws.index(workers, instances, m);
+  return place_indexed(workers, m, filters, estimator, chain, ws, why, options);
+}
+
+/// Ranks the instances of model m for scale down: scores them with chain, sorts ascending
+/// (ties: earlier in the caller's range first) and returns the ranking; delete the first
+/// `instances − replicas`. The span points into ws.
+template <std::ranges::forward_range Workers, std::ranges::forward_range Instances, class M,
+          class Chain>
+requires Worker<std::ranges::range_value_t<Workers>> &&
+    Instance<std::ranges::range_value_t<Instances>> && ModelRequest<M> &&
+    ScorerChainFor<Chain, instance_record>
+        std::span<const ranked_instance> rank_for_removal(const Workers& workers,
+                                                          const Instances& instances, const M& m,
+                                                          Chain& chain, workspace& ws) {
+  ws.index(workers, instances, m, true);
+  const std::span<const instance_record> items = ws.instances();
+  const std::size_t n = items.size();
+  if (ws.totals.size() < n) {
+    ws.totals.resize(n);
+    ws.column.resize(n);
+  }
+  const std::span<double> totals(ws.totals.data(), n);
+  chain.evaluate(ws.view(), items, totals, std::span<double>(ws.column.data(), n));
+  ws.ranked.resize(n);
+  for (std::size_t i = 0; i < n; ++i) ws.ranked[i] = {items[i].position, items[i].id, totals[i]};
+  std::sort(ws.ranked.begin(), ws.ranked.end(),
+            [](const ranked_instance& a, const ranked_instance& b) {
+              return a.score != b.score ? a.score < b.score : a.position < b.position;
+            });
+  return ws.ranked;
+}
+
+}  // namespace v0
+}  // namespace headroom

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: Apache-2.0
+// Scorer chains. Both forms evaluate the same way: for each scorer in order, prepare(),
+// score every item into a column, optionally normalise the column to [0, 100] (min-max,
+// like a Kubernetes NormalizeScore; a constant column scores 0), then add weight × column to the
+// totals. scorer_chain is static (std::tuple, fold expressions, inlined); dynamic_scorer_chain
+// holds type-erased plugins with names and weights configured at run time. Same scorers, same
+// weights → identical totals, bit for bit. Presets: gpustack_* (SPEC §7 exactly) and default_*.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "../detail/checks.hpp"
+#include "scorers.hpp"
+
+namespace headroom {
+inline namespace v0 {
+
+/// How a chain treats each scorer's raw column before weighing it.
+enum class normalization : std::uint8_t {
+  none,    ///< raw scores summed (GPUStack)
+  min_max  ///< `100·(s − min)/(max − min)` per scorer, 0 for all when max = min
+};
+
+/// A scorer with its name and weight in a static chain.
+template <class S>
+struct weighted {
+  S scorer{};               ///< the scorer
+  double weight = 1;        ///< its weight (>= 0)
+  std::string_view name{};  ///< its name (for reports)
+};
+template <class S>
+weighted(S, double, std::string_view) -> weighted<S>;
+
+namespace detail {
+template <class S, class Item>
+constexpr void prepare_scorer(S& s, const cluster_view& v, std::span<const Item> items) {
+  if constexpr (requires { s.prepare(v, items); }) s.prepare(v, items);
+}
+/// totals += weight × normalise(column): the one accumulation both chain forms share.
+inline void accumulate(std::span<double> totals, std::span<double> column, double weight,
+                       normalization mode) noexcept {
+  const std::size_t n = totals.size();
+  if (mode == normalization::min_max && n > 0) {
+    double lo = column[0], hi = column[0];
+    for (std::size_t i = 1; i < n; ++i) {
+      lo = std::min(lo, column[i]);
+      hi = std::max(hi, column[i]);
+    }
+    if (hi > lo) {
+      const double span = hi - lo;
+      for (std::size_t i = 0; i < n; ++i) column[i] = (column[i] - lo) / span * 100.0;
+    } else {
+      for (std::size_t i = 0; i < n; ++i) column[i] = 0.0;  // no information: no points
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i) totals[i] += weight * column[i];
+}
+inline double checked_weight(double w) { return require_non_negative("weight", w); }
+}  // namespace detail
+
+/// A chain that scores Items: c.evaluate(view, items, totals, column) writes one total per
+/// item (column is scratch of the same size).
+template <class C, class Item>
+concept ScorerChainFor = requires(C& c, const cluster_view& v, std::span<const Item> items,
+                                  std::span<double> out) {
+  c.evaluate(v, items, out, out);
+};
+
+/// A static scorer chain over weighted<Ss>...: fully inlined.
+template <class... Ss>
+class scorer_chain {
+ public:
+  /// Builds the chain; throws invalid_argument for a negative or NaN weight.
+  constexpr explicit scorer_chain(normalization mode, weighted<Ss>... entries)
+      : mode_(mode), entries_(std::move(entries)...) {
+    std::apply([](const auto&... e) { (detail::checked_weight(e.weight), ...); }, entries_);
+  }
+  /// Scores items into totals (column: scratch, same size).
+  template <class Item>
+  requires(ScorerFor<Ss, Item>&&...) void evaluate(const cluster_view& v,
+                                                   std::span<const Item> items,
+                                                   std::span<double> totals,
+                                                   std::span<double> column) {
+    std::fill(totals.begin(), totals.end(), 0.0);
+    std::apply([&](auto&... e) { (run(e, v, items, totals, column), ...); }, entries_);
+  }
+  /// The normalisation mode.
+  [[nodiscard]] constexpr normalization mode() const noexcept { return mode_; }
+  /// The entries.
+  [[nodiscard]] constexpr const std::tuple<weighted<Ss>...>& entries() const noexcept {
+    return entries_;
+  }
+
+ private:
+  template <class E, class Item>
+  void run(E& e, const cluster_view& v, std::span<const Item> items, std::span<double> totals,
+           std::span<double> column) {
+    detail::prepare_scorer(e.scorer, v, items);
+    const std::size_t n = items.size();
+    for (std::size_t i = 0; i < n; ++i)
+      column[i] = static_cast<double>(e.scorer.score(v, items[i]));
+    detail::accumulate(totals, column, e.weight, mode_);
+  }
+  normalization mode_;
+  std::tuple<weighted<Ss>...> entries_;
+};
+
+/// A run-time configured scorer chain of Items (candidate or instance_record): plugins are
+/// type-erased per batch (one virtual call per scorer and decision, not per item).
+template <class Item>
+class dynamic_scorer_chain {
+ public:
+  /// An empty chain with the given normalisation.
+  explicit dynamic_scorer_chain(normalization mode = normalization::min_max) : mode_(mode) {}
+  /// Appends scorer s under name with weight (>= 0).
+  template <ScorerFor<Item> S>
+  dynamic_scorer_chain& add(std::string name, double weight, S s) {
+    entries_.push_back({std::move(name), detail::checked_weight(weight),
+                        std::make_unique<model<S>>(std::move(s))});
+    return *this;
+  }
+  /// Sets the weight of the scorer called name; false if there is none.
+  bool set_weight(std::string_view name, double weight) {
+    for (auto& e : entries_)
+      if (e.name == name) {
+        e.weight = detail::checked_weight(weight);
+        return true;
+      }
+    return false;
+  }
+  /// Scores items into totals (column: scratch, same size).
+  void evaluate(const cluster_view& v, std::span<const Item> items, std::span<double> totals,
+                std::span<double> column) {
+    std::fill(totals.begin(), totals.end(), 0.0);
+    for (auto& e : entries_) {
+      e.plugin->score_all(v, items, column);
+      detail::accumulate(totals, column, e.weight, mode_);
+    }
+  }
+  /// Number of scorers.
+  [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
+  /// Name of scorer i.
+  [[nodiscard]] std::string_view name(std::size_t i) const noexcept { return entries_[i].name; }
+  /// Weight of scorer i.
+  [[nodiscard]] double weight(std::size_t i) const noexcept { return entries_[i].weight; }
+  /// The normalisation mode.
+  [[nodiscard]] normalization mode() const noexcept { return mode_; }
+
+ private:
+  struct concept_t {
+    virtual ~concept_t() = default;
+    virtual void score_all(const cluster_view&, std::span<const Item>, std::span<double>) = 0;
+  };
+  template <class S>
+  struct model final : concept_t {
+    explicit model(S s) : scorer(std::move(s)) {}
+    void score_all(const cluster_view& v, std::span<const Item> items,
+                   std::span<double> out) override {
+      detail::prepare_scorer(scorer, v, items);
+      const std::size_t n = items.size();
+      for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<double>(scorer.score(v, items[i]));
+    }
+    S scorer;
+  };
+  struct entry {
+    std::string name;
+    double weight;
+    std::unique_ptr<concept_t> plugin;
+  };
+  normalization mode_;
+  std::vector<entry> entries_;
+};
+
+/// Scale-up chain of dynamic plugins.
+using dynamic_scale_up_chain = dynamic_scorer_chain<candidate>;
+/// Scale-down chain of dynamic plugins.
+using dynamic_scale_down_chain = dynamic_scorer_chain<instance_record>;
+
+// ---- presets -----------------------------------------------------------------------------
+
+/// GPUStack scale up: placement (M = 100) + model-file locality (M = 5), raw sum.
+[[nodiscard]] inline auto gpustack_scale_up_chain() {
+  return scorer_chain<placement_scorer, locality_scorer>(
+      normalization::none, weighted<placement_scorer>{{100}, 1, "placement"},
+      weighted<locality_scorer>{{5}, 1, "model_file_locality"});
+}
+
+/// GPUStack scale down: state (M = 100) + offloaded layers (M = 10) + placement in
+/// retention mode (M = 1), raw sum; lowest removed first.
+[[nodiscard]] inline auto gpustack_scale_down_chain() {
+  return scorer_chain<state_scorer, offload_layer_scorer, placement_retention_scorer>(
+      normalization::none, weighted<state_scorer>{{100}, 1, "state"},
+      weighted<offload_layer_scorer>{{10}, 1, "offload_layers"},
+      weighted<placement_retention_scorer>{{1}, 1, "placement"});
+}
+
+/// The default scale up, each scorer normalised to [0, 100]: binpack models → best fit
+/// (weight 1); spread models → replica anti-affinity (1) + LeastAllocated (0.5);
+/// model-file locality (0.1) for both.
+[[nodiscard]] inline auto default_scale_up_chain() {
+  return scorer_chain<gated<best_fit_scorer>, gated<anti_affinity_scorer>,
+                      gated<least_allocated_scorer>, locality_scorer>(
+      normalization::min_max,
+      weighted<gated<best_fit_scorer>>{{placement_policy::binpack, {}}, 1, "best_fit"},
+      weighted<gated<anti_affinity_scorer>>{{placement_policy::spread, {}}, 1, "anti_affinity"},
+      weighted<gated<least_allocated_scorer>>{
+          {placement_policy::spread, {}}, 0.5, "least_allocated"},
+      weighted<locality_scorer>{{100}, 0.1, "model_file_locality"});
+}
+
+/// The default scale down, normalised: state (1) ≫ offloaded layers (0.1) ≫ placement in
+/// retention mode (0.01): the same priorities as GPUStack, each on a 0–100 scale.
+[[nodiscard]] inline auto default_scale_down_chain() {
+  return scorer_chain<state_scorer, offload_layer_scorer, placement_retention_scorer>(
+      normalization::min_max, weighted<state_scorer>{{100}, 1, "state"},
+      weighted<offload_layer_scorer>{{100}, 0.1, "offload_layers"},
+      weighted<placement_retention_scorer>{{100}, 0.01, "placement"});
+}
+
+}  // namespace v0
+}  // namespace headroom

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+// Concept checks for the scheduler: static_assert only.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <headroom/scheduler.hpp>
+
+#include "archetypes.hpp"
+
+namespace {
+using namespace headroom;
+
+struct plain_gpu {
+  std::uint32_t index;
+  std::uint64_t vram_total_bytes;
+};
+struct plain_worker {
+  std::uint64_t id;
+  int cluster;
+  worker_state state;
+  std::uint64_t ram_total_bytes;
+  std::vector<plain_gpu> gpus;
+};
+struct plain_model {
+  std::uint64_t id;
+  int cluster;
+};
+struct plain_instance {
+  std::uint64_t id, model_id, worker_id;
+  instance_state state;
+  std::uint64_t ram_bytes;
+  std::vector<gpu_claim> gpus;
+};
+struct not_a_worker {
+  std::uint64_t id;
+};
+struct string_cluster_model {
+  std::uint64_t id;
+  std::string cluster;
+};
+
+// Archetypes satisfy the concepts through their specializations alone.
+static_assert(Gpu<archetypes::gpu>);
+static_assert(Worker<archetypes::worker>);
+static_assert(ModelRequest<archetypes::model>);
+static_assert(ModelRequestFor<archetypes::model, archetypes::worker>);
+static_assert(Instance<archetypes::instance>);
+// Plain structs satisfy them through the primary templates (optional members absent).
+static_assert(Gpu<plain_gpu>);
+static_assert(Worker<plain_worker>);
+static_assert(ModelRequestFor<plain_model, plain_worker>);
+static_assert(Instance<plain_instance>);
+// Negative cases.
+static_assert(!Worker<not_a_worker>);
+static_assert(!Gpu<int>);
+static_assert(!ModelRequestFor<string_cluster_model, plain_worker>);
+// Filters, estimators, scorers, chains.
+static_assert(FilterFor<cluster_filter, archetypes::worker, archetypes::model>);
+static_assert(FilterFor<state_filter, archetypes::worker, archetypes::model>);
+static_assert(FilterFor<label_filter, plain_worker, plain_model>);
+static_assert(FilterChainFor<decltype(basic_filters()), archetypes::worker, archetypes::model>);
+static_assert(
+    FilterChainFor<dynamic_filter_chain<plain_worker, plain_model>, plain_worker, plain_model>);
+static_assert(Estimator<vllm_estimator>);
+static_assert(Estimator<layered_estimator>);
+static_assert(ScorerFor<binpack_scorer, candidate>);
+static_assert(ScorerFor<placement_retention_scorer, instance_record>);
+static_assert(!ScorerFor<state_scorer, candidate>);
+static_assert(ScorerFor<gated<best_fit_scorer>, candidate>);
+static_assert(ScorerChainFor<decltype(gpustack_scale_up_chain()), candidate>);
+static_assert(ScorerChainFor<decltype(default_scale_down_chain()), instance_record>);
+static_assert(ScorerChainFor<dynamic_scale_up_chain, candidate>);
+static_assert(ScorerChainFor<dynamic_scale_down_chain, instance_record>);
+// Compile-time use of the vLLM estimator: 14 GiB weights → 14·1.2 + 2 = 18.8 GiB; a 24 GiB
+// GPU at gmu 0.9 claims 21.6 GiB and fits alone.
+static_assert(vllm_estimator(14 * gib_bytes, 0.9, 32)
+                  .fits(vllm_estimator(14 * gib_bytes, 0.9, 32)
+                            .gpu_claim_bytes(24 * gib_bytes, 24 * gib_bytes),
+                        1));
+static_assert(layered_estimator(10, 100, 50, 10, 0).max_layers(1050) == 10);
+}  // namespace

@@ -1,0 +1,760 @@
+// SPDX-License-Identifier: Apache-2.0
+// Scheduler tests. Expected numbers are SPEC.md §7's reference formulas worked by hand in
+// the comments (GiB throughout; M = max score).
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <headroom/scheduler.hpp>
+
+#include "archetypes.hpp"
+
+namespace {
+using namespace headroom;
+constexpr std::uint64_t GiB = gib_bytes;
+
+struct G {
+  std::uint32_t index;
+  std::uint64_t vram_total_bytes;
+  std::uint64_t vram_reserved_bytes = 0;
+};
+struct Wk {
+  std::uint64_t id;
+  int cluster = 1;
+  std::vector<std::pair<std::string, std::string>> labels{};
+  worker_state state = worker_state::ready;
+  std::uint64_t ram_total_bytes = 64 * GiB;
+  std::uint64_t ram_reserved_bytes = 0;
+  std::vector<G> gpus{};
+  std::vector<std::uint64_t> ready_files{};
+};
+struct Sub {
+  std::uint64_t worker_id;
+  std::vector<gpu_claim> gpus;
+  std::uint64_t ram_bytes = 0;
+};
+struct Inst {
+  std::uint64_t id;
+  std::uint64_t model_id;
+  std::optional<std::uint64_t> worker_id;
+  instance_state state = instance_state::running;
+  std::uint64_t ram_bytes = 0;
+  std::vector<gpu_claim> gpus{};
+  std::vector<Sub> subordinates{};
+  std::uint32_t total_layers = 0, offload_layers = 0;
+};
+struct Model {
+  std::uint64_t id = 7;
+  int cluster = 1;
+  std::vector<std::pair<std::string, std::string>> selectors{};
+  std::vector<gpu_ref> gpu_selection{};
+  placement_policy placement = placement_policy::binpack;
+  bool local_path = false;
+  std::uint64_t files = 0, draft_files = 0;
+};
+
+/// A fixed-size estimator: per_gpu bytes on each of exactly `gpus` GPUs.
+struct fixed_estimator {
+  std::uint64_t per_gpu;
+  std::uint32_t gpus = 1;
+  std::uint64_t ram = 0;
+  backend_capabilities caps{true, true, false, false};
+  backend_capabilities capabilities() const noexcept { return caps; }
+  std::uint64_t ram_bytes() const noexcept { return ram; }
+  std::uint64_t gpu_claim_bytes(std::uint64_t, std::int64_t alloc) const noexcept {
+    return alloc >= static_cast<std::int64_t>(per_gpu) ? per_gpu : 0;
+  }
+  bool fits(std::uint64_t sum, std::uint32_t n) const noexcept {
+    return n == gpus && sum >= per_gpu * n;
+  }
+};
+
+/// Hand-built cluster views for formula tests.
+struct view_builder {
+  std::vector<worker_record> workers;
+  std::vector<gpu_record> gpus;
+  std::vector<placement_part> parts;
+  std::vector<claim_record> claims;
+  placement_policy policy = placement_policy::binpack;
+  bool has_draft = false, draft_any_ready = false;
+  std::uint32_t worker(std::uint64_t id, double ram_alloc_gib, std::uint32_t cur = 0,
+                       std::uint32_t oth = 0, double ram_total_gib = 64) {
+    worker_record r;
+    r.id = id;
+    r.ram_alloc_bytes = static_cast<std::int64_t>(ram_alloc_gib * static_cast<double>(GiB));
+    r.ram_total_bytes = static_cast<std::uint64_t>(ram_total_gib * static_cast<double>(GiB));
+    r.cur = cur;
+    r.oth = oth;
+    r.ready = true;
+    workers.push_back(r);
+    return static_cast<std::uint32_t>(workers.size() - 1);
+  }
+  std::uint32_t gpu(std::uint32_t w, double alloc_gib, std::uint32_t cur = 0, std::uint32_t oth = 0,
+                    double total_gib = 80) {
+    gpu_record g;
+    g.index = static_cast<std::uint32_t>(gpus.size());
+    g.worker = w;
+    g.alloc_bytes = static_cast<std::int64_t>(alloc_gib * static_cast<double>(GiB));
+    g.total_bytes = static_cast<std::uint64_t>(total_gib * static_cast<double>(GiB));
+    g.cur = cur;
+    g.oth = oth;
+    gpus.push_back(g);
+    return g.index;
+  }
+  // Adds a part with RAM and VRAM claims (GiB) on GPU positions; returns its position.
+  std::uint32_t part(std::uint32_t w, double ram_gib,
+                     std::vector<std::pair<std::uint32_t, double>> vram) {
+    placement_part p{w, static_cast<std::uint32_t>(claims.size()),
+                     static_cast<std::uint32_t>(vram.size()),
+                     static_cast<std::uint64_t>(ram_gib * static_cast<double>(GiB))};
+    for (auto [g, gib] : vram)
+      claims.push_back(
+          {g, gpus[g].index, static_cast<std::uint64_t>(gib * static_cast<double>(GiB))});
+    parts.push_back(p);
+    return static_cast<std::uint32_t>(parts.size() - 1);
+  }
+  cluster_view view() const {
+    return {workers, gpus, parts, claims, policy, has_draft, draft_any_ready};
+  }
+};
+
+template <class Chain>
+placement_result place_plain(const std::vector<Wk>& ws, const std::vector<Inst>& is, const Model& m,
+                             const auto& est, Chain& chain, workspace& w,
+                             explanation* why = nullptr) {
+  return place(ws, is, m, basic_filters(), est, chain, w, why);
+}
+}  // namespace
+
+TEST_SUITE("scheduler") {
+  TEST_CASE("scheduler: each built-in filter alone") {
+    Wk w{.id = 3, .cluster = 1, .labels = {{"zone", "a"}, {"gpu", "h100"}}};
+    Model m;
+    CHECK(cluster_filter{}(w, m).pass);
+    m.cluster = 2;
+    CHECK_FALSE(cluster_filter{}(w, m).pass);
+    m = {};
+    CHECK(gpu_matching_filter{}(w, m).pass);  // no explicit selection: keeps everyone
+    m.gpu_selection = {{5, 0}};
+    CHECK_FALSE(gpu_matching_filter{}(w, m).pass);
+    m.gpu_selection = {{5, 0}, {3, 1}};
+    CHECK(gpu_matching_filter{}(w, m).pass);
+    m = {};
+    m.selectors = {{"zone", "a"}};
+    CHECK(label_filter{}(w, m).pass);
+    m.selectors = {{"zone", "a"}, {"gpu", "a100"}};
+    CHECK_FALSE(label_filter{}(w, m).pass);
+    m = {};
+    CHECK(state_filter{}(w, m).pass);
+    w.state = worker_state::maintenance;
+    CHECK_FALSE(state_filter{}(w, m).pass);
+    auto no_rocm = backend_filter{[](const Wk& wk, const Model&) { return wk.id != 3; }};
+    CHECK_FALSE(no_rocm(w, m).pass);
+    auto missing = local_path_filter{[](const Wk&, const Model&) { return false; }};
+    CHECK(missing(w, m).pass);  // not a local-path model
+    m.local_path = true;
+    CHECK(missing(w, m).pass);  // local path but no explicit GPU selection
+    m.gpu_selection = {{3, 0}};
+    CHECK_FALSE(missing(w, m).pass);
+    CHECK(missing.name() == "local_path");
+  }
+
+  TEST_CASE("scheduler: filter chain runs in the seed's order and stops at the first rejection") {
+    // Worker 1 fails cluster AND state: the cluster filter (first) is the one reported.
+    std::vector<Wk> workers{
+        {.id = 1, .cluster = 2, .state = worker_state::not_ready, .gpus = {{0, 24 * GiB}}},
+        {.id = 2, .labels = {{"zone", "b"}}, .gpus = {{0, 24 * GiB}}},
+        {.id = 3, .labels = {{"zone", "a"}}, .state = worker_state::not_ready},
+        {.id = 4, .labels = {{"zone", "a"}}, .gpus = {{0, 24 * GiB}}}};
+    Model m;
+    m.selectors = {{"zone", "a"}};
+    auto filters = basic_filters();
+    CHECK(filters(workers[0], m).filter == 0);  // cluster
+    CHECK(filters(workers[1], m).filter == 2);  // label_matching
+    CHECK(filters(workers[2], m).filter == 3);  // state
+    CHECK(filters(workers[3], m).passed());
+    CHECK(filters.name(4) == "backend_framework");
+    workspace ws;
+    explanation why;
+    auto chain = gpustack_scale_up_chain();
+    const auto r =
+        place(workers, std::vector<Inst>{}, m, filters, fixed_estimator{10 * GiB}, chain, ws, &why);
+    REQUIRE(r);
+    CHECK(r.worker_id == 4);
+    CHECK(r.filtered_out == 3);
+    REQUIRE(why.rejected.size() == 3);
+    CHECK(why.rejected[0].filter == "cluster");
+    CHECK(why.rejected[1].filter == "label_matching");
+    CHECK(why.rejected[2].filter == "state");
+    CHECK(why.rejected[2].reason == "worker is not READY");
+    // The same chain configured at run time, plus a user filter at the end.
+    struct odd_ids_only {
+      filter_verdict operator()(const Wk& w, const Model&) const {
+        return w.id % 2 ? filter_verdict::keep() : filter_verdict::reject(7);
+      }
+      std::string_view name() const { return "odd_ids"; }
+      std::string_view why(std::uint8_t code) const { return code == 7 ? "even id" : "?"; }
+    };
+    dynamic_filter_chain<Wk, Model> dyn;
+    dyn.add(cluster_filter{})
+        .add(gpu_matching_filter{})
+        .add(label_filter{})
+        .add(state_filter{})
+        .add(odd_ids_only{});
+    CHECK(dyn(workers[0], m).filter == 0);
+    CHECK(dyn(workers[1], m).filter == 2);
+    CHECK(dyn(workers[3], m).filter == 4);
+    CHECK(dyn.why(4, dyn(workers[3], m).reason) == "even id");
+    const auto none =
+        place(workers, std::vector<Inst>{}, m, dyn, fixed_estimator{10 * GiB}, chain, ws, &why);
+    CHECK_FALSE(none);
+    CHECK(none.reason == no_placement_reason::all_filtered);
+  }
+
+  TEST_CASE(
+      "scheduler: allocatable view subtracts claims (VRAM per GPU, RAM on the main worker only)") {
+    std::vector<Wk> workers{{.id = 1,
+                             .ram_total_bytes = 64 * GiB,
+                             .ram_reserved_bytes = 4 * GiB,
+                             .gpus = {{0, 24 * GiB, 1 * GiB}, {1, 24 * GiB}}},
+                            {.id = 2, .ram_total_bytes = 32 * GiB, .gpus = {{0, 80 * GiB}}}};
+    std::vector<Inst> instances{
+        {.id = 1, .model_id = 7, .worker_id = 1, .ram_bytes = 8 * GiB, .gpus = {{0, 10 * GiB}}},
+        {.id = 2,
+         .model_id = 9,
+         .worker_id = 2,
+         .ram_bytes = 4 * GiB,
+         .gpus = {{0, 20 * GiB}},
+         .subordinates = {{1, {{1, 6 * GiB}}, 2 * GiB}}},
+        {.id = 3, .model_id = 7, .worker_id = std::nullopt, .ram_bytes = 100 * GiB}};
+    workspace ws;
+    ws.index(workers, instances, Model{});
+    const auto w = ws.workers();
+    const auto g = ws.gpus();
+    // w1 RAM: 64 − 4 reserved − 8 (instance 1) = 52; the subordinate's 2 GiB is not counted.
+    CHECK(w[0].ram_alloc_bytes == static_cast<std::int64_t>(52 * GiB));
+    // w1 GPU0: 24 − 1 reserved − 10 = 13; GPU1: 24 − 6 (subordinate) = 18; w2 GPU0: 80 − 20.
+    CHECK(g[0].alloc_bytes == static_cast<std::int64_t>(13 * GiB));
+    CHECK(g[1].alloc_bytes == static_cast<std::int64_t>(18 * GiB));
+    CHECK(w[1].ram_alloc_bytes == static_cast<std::int64_t>(28 * GiB));
+    CHECK(g[2].alloc_bytes == static_cast<std::int64_t>(60 * GiB));
+    // Counts for model 7: w1 cur 1 (one GPU), oth 1 (the subordinate GPU); w2 oth 1.
+    CHECK(w[0].cur == 1);
+    CHECK(w[0].oth == 1);
+    CHECK(w[1].cur == 0);
+    CHECK(w[1].oth == 1);
+    CHECK(g[0].cur == 1);
+    CHECK(g[1].oth == 1);
+  }
+
+  TEST_CASE("scheduler: vLLM estimator arithmetic and validation") {
+    // 14 GiB weights: 14·1.2 + 2 = 18.8 GiB needed.
+    const vllm_estimator e(14 * GiB, 0.9, 32);
+    CHECK(e.required_vram_bytes() == doctest::Approx(18.8 * static_cast<double>(GiB)));
+    // A 24 GiB GPU claims 0.9·24 = 21.6 GiB, eligible only with >= 21.6 GiB free.
+    CHECK(static_cast<double>(e.gpu_claim_bytes(24 * GiB, 24 * GiB)) ==
+          doctest::Approx(21.6 * static_cast<double>(GiB)));
+    CHECK(e.gpu_claim_bytes(24 * GiB, 20 * GiB) == 0);
+    // 2 × 14.4 = 28.8 >= 18.8 and 32 % 2 == 0; 3 GPUs never divide 32 heads.
+    CHECK(e.fits(2 * e.gpu_claim_bytes(16 * GiB, 16 * GiB), 2));
+    CHECK_FALSE(e.fits(3 * e.gpu_claim_bytes(16 * GiB, 16 * GiB), 3));
+    CHECK_FALSE(e.fits(e.gpu_claim_bytes(16 * GiB, 16 * GiB), 1));  // 14.4 < 18.8
+    CHECK_THROWS_AS(vllm_estimator(GiB, 0.0, 32), headroom::invalid_argument);
+    try {
+      (void)vllm_estimator(GiB, 1.5, 32);
+      FAIL("expected invalid_argument");
+    } catch (const headroom::invalid_argument& ex) {
+      CHECK(ex.parameter() == "gmu");
+      CHECK(std::string(ex.what()).find("1.5") != std::string::npos);
+    }
+    CHECK_THROWS_AS(vllm_estimator(GiB, 0.9, 0), headroom::invalid_argument);
+  }
+
+  TEST_CASE("scheduler: the fit ladder stops at the first strategy that yields candidates") {
+    std::vector<Wk> workers{
+        {.id = 1, .gpus = {{0, 24 * GiB}}},
+        {.id = 2, .gpus = {{0, 16 * GiB}, {1, 16 * GiB}}},
+        {.id = 3, .gpus = {{0, 8 * GiB}, {1, 8 * GiB}, {2, 8 * GiB}, {3, 8 * GiB}}}};
+    std::vector<Inst> none;
+    workspace ws;
+    explanation why;
+    auto chain = gpustack_scale_up_chain();
+    // Need 18.8 GiB: only worker 1's 24 GiB GPU (claim 21.6) fits alone; stage 1 stops there
+    // although worker 2 (2 × 14.4) and worker 3 (4 × 7.2) would fit with several GPUs.
+    auto r =
+        place_plain(workers, none, Model{}, vllm_estimator(14 * GiB, 0.9, 32), chain, ws, &why);
+    REQUIRE(r);
+    CHECK(r.strategy == fit_strategy::single_gpu);
+    CHECK(r.candidates == 1);
+    CHECK(r.worker_id == 1);
+    REQUIRE(why.rejected.size() == 2);
+    CHECK(why.rejected[0].filter == "resource_fit");
+    // Worker 1 busy (10 GiB used: 14 free < 21.6): stage 2. Worker 2 uses 2 GPUs (28.8);
+    // worker 3: 2 → 14.4 short, 3 → 21.6 but 32 % 3 ≠ 0, 4 → 28.8.
+    std::vector<Inst> busy{{.id = 1, .model_id = 9, .worker_id = 1, .gpus = {{0, 10 * GiB}}}};
+    r = place_plain(workers, busy, Model{}, vllm_estimator(14 * GiB, 0.9, 32), chain, ws);
+    REQUIRE(r);
+    CHECK(r.strategy == fit_strategy::multi_gpu);
+    REQUIRE(ws.candidates().size() == 2);
+    CHECK(ws.view().parts_of(ws.candidates()[0])[0].claim_count == 2);
+    CHECK(ws.view().parts_of(ws.candidates()[1])[0].claim_count == 4);
+    // 30 heads: 3 GPUs divide them, so worker 3 needs only 3.
+    r = place_plain(workers, busy, Model{}, vllm_estimator(14 * GiB, 0.9, 30), chain, ws);
+    CHECK(ws.view().parts_of(ws.candidates()[1])[0].claim_count == 3);
+    // 40 GiB weights: 40·1.2 + 2 = 50 GiB. No worker alone (21.6, 28.8, 28.8); 12 heads.
+    // Distributed, subordinates by largest claim sum then id (w2 28.8, w3 28.8, w1 21.6):
+    // main w1 + w2 = 50.4 GiB on 3 GPUs (12 % 3 = 0); main w2 + w3 = 57.6 on 6; w3 + w2 likewise.
+    r = place_plain(workers, none, Model{}, vllm_estimator(40 * GiB, 0.9, 12), chain, ws);
+    REQUIRE(r);
+    CHECK(r.strategy == fit_strategy::distributed);
+    REQUIRE(ws.candidates().size() == 3);
+    const auto v = ws.view();
+    const auto c0 = v.parts_of(ws.candidates()[0]);
+    REQUIRE(c0.size() == 2);
+    CHECK(v.workers[c0[0].worker].id == 2);
+    CHECK(v.workers[c0[1].worker].id == 3);
+    CHECK(c0[1].ram_bytes == 0);  // subordinates claim VRAM only
+    // Nothing fits: a value with a reason, never an exception.
+    r = place_plain(workers, none, Model{}, vllm_estimator(400 * GiB, 0.9, 12), chain, ws, &why);
+    CHECK_FALSE(r);
+    CHECK(r.reason == no_placement_reason::insufficient_resources);
+    CHECK(why.rejected.size() == 3);
+    // Distributed disabled: same request has no candidate.
+    r = place_plain(workers, none, Model{}, vllm_estimator(40 * GiB, 0.9, 12, 0, false), chain, ws);
+    CHECK_FALSE(r);
+    r = place_plain(std::vector<Wk>{}, none, Model{}, vllm_estimator(GiB, 0.9, 12), chain, ws);
+    CHECK(r.reason == no_placement_reason::no_workers);
+  }
+
+  TEST_CASE("scheduler: explicit GPU selection is honoured in filtering and fitting") {
+    std::vector<Wk> workers{
+        {.id = 1, .gpus = {{0, 80 * GiB}}},
+        {.id = 3, .gpus = {{0, 8 * GiB}, {1, 8 * GiB}, {2, 8 * GiB}, {3, 8 * GiB}}}};
+    Model m;
+    m.gpu_selection = {{3, 3}, {3, 2}};
+    workspace ws;
+    explanation why;
+    auto chain = gpustack_scale_up_chain();
+    // 4 GiB weights: 6.8 GiB needed, a 7.2 GiB claim fits on any 8 GiB GPU — only the
+    // selected GPUs 2 and 3 of worker 3 become candidates; worker 1 is filtered out.
+    const auto r = place_plain(workers, {}, m, vllm_estimator(4 * GiB, 0.9, 32), chain, ws, &why);
+    REQUIRE(r);
+    CHECK(r.worker_id == 3);
+    // GPUs 2 and 3 are equivalent (same free memory, claim and counts): one candidate
+    // stands for both, the lowest index, exactly as the tie-break would choose.
+    REQUIRE(ws.candidates().size() == 1);
+    CHECK(r.claims_of(r.parts[0])[0].index == 2);
+    // With GPU 2 partly used they differ: two candidates; binpack prefers the fuller GPU 2
+    // (claim 7.2 of 7.5 free) over GPU 3 (7.2 of 8).
+    std::vector<Inst> used{{.id = 1, .model_id = 9, .worker_id = 3, .gpus = {{2, GiB / 2}}}};
+    const auto r2 = place_plain(workers, used, m, vllm_estimator(4 * GiB, 0.9, 32), chain, ws);
+    REQUIRE(ws.candidates().size() == 2);
+    CHECK(r2.claims_of(r2.parts[0])[0].index == 2);
+    CHECK(why.rejected[0].filter == "gpu_matching");
+  }
+
+  TEST_CASE("scheduler: binpack reference formula (scale up, CPU, distributed, scale down)") {
+    view_builder b;
+    const auto w0 = b.worker(1, 48);  // a_ram = 48 GiB
+    const auto g0 = b.gpu(w0, 20), g1 = b.gpu(w0, 40);
+    const auto w1 = b.worker(2, 64), w2 = b.worker(3, 64);
+    const auto g2 = b.gpu(w1, 50), g3 = b.gpu(w2, 25), g4 = b.gpu(w2, 0);
+    // Two GPUs, 12 GiB RAM + 10 GiB on each:
+    //   GPU0: (100·12/48 + 200·10/20)/3 = (25 + 100)/3 = 41.667
+    //   GPU1: (25 + 200·10/40)/3 = (25 + 50)/3 = 25 → max = 41.667
+    const auto p_two = b.part(w0, 12, {{g0, 10}, {g1, 10}});
+    const auto p_one = b.part(w0, 12, {{g1, 10}});  // 25
+    const auto p_cpu = b.part(w0, 12, {});          // 100·12/48 = 25
+    // Distributed: main on GPU0 (41.667); subordinates without RAM claim:
+    //   (0 + 200·10/50)/3 = 13.333 and (0 + 200·10/25)/3 = 26.667
+    //   (5·41.667 + 2·(13.333 + 26.667))/(5 + 2) = (208.333 + 80)/7 = 41.190
+    const auto p_main = b.part(w0, 12, {{g0, 10}});
+    b.part(w1, 0, {{g2, 10}});
+    b.part(w2, 0, {{g3, 10}});
+    const auto p_zero = b.part(w2, 0, {{g4, 10}});  // a = 0: the term is 0
+    const auto v = b.view();
+    const binpack_scorer s{100};
+    CHECK(s.score(v, candidate{p_two, 1}) == doctest::Approx(125.0 / 3));
+    CHECK(s.score(v, candidate{p_one, 1}) == doctest::Approx(25.0));
+    CHECK(s.score(v, candidate{p_cpu, 1}) == doctest::Approx(25.0));
+    CHECK(s.score(v, candidate{p_main, 3}) == doctest::Approx((5 * 125.0 / 3 + 2 * 40.0) / 7));
+    CHECK(s.score(v, candidate{p_zero, 1}) == 0.0);
+    // Scale down (retention): the claim goes back into the denominator, c/(a + c), M = 1:
+    //   RAM 12/(48 + 12) = 0.2; GPU0 10/(20 + 10) = 1/3 → (0.2 + 2/3)/3 = 0.28889
+    instance_record r;
+    r.part_begin = p_main;
+    r.part_count = 1;
+    CHECK(placement_retention_scorer{1}.score(v, r) == doctest::Approx((0.2 + 2.0 / 3) / 3));
+    r.part_begin = p_cpu;  // CPU: 12/(48 + 12) = 0.2
+    CHECK(placement_retention_scorer{1}.score(v, r) == doctest::Approx(0.2));
+  }
+
+  TEST_CASE("scheduler: spread reference formula with cur/oth") {
+    view_builder b;
+    b.policy = placement_policy::spread;
+    const auto wa = b.worker(1, 64, 0, 2), wb = b.worker(2, 64, 1, 0), wc = b.worker(3, 64, 2, 4);
+    const auto ga = b.gpu(wa, 80, 0, 2);
+    const auto gb0 = b.gpu(wb, 80, 1, 0), gb1 = b.gpu(wb, 80, 0, 0);
+    const auto gc = b.gpu(wc, 80, 1, 1);
+    const auto pa = b.part(wa, 0, {{ga, 10}});
+    const auto pb = b.part(wb, 0, {{gb0, 10}, {gb1, 10}});
+    const auto pc = b.part(wc, 1, {});
+    const auto pb1 = b.part(wb, 0, {{gb0, 10}});
+    const auto pc1 = b.part(wc, 0, {{gc, 10}});
+    const auto v = b.view();
+    // Candidates A, B, C: cur ∈ [0, 2], oth ∈ [0, 4]; some worker has cur = 0.
+    std::vector<candidate> cands{{pa, 1}, {pb, 1}, {pc, 1}};
+    spread_scorer s{100};
+    s.prepare(v, cands);
+    // A (cur 0, oth 2): W = 0.85 + 0.15·inv(2) = 0.85 + 0.15·0.5 = 0.925;
+    //   G = 1/(1 + 0 + 0.2·2) = 1/1.4 → 100·(0.85·0.925 + 0.15/1.4) = 89.339
+    CHECK(s.score(v, cands[0]) == doctest::Approx(100 * (0.85 * 0.925 + 0.15 / 1.4)));
+    // B (cur 1, oth 0): W = 0.45 + 0.35·inv(1) + 0.20·inv(0) = 0.45 + 0.175 + 0.2 = 0.825;
+    //   G = mean(1/(1 + 1), 1/1) = 0.75 → 100·(0.70125 + 0.1125) = 81.375
+    CHECK(s.score(v, cands[1]) == doctest::Approx(81.375));
+    // C (cur 2, oth 4), CPU: W = 0.45 + 0 + 0 → 100·0.45 = 45
+    CHECK(s.score(v, cands[2]) == doctest::Approx(45.0));
+    // Only B and C as candidates: every cur > 0, cur ∈ [1, 2], oth ∈ [0, 4].
+    //   B: W = 0.50 + 0.25·1 + 0.15·1 = 0.9, G = 1/(1 + 1) = 0.5 → 100·(0.765 + 0.075) = 84
+    //   C: W = 0.50, G = 1/(1 + 1 + 0.2) → 100·(0.425 + 0.15/2.2) = 49.318
+    std::vector<candidate> cands2{{pb1, 1}, {pc1, 1}};
+    s.prepare(v, cands2);
+    CHECK(s.score(v, cands2[0]) == doctest::Approx(84.0));
+    CHECK(s.score(v, cands2[1]) == doctest::Approx(100 * (0.425 + 0.15 / 2.2)));
+    // The placement scorer dispatches on the policy.
+    placement_scorer p{100};
+    p.prepare(v, cands2);
+    CHECK(p.score(v, cands2[0]) == doctest::Approx(84.0));
+  }
+
+  TEST_CASE("scheduler: model-file locality with subordinates and a draft model") {
+    view_builder b;
+    const auto w0 = b.worker(1, 64), w1 = b.worker(2, 64), w2 = b.worker(3, 64);
+    b.workers[w0].main_files = true;
+    b.workers[w1].main_files = true;
+    b.workers[w1].draft_files = true;
+    const auto p = b.part(w0, 0, {});
+    b.part(w1, 0, {});
+    b.part(w2, 0, {});
+    const locality_scorer s{5};
+    // P = {w0, w1, w2}: r_main = 2/3, r_draft = 1/3; the draft has a READY copy → w = 0.5:
+    //   5·(2/3 + 0.5·1/3)/(1 + 0.5) = 5·(5/6)/1.5 = 2.7778
+    b.has_draft = b.draft_any_ready = true;
+    CHECK(s.score(b.view(), candidate{p, 3}) == doctest::Approx(5.0 * (5.0 / 6) / 1.5));
+    // Draft configured but nowhere READY → w = 0: 5·(2/3) = 3.3333
+    b.draft_any_ready = false;
+    CHECK(s.score(b.view(), candidate{p, 3}) == doctest::Approx(10.0 / 3));
+    // Main worker alone: r_main = 1 → 5
+    CHECK(s.score(b.view(), candidate{p, 1}) == doctest::Approx(5.0));
+    // w2 alone: both ratios 0 → 0
+    CHECK(s.score(b.view(), candidate{p + 2, 1}) == 0.0);
+  }
+
+  TEST_CASE("scheduler: state and offloaded-layer scorers") {
+    view_builder b;
+    const auto w0 = b.worker(1, 64), w1 = b.worker(2, 64);
+    b.workers[w1].ready = false;
+    const auto p0 = b.part(w0, 0, {}), p1 = b.part(w1, 0, {});
+    const auto v = b.view();
+    const state_scorer st{100};
+    auto rec = [](std::uint32_t part, std::uint32_t count, instance_state s) {
+      instance_record r;
+      r.part_begin = part;
+      r.part_count = count;
+      r.state = s;
+      return r;
+    };
+    CHECK(st.score(v, rec(p0, 1, instance_state::running)) == 100.0);
+    CHECK(st.score(v, rec(p0, 1, instance_state::starting)) == 50.0);
+    CHECK(st.score(v, rec(p0, 1, instance_state::error)) == 0.0);
+    CHECK(st.score(v, rec(p1, 1, instance_state::running)) == 0.0);  // worker not ready
+    CHECK(st.score(v, rec(0, 0, instance_state::running)) == 0.0);   // no worker
+    const offload_layer_scorer ol{10};
+    instance_record r;
+    CHECK(ol.score(v, r) == 0.0);  // no metadata
+    r.total_layers = 40;
+    r.offload_layers = 40;
+    CHECK(ol.score(v, r) == 10.0);
+    r.offload_layers = 30;  // 10·30/40 = 7.5
+    CHECK(ol.score(v, r) == doctest::Approx(7.5));
+  }
+
+  TEST_CASE("scheduler: scale-down order with the gpustack chain") {
+    std::vector<Wk> workers{{.id = 1, .gpus = {{0, 24 * GiB}}},
+                            {.id = 2, .gpus = {{0, 24 * GiB}}},
+                            {.id = 3, .state = worker_state::not_ready, .gpus = {{0, 24 * GiB}}}};
+    std::vector<Inst> instances{
+        // state 100 + layers 10 + VRAM 12/(12 + 12) = 0.5 → 2·0.5/3 = 0.3333 → 110.3333
+        {.id = 10,
+         .model_id = 7,
+         .worker_id = 1,
+         .gpus = {{0, 12 * GiB}},
+         .total_layers = 40,
+         .offload_layers = 40},
+        // 100 + 10·20/40 = 5 + VRAM a = 24 − 6 − 6 (model 9) = 12: 6/18 → 2/9 → 105.2222
+        {.id = 11,
+         .model_id = 7,
+         .worker_id = 2,
+         .gpus = {{0, 6 * GiB}},
+         .total_layers = 40,
+         .offload_layers = 20},
+        // worker not ready: 0 + 0 + 0.3333
+        {.id = 12, .model_id = 7, .worker_id = 3, .gpus = {{0, 12 * GiB}}},
+        // starting, CPU: 50 + 0 + RAM 16/(48 + 16) = 0.25 → 50.25
+        {.id = 13,
+         .model_id = 7,
+         .worker_id = 1,
+         .state = instance_state::starting,
+         .ram_bytes = 16 * GiB},
+        // error: 0 + 10 + CPU without claim 0 → 10
+        {.id = 14,
+         .model_id = 7,
+         .worker_id = 2,
+         .state = instance_state::error,
+         .total_layers = 40,
+         .offload_layers = 40},
+        // unscheduled: 0
+        {.id = 15, .model_id = 7, .worker_id = std::nullopt},
+        {.id = 20, .model_id = 9, .worker_id = 2, .gpus = {{0, 6 * GiB}}}};
+    workspace ws;
+    auto chain = gpustack_scale_down_chain();
+    const auto ranked = rank_for_removal(workers, instances, Model{}, chain, ws);
+    REQUIRE(ranked.size() == 6);
+    const std::uint64_t order[] = {15, 12, 14, 13, 11, 10};
+    const double scores[] = {0, 1.0 / 3, 10, 50.25, 105 + 2.0 / 9, 110 + 1.0 / 3};
+    for (std::size_t i = 0; i < 6; ++i) {
+      CHECK(ranked[i].id == order[i]);
+      CHECK(ranked[i].score == doctest::Approx(scores[i]));
+    }
+    // The default chain keeps the same priorities here.
+    auto def = default_scale_down_chain();
+    const auto ranked2 = rank_for_removal(workers, instances, Model{}, def, ws);
+    for (std::size_t i = 0; i < 6; ++i) CHECK(ranked2[i].id == order[i]);
+  }
+
+  TEST_CASE("scheduler: gpustack chain totals on a placed model (placement + locality)") {
+    // One worker, GPU 24 GiB with 4 GiB claimed (a = 20), RAM 64 with 16 claimed (a = 48),
+    // files READY. Claim 12 GiB RAM + 10 GiB VRAM:
+    //   binpack (100·12/48 + 200·10/20)/3 = 41.667; locality 5·1 = 5 → 46.667
+    std::vector<Wk> workers{{.id = 1, .gpus = {{0, 24 * GiB}}, .ready_files = {42}}};
+    std::vector<Inst> instances{
+        {.id = 1, .model_id = 9, .worker_id = 1, .ram_bytes = 16 * GiB, .gpus = {{0, 4 * GiB}}}};
+    Model m;
+    m.files = 42;
+    workspace ws;
+    auto chain = gpustack_scale_up_chain();
+    const auto r =
+        place_plain(workers, instances, m, fixed_estimator{10 * GiB, 1, 12 * GiB}, chain, ws);
+    REQUIRE(r);
+    CHECK(r.score == doctest::Approx(125.0 / 3 + 5));
+  }
+
+  TEST_CASE("scheduler: Kubernetes MostAllocated / LeastAllocated formulas") {
+    view_builder b;
+    const auto w = b.worker(1, 32, 0, 0, 64);  // RAM total 64, a = 32
+    const auto g = b.gpu(w, 30, 0, 0, 80);     // VRAM total 80, a = 30
+    const auto p = b.part(w, 8, {{g, 20}});
+    const auto v = b.view();
+    // VRAM after: 80 − 30 + 20 = 70 → 87.5 %; RAM after: 64 − 32 + 8 = 40 → 62.5 %.
+    //   MostAllocated (2·87.5 + 1·62.5)/3 = 79.1667; LeastAllocated (2·12.5 + 37.5)/3 = 20.8333
+    CHECK(most_allocated_scorer{}.score(v, candidate{p, 1}) == doctest::Approx(237.5 / 3));
+    CHECK(least_allocated_scorer{}.score(v, candidate{p, 1}) == doctest::Approx(62.5 / 3));
+    // Best fit: leftover 30 − 20 = 10 GiB → −10.
+    CHECK(best_fit_scorer{}.score(v, candidate{p, 1}) == doctest::Approx(-10.0));
+  }
+
+  TEST_CASE("scheduler: the default chain beats binpack-by-free-memory on fragmentation") {
+    // Worker 1: 2 × 80 GiB, another model holds 70 GiB of GPU0 → free {10, 80}.
+    // Worker 2: 2 × 24 GiB, 12 GiB used on each → free {12, 12}.
+    std::vector<Wk> workers{{.id = 1, .gpus = {{0, 80 * GiB}, {1, 80 * GiB}}},
+                            {.id = 2, .gpus = {{0, 24 * GiB}, {1, 24 * GiB}}}};
+    std::vector<Inst> instances{
+        {.id = 1, .model_id = 9, .worker_id = 1, .gpus = {{0, 70 * GiB}}},
+        {.id = 2, .model_id = 9, .worker_id = 2, .gpus = {{0, 12 * GiB}, {1, 12 * GiB}}}};
+    // Model X: 10 GiB on each of exactly 2 GPUs. Then model Y: 72 GiB on one GPU.
+    const fixed_estimator x{10 * GiB, 2}, y{72 * GiB, 1};
+    auto run = [&](auto& chain) {
+      workspace ws;
+      const auto rx = place_plain(workers, instances, Model{}, x, chain, ws);
+      REQUIRE(rx);
+      ws.commit(rx.chosen);
+      const auto ry = place_indexed(workers, Model{.id = 8}, basic_filters(), y, chain, ws);
+      return std::pair{rx.worker_id, static_cast<bool>(ry)};
+    };
+    // GPUStack binpack, max over GPUs: worker 1 (200·10/10)/3 = 66.7 beats worker 2
+    // (200·10/12)/3 = 55.6 — the 10 GiB claim lands on worker 1, leaving {0, 70}: Y (72) fits
+    // nowhere.
+    auto gp = gpustack_scale_up_chain();
+    const auto [gx, gy] = run(gp);
+    CHECK(gx == 1);
+    CHECK_FALSE(gy);
+    // Best fit: leftover worker 1 = 0 + 70 = 70 GiB, worker 2 = 2 + 2 = 4 GiB → worker 2;
+    // worker 1 keeps its 80 GiB GPU whole and Y fits.
+    auto def = default_scale_up_chain();
+    const auto [dx, dy] = run(def);
+    CHECK(dx == 2);
+    CHECK(dy);
+  }
+
+  TEST_CASE("scheduler: layered estimator, binary search and partial offload / CPU fallback") {
+    // 40 layers of 0.5 GiB + 1 GiB fixed VRAM: full offload needs 21 GiB.
+    // RAM(L) = 2 GiB + (40 − L)·0.5 GiB.
+    const layered_estimator e(40, GiB / 2, GiB, GiB / 2, 2 * GiB);
+    CHECK(e.vram_bytes(40) == 21 * GiB);
+    // 16 GiB free: 1 + 0.5·L <= 16 → L = 30; RAM = 2 + 10·0.5 = 7 GiB.
+    CHECK(e.max_layers(static_cast<std::int64_t>(16 * GiB)) == 30);
+    CHECK(e.max_layers(static_cast<std::int64_t>(GiB)) == 0);  // 1 + 0.5 > 1
+    std::vector<Wk> workers{{.id = 1, .gpus = {{0, 16 * GiB}}}, {.id = 2}};
+    workspace ws;
+    auto chain = gpustack_scale_up_chain();
+    auto r = place_plain(workers, {}, Model{}, e, chain, ws);
+    REQUIRE(r);
+    CHECK(r.strategy == fit_strategy::partial_offload);
+    CHECK(r.chosen.offload_layers == 30);
+    CHECK(r.parts[0].ram_bytes == 7 * GiB);
+    CHECK(r.claims_of(r.parts[0])[0].vram_bytes == 16 * GiB);
+    // No GPU anywhere: CPU only, RAM(0) = 2 + 20 = 22 GiB.
+    std::vector<Wk> cpus{{.id = 2}};
+    r = place_plain(cpus, {}, Model{}, e, chain, ws);
+    REQUIRE(r);
+    CHECK(r.strategy == fit_strategy::cpu_only);
+    CHECK(r.parts[0].ram_bytes == 22 * GiB);
+    // A 24 GiB GPU takes every layer: stage 1.
+    std::vector<Wk> big{{.id = 3, .gpus = {{0, 24 * GiB}}}};
+    r = place_plain(big, {}, Model{}, e, chain, ws);
+    CHECK(r.strategy == fit_strategy::single_gpu);
+  }
+
+  TEST_CASE("scheduler: chains reject invalid weights") {
+    dynamic_scale_up_chain d;
+    CHECK_THROWS_AS(d.add("x", -1.0, binpack_scorer{}), headroom::invalid_argument);
+    try {
+      (void)scorer_chain<binpack_scorer>(normalization::none,
+                                         weighted<binpack_scorer>{{}, -2.0, "b"});
+      FAIL("expected invalid_argument");
+    } catch (const headroom::invalid_argument& ex) {
+      CHECK(ex.parameter() == "weight");
+    }
+    d.add("binpack", 1.0, binpack_scorer{});
+    CHECK(d.set_weight("binpack", 2.0));
+    CHECK_FALSE(d.set_weight("nope", 2.0));
+    CHECK(d.weight(0) == 2.0);
+  }
+
+  TEST_CASE("scheduler: static and dynamic chains decide identically on random clusters") {
+    std::mt19937_64 rng(20240607);
+    auto pick = [&](std::uint64_t n) { return rng() % n; };
+    const std::uint64_t sizes[] = {16, 24, 40, 80};
+    workspace ws_a, ws_b;
+    for (int trial = 0; trial < 60; ++trial) {
+      std::vector<Wk> workers;
+      std::vector<Inst> instances;
+      const auto n = 3 + pick(20);
+      std::uint64_t next_instance = 1;
+      for (std::uint64_t w = 0; w < n; ++w) {
+        Wk wk{.id = 100 + w * 3};
+        wk.ram_total_bytes = (32 + pick(4) * 32) * GiB;
+        const auto gpus = pick(9);
+        const auto size = sizes[pick(4)] * GiB;
+        for (std::uint32_t g = 0; g < gpus; ++g) wk.gpus.push_back({g, size});
+        if (pick(3) == 0) wk.ready_files.push_back(42);
+        if (pick(10) == 0) wk.state = worker_state::not_ready;
+        for (std::uint32_t g = 0; g < gpus; ++g)
+          if (pick(3) == 0)
+            instances.push_back(
+                {.id = next_instance++,
+                 .model_id = pick(2) ? 7u : 9u,
+                 .worker_id = wk.id,
+                 .state = pick(5) ? instance_state::running : instance_state::starting,
+                 .ram_bytes = pick(4) * GiB,
+                 .gpus = {{g, size * (1 + pick(5)) / 10}},
+                 .total_layers = pick(2) ? 40u : 0u,
+                 .offload_layers = static_cast<std::uint32_t>(pick(41))});
+        workers.push_back(std::move(wk));
+      }
+      Model m;
+      m.files = 42;
+      m.placement = pick(2) ? placement_policy::spread : placement_policy::binpack;
+      const vllm_estimator e((1 + pick(60)) * GiB, 0.5 + 0.1 * static_cast<double>(pick(5)), 32,
+                             pick(8) * GiB);
+      // gpustack preset vs the same scorers as dynamic plugins
+      auto sa = gpustack_scale_up_chain();
+      dynamic_scale_up_chain da(normalization::none);
+      da.add("placement", 1, placement_scorer{100})
+          .add("model_file_locality", 1, locality_scorer{5});
+      const auto ra = place_plain(workers, instances, m, e, sa, ws_a);
+      const auto rb = place_plain(workers, instances, m, e, da, ws_b);
+      REQUIRE(static_cast<bool>(ra) == static_cast<bool>(rb));
+      // invariant: a placement never overcommits a GPU (spans valid until ws_a is reused)
+      if (ra)
+        for (const auto& part : ra.parts)
+          for (const auto& cl : ra.claims_of(part))
+            CHECK(static_cast<std::int64_t>(cl.vram_bytes) <= ws_a.gpus()[cl.gpu].alloc_bytes);
+      if (ra) {
+        CHECK(ra.worker == rb.worker);
+        CHECK(ra.chosen.part_begin == rb.chosen.part_begin);
+        CHECK(ra.score == rb.score);  // bit for bit
+      }
+      // default preset vs dynamic
+      auto sd = default_scale_up_chain();
+      dynamic_scale_up_chain dd(normalization::min_max);
+      dd.add("best_fit", 1, gated<best_fit_scorer>{placement_policy::binpack, {}})
+          .add("anti_affinity", 1, gated<anti_affinity_scorer>{placement_policy::spread, {}})
+          .add("least_allocated", 0.5, gated<least_allocated_scorer>{placement_policy::spread, {}})
+          .add("model_file_locality", 0.1, locality_scorer{100});
+      const auto rc = place_plain(workers, instances, m, e, sd, ws_a);
+      const auto rd = place_plain(workers, instances, m, e, dd, ws_b);
+      REQUIRE(static_cast<bool>(rc) == static_cast<bool>(rd));
+      if (rc) {
+        CHECK(rc.chosen.part_begin == rd.chosen.part_begin);
+        CHECK(rc.score == rd.score);
+      }
+      // scale down
+      auto ss = gpustack_scale_down_chain();
+      dynamic_scale_down_chain ds(normalization::none);
+      ds.add("state", 1, state_scorer{100})
+          .add("offload", 1, offload_layer_scorer{10})
+          .add("placement", 1, placement_retention_scorer{1});
+      const auto ka = rank_for_removal(workers, instances, m, ss, ws_a);
+      const auto kb = rank_for_removal(workers, instances, m, ds, ws_b);
+      REQUIRE(ka.size() == kb.size());
+      for (std::size_t i = 0; i < ka.size(); ++i) {
+        CHECK(ka[i].id == kb[i].id);
+        CHECK(ka[i].score == kb[i].score);
+      }
+      // invariant: scores ascending
+      for (std::size_t i = 1; i < ka.size(); ++i) CHECK(ka[i - 1].score <= ka[i].score);
+    }
+  }
+
+  TEST_CASE("scheduler: archetypes need nothing but the documented traits") {
+    using archetypes::gpu;
+    std::vector<archetypes::worker> workers{{1, 64 * GiB, {gpu{0, 24 * GiB}}},
+                                            {2, 64 * GiB, {gpu{0, 24 * GiB}, gpu{1, 24 * GiB}}},
+                                            {3, 64 * GiB, {gpu{0, 80 * GiB}}, false}};
+    std::vector<archetypes::instance> instances{
+        {1, 7, 1, {{0, 20 * GiB}}}, {2, 7, 2, {{1, 10 * GiB}}}, {3, 9, 2, {{0, 2 * GiB}}}};
+    workspace ws;
+    explanation why;
+    auto up = default_scale_up_chain();
+    const auto r = place(workers, instances, archetypes::model{7}, basic_filters(),
+                         fixed_estimator{8 * GiB}, up, ws, &why);
+    REQUIRE(r);
+    // Worker 3 is not ready; worker 1 has 4 GiB free; worker 2: GPU0 22 free (leftover 14),
+    // GPU1 14 free (leftover 6) → best fit is worker 2, GPU 1.
+    CHECK(r.worker_id == 2);
+    CHECK(r.claims_of(r.parts[0])[0].index == 1);
+    auto down = gpustack_scale_down_chain();
+    const auto ranked = rank_for_removal(workers, instances, archetypes::model{7}, down, ws);
+    REQUIRE(ranked.size() == 2);
+    // Both running on ready workers (100); retention binpack, M = 1:
+    //   #1: 20/(4 + 20) → 2·(5/6)/3 = 0.5556; #2: 10/(14 + 10) → 2·(5/12)/3 = 0.2778 → #2 first.
+    CHECK(ranked[0].id == 2);
+    CHECK(ranked[0].score == doctest::Approx(100 + 2 * (10.0 / 24) / 3));
+  }
+}
