@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: Apache-2.0
+// libFuzzer target for headroom/prometheus.hpp. Build by hand:
+//   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude \
+//     tests/fuzz/prometheus.fuzz.cpp -o /tmp/prom_fuzz
+//   /tmp/prom_fuzz -max_total_time=120 tests/fuzz/corpus/prometheus
+// Invariants: no crash or sanitizer report; lenient never fails; a strict failure names a
+// line within the input; every view (names, label names and values, HELP) lies inside the
+// input; a strict success equals the lenient parse; raw_equals(v, unescape(v)) for values.
+#include <headroom/prometheus.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+namespace {
+
+namespace prom = headroom::prometheus;
+
+void require(bool condition) {
+  if (!condition) std::abort();
+}
+
+bool inside(std::string_view view, std::string_view buffer) {
+  if (view.empty()) return true;  // an empty view may point anywhere valid
+  return view.data() >= buffer.data() && view.data() + view.size() <= buffer.data() + buffer.size();
+}
+
+std::size_t count_lines(std::string_view s) {
+  std::size_t n = 0;
+  for (char c : s) n += c == '\n' ? 1 : 0;
+  return n + ((!s.empty() && s.back() != '\n') ? 1 : 0);
+}
+
+void check_views(const prom::page& p, std::string_view text) {
+  for (const prom::family& f : p.families()) {
+    require(!f.name.empty() && inside(f.name, text));
+    require(inside(f.help, text));
+  }
+  std::size_t previous_line = 0;
+  for (const prom::sample& s : p.samples()) {
+    require(!s.name.empty() && inside(s.name, text));
+    require(s.family < p.families().size());
+    require(s.line >= 1 && s.line <= p.line_count() && s.line > previous_line);
+    previous_line = s.line;
+    for (const prom::label& l : p.labels(s)) {
+      require(!l.name.empty() && inside(l.name, text) && inside(l.value, text));
+      require(prom::raw_equals(l.value, prom::unescape(l.value)));
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  const std::size_t lines = count_lines(text);
+
+  const prom::page strict = prom::parse(text);
+  require(strict.line_count() == lines);
+  check_views(strict, text);
+  if (!strict.ok()) {
+    const prom::parse_error& e = *strict.error();
+    require(e.line >= 1 && e.line <= lines);
+    require(e.code != prom::parse_errc::none && !e.reason().empty());
+  }
+
+  const prom::page lenient = prom::parse(text, {prom::parse_mode::lenient});
+  require(lenient.ok());
+  require(lenient.line_count() == lines);
+  check_views(lenient, text);
+  for (const prom::parse_error& e : lenient.skipped()) require(e.line >= 1 && e.line <= lines);
+  if (strict.ok()) {
+    require(lenient.skipped().empty());
+    require(lenient.samples().size() == strict.samples().size());
+  } else {
+    require(!lenient.skipped().empty());
+    require(lenient.skipped().front().line == strict.error()->line);
+  }
+
+  const prom::page final_newline =
+      prom::parse(text, {prom::parse_mode::strict, /*require_final_newline=*/true});
+  require(final_newline.ok() == (strict.ok() && !strict.missing_final_newline()));
+
+  // The queries must cope with whatever the page holds.
+  if (!lenient.samples().empty()) {
+    const prom::sample& first = lenient.samples().front();
+    (void)prom::aggregate(lenient, first.name);
+    for (const prom::label& l : lenient.labels(first))
+      (void)prom::aggregate(lenient, first.name, l.name, prom::unescape(l.value));
+    std::string_view base = first.name;
+    if (base.ends_with("_bucket")) base.remove_suffix(7);
+    for (double q : {0.0, 0.5, 0.99, 1.0}) {
+      if (base.empty()) break;  // "_bucket" is a valid name; an empty query is a caller error
+      const auto v = prom::histogram_quantile(lenient, base, q);
+      require(!v || !std::isnan(*v));
+    }
+  }
+  (void)prom::read_replica_load(lenient, prom::vllm_preset);
+  (void)prom::read_replica_load(lenient, prom::sglang_preset, "m");
+  return 0;
+}
