@@ -2,10 +2,14 @@
 // Built against an installed headroom: the umbrella header must be found and usable.
 #include <headroom/headroom.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 
 int main() {
-  std::printf("headroom %s\n", headroom::version_string);
-  return std::strcmp(headroom::version_string, "0.1.0") == 0 && HEADROOM_VERSION == 100 ? 0 : 1;
+  // Little's law: 6.4 req/s at 8 s each keeps 51.2 requests in flight (SPEC.md section 2).
+  const double in_flight = headroom::littles_law_in_flight(6.4, std::chrono::seconds(8));
+  std::printf("headroom %s: L = %.1f\n", headroom::version_string, in_flight);
+  const bool version_ok = std::strcmp(headroom::version_string, "0.1.0") == 0;
+  return version_ok && in_flight > 51.19 && in_flight < 51.21 ? 0 : 1;
 }

@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: Apache-2.0
+// Cold start and reserve (SPEC §3): the start-up breakdown T_start = T_machine + T_image +
+// T_weights + T_warmup, the weight-load term M_w / B over the slowest channel crossed (with
+// tensor parallelism over g GPUs on shared or independent channels), named storage tiers,
+// the replicas to reserve for a ramp and for a step, the uncovered time of a step, and a
+// scale-to-zero decision. See docs/coldstart.md.
+//
+// Units: bytes and bytes per second (decimal: 1 GB/s = 1e9 B/s), rates in requests/s, ramps
+// in requests/s per second, durations as std::chrono durations (results in seconds,
+// std::chrono::duration<T>). Replica counts are std::int64_t. Steady-state sizing,
+// replicas_needed(rate, rho_target, capacity), lives in queueing.hpp beside Little's law;
+// the reserves here use the same ceil(x/(ρ*μ*)) rule.
+#pragma once
+
+#include <chrono>
+#include <concepts>
+#include <cstdint>
+#include <initializer_list>
+#include <iterator>
+#include <limits>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include "detail/checks.hpp"
+#include "detail/constexpr_math.hpp"
+#include "queueing.hpp"
+
+namespace headroom {
+inline namespace v0 {
+
+// ============================================================================================
+// Storage tiers and the weight-load term
+// ============================================================================================
+
+/// Where a replica's weights come from, slowest first.
+enum class storage_tier : std::uint8_t {
+  object_store,  ///< a network object store (S3-class), typically ~1 GB/s per client
+  local_nvme,    ///< a local NVMe SSD, typically ~7 GB/s (PCIe 4.0 x4 drive)
+  host_memory,   ///< host DRAM, crossing the host-to-GPU link: ~50 GB/s effective PCIe 5.0 x16
+  peer_gpu,      ///< another GPU over NVLink: hundreds of GB/s (450 GB/s per direction, NVLink 4)
+};
+
+/// The name of a tier, as used in messages and docs ("object_store", ...).
+[[nodiscard]] constexpr std::string_view to_string(storage_tier tier) noexcept {
+  switch (tier) {
+    case storage_tier::object_store:
+      return "object_store";
+    case storage_tier::local_nvme:
+      return "local_nvme";
+    case storage_tier::host_memory:
+      return "host_memory";
+    case storage_tier::peer_gpu:
+      return "peer_gpu";
+  }
+  return "unknown";
+}
+
+/// Bandwidth of each tier in bytes/s, set by the caller (no hidden defaults: every field
+/// starts at 0 and is rejected if used unset). host_memory is the host-to-GPU link, which
+/// every tier except peer_gpu also crosses on the way to the GPU.
+template <class T>
+struct basic_storage_bandwidths {
+  T object_store = 0;
+  T local_nvme = 0;
+  T host_memory = 0;
+  T peer_gpu = 0;
+
+  /// The bandwidth set for one tier.
+  [[nodiscard]] constexpr T operator[](storage_tier tier) const noexcept {
+    switch (tier) {
+      case storage_tier::object_store:
+        return object_store;
+      case storage_tier::local_nvme:
+        return local_nvme;
+      case storage_tier::host_memory:
+        return host_memory;
+      case storage_tier::peer_gpu:
+        return peer_gpu;
+    }
+    return T(0);
+  }
+};
+using storage_bandwidths = basic_storage_bandwidths<double>;
+
+/// Typical bandwidths (SPEC §3), to start from and override: object store 1 GB/s, local NVMe
+/// 7 GB/s (a PCIe 4.0 x4 drive's sequential read), host memory 50 GB/s (PCIe 5.0 x16: 64 GB/s
+/// raw per direction, ~50 effective), peer GPU 450 GB/s (NVLink 4 on H100: 900 GB/s total,
+/// 450 per direction). Measure yours: these are orders of magnitude, not promises.
+template <class T = double>
+[[nodiscard]] constexpr basic_storage_bandwidths<T> typical_storage_bandwidths() noexcept {
+  return {T(1e9), T(7e9), T(50e9), T(450e9)};
+}
+
+/// Whether the g GPUs of a tensor-parallel replica load through one shared channel (all
+/// M_w bytes cross it) or through independent channels (each GPU's M_w/g crosses its own).
+enum class channel_sharing : std::uint8_t { shared, independent };
+
+/// The slowest of the channels a load crosses (the minimum bandwidth, bytes/s): any range of
+/// floating-point bandwidths, each > 0, at least one.
+template <class R, class T = std::remove_cvref_t<decltype(*std::begin(std::declval<const R&>()))>>
+requires std::floating_point<T>
+[[nodiscard]] constexpr T slowest_channel(const R& bandwidths) {
+  T slowest = std::numeric_limits<T>::infinity();
+  bool any = false;
+  for (const T b : bandwidths) {
+    detail::require_positive("bandwidths", b);
+    if (b < slowest) slowest = b;
+    any = true;
+  }
+  if (!any) detail::fail("bandwidths", std::int64_t{0}, "needs at least one channel");
+  return slowest;
+}
+template <std::floating_point T>
+[[nodiscard]] constexpr T slowest_channel(std::initializer_list<T> bandwidths) {
+  T slowest = std::numeric_limits<T>::infinity();
+  for (const T b : bandwidths) {
+    detail::require_positive("bandwidths", b);
+    if (b < slowest) slowest = b;
+  }
+  if (bandwidths.size() == 0)
+    detail::fail("bandwidths", std::int64_t{0}, "needs at least one channel");
+  return slowest;
+}
+
+/// T_weights = M_w / B for weight_bytes M_w through a channel of B bytes/s; with tensor
+/// parallelism over `gpus` GPUs each loads M_w/g, so the time divides by g when the channels
+/// are independent and stays M_w/B when they are shared. weight_bytes >= 0, bandwidth > 0,
+/// gpus >= 1. 140 GB at 1 GB/s: 140 s; at 7 GB/s: 20 s; at 50 GB/s: 2.8 s (SPEC §3).
+template <detail::Arithmetic A, class T = detail::real_t<A>>
+[[nodiscard]] constexpr detail::seconds_t<T> weight_load_time(
+    A weight_bytes, detail::same_t<T> channel_bytes_per_second, std::int64_t gpus = 1,
+    channel_sharing sharing = channel_sharing::shared) {
+  const T bytes = detail::require_non_negative("weight_bytes", static_cast<T>(weight_bytes));
+  const T bandwidth =
+      detail::require_positive("channel_bytes_per_second", channel_bytes_per_second);
+  const auto g = detail::require_count_at_least("gpus", gpus, 1);
+  const T per_channel = sharing == channel_sharing::independent ? bytes / static_cast<T>(g) : bytes;
+  return detail::seconds_t<T>(per_channel / bandwidth);
+}
+
+/// The channels crossed when loading from `source`: the source tier itself and, for every
+/// tier but peer_gpu, the host-to-GPU link (host_memory). Returns the slowest of them.
+template <class T>
+[[nodiscard]] constexpr T tier_channel_bandwidth(const basic_storage_bandwidths<T>& bandwidths,
+                                                 storage_tier source) {
+  const char* name = "bandwidths.host_memory";
+  switch (source) {
+    case storage_tier::object_store:
+      name = "bandwidths.object_store";
+      break;
+    case storage_tier::local_nvme:
+      name = "bandwidths.local_nvme";
+      break;
+    case storage_tier::host_memory:
+      break;
+    case storage_tier::peer_gpu:
+      name = "bandwidths.peer_gpu";
+      break;
+  }
+  const T b = detail::require_positive(name, bandwidths[source]);
+  if (source == storage_tier::peer_gpu || source == storage_tier::host_memory) return b;
+  const T link = detail::require_positive("bandwidths.host_memory", bandwidths.host_memory);
+  return link < b ? link : b;
+}
+
+/// Weight-load time from a named tier: M_w over the slowest channel crossed from `source`
+/// to the GPU (tier_channel_bandwidth), split over `gpus` as in weight_load_time.
+template <detail::Arithmetic A, class T = detail::real_t<A>>
+[[nodiscard]] constexpr detail::seconds_t<T> weight_load_time(
+    A weight_bytes, const basic_storage_bandwidths<detail::same_t<T>>& bandwidths,
+    storage_tier source, std::int64_t gpus = 1, channel_sharing sharing = channel_sharing::shared) {
+  return weight_load_time(static_cast<T>(weight_bytes), tier_channel_bandwidth(bandwidths, source),
+                          gpus, sharing);
+}
+
+// ============================================================================================
+// The start-up breakdown
+// ============================================================================================
+
+/// The terms of a start, largest-first reporting uses these names.
+enum class startup_phase : std::uint8_t { machine, image, weights, warmup };
+
+/// The name of a phase ("machine", "image", "weights", "warmup").
+[[nodiscard]] constexpr std::string_view to_string(startup_phase phase) noexcept {
+  switch (phase) {
+    case startup_phase::machine:
+      return "machine";
+    case startup_phase::image:
+      return "image";
+    case startup_phase::weights:
+      return "weights";
+    case startup_phase::warmup:
+      return "warmup";
+  }
+  return "unknown";
+}
+
+/// T_start = T_machine + T_image + T_weights + T_warmup (SPEC §3). machine: obtaining a node
+/// with the GPUs (minutes on a cold cloud); image: pulling and starting the container;
+/// weights: weight_load_time(...); warmup: compilation and CUDA-graph capture (tens of
+/// seconds; compilation can be cached between starts, graph capture cannot). Every term
+/// is a finite duration >= 0.
+template <class T>
+struct basic_startup_breakdown {
+  detail::seconds_t<T> machine{};
+  detail::seconds_t<T> image{};
+  detail::seconds_t<T> weights{};
+  detail::seconds_t<T> warmup{};
+
+  /// The start delay, the sum of the four terms (validated): what a simulator waits between
+  /// requesting a replica and having it ready.
+  [[nodiscard]] constexpr detail::seconds_t<T> start_time() const {
+    const T total = detail::require_non_negative_seconds<T>("breakdown.machine", machine) +
+                    detail::require_non_negative_seconds<T>("breakdown.image", image) +
+                    detail::require_non_negative_seconds<T>("breakdown.weights", weights) +
+                    detail::require_non_negative_seconds<T>("breakdown.warmup", warmup);
+    return detail::seconds_t<T>(total);
+  }
+
+  /// The largest term (the first of equals, in declaration order): where to look first.
+  [[nodiscard]] constexpr startup_phase largest_phase() const {
+    static_cast<void>(start_time());  // validates
+    startup_phase phase = startup_phase::machine;
+    detail::seconds_t<T> largest = machine;
+    if (image > largest) {
+      phase = startup_phase::image;
+      largest = image;
+    }
+    if (weights > largest) {
+      phase = startup_phase::weights;
+      largest = weights;
+    }
+    if (warmup > largest) {
+      phase = startup_phase::warmup;
+    }
+    return phase;
+  }
+};
+using startup_breakdown = basic_startup_breakdown<double>;
+
+// ============================================================================================
+// Reserve for the start delay
+// ============================================================================================
+
+/// Replicas to hold in reserve so a reactive controller absorbs a ramp of λ̇_max requests/s
+/// per second while a new replica starts: ceil(λ̇_max · T_start / (ρ*μ*)) (SPEC §3, first
+/// order of N_r ρ*μ* >= λ(t + T_start)). ramp >= 0, rho_target in (0, 1], capacity > 0.
+template <detail::Arithmetic A, class T = detail::real_t<A>>
+[[nodiscard]] constexpr std::int64_t ramp_reserve(A max_ramp_per_second,
+                                                  detail::seconds_arg<T> start_time,
+                                                  detail::same_t<T> rho_target,
+                                                  detail::same_t<T> capacity) {
+  const T ramp =
+      detail::require_non_negative("max_ramp_per_second", static_cast<T>(max_ramp_per_second));
+  const T start = detail::require_non_negative_seconds<T>("start_time", start_time);
+  const T rho = detail::require_unit_positive("rho_target", rho_target);
+  const T mu = detail::require_positive("capacity", capacity);
+  return detail::require_ceil_count("max_ramp_per_second", ramp * start / (rho * mu));
+}
+
+/// Extra replicas that absorb a step of Δλ requests/s with no delay: ceil(Δλ/(ρ*μ*)), paid for
+/// as long as the step may come (SPEC §3). step >= 0, rho_target in (0, 1], capacity > 0.
+template <detail::Arithmetic A, class T = detail::real_t<A>>
+[[nodiscard]] constexpr std::int64_t step_reserve(A step_rate_per_second,
+                                                  detail::same_t<T> rho_target,
+                                                  detail::same_t<T> capacity) {
+  const T step =
+      detail::require_non_negative("step_rate_per_second", static_cast<T>(step_rate_per_second));
+  return replicas_needed(step, rho_target, capacity);
+}
+
+/// true iff `spare_replicas` held at ρ*μ* each cover a step of Δλ: spare >= step_reserve.
+template <detail::Arithmetic A, class T = detail::real_t<A>>
+[[nodiscard]] constexpr bool reserve_covers_step(A step_rate_per_second,
+                                                 detail::same_t<T> rho_target,
+                                                 detail::same_t<T> capacity,
+                                                 std::int64_t spare_replicas) {
+  const auto spare = detail::require_count_at_least("spare_replicas", spare_replicas, 0);
+  return spare >= step_reserve(static_cast<T>(step_rate_per_second), rho_target, capacity);
+}
+
+/// How long a step goes uncovered when the reserve does not cover it: max(0, T_start −
+/// look-ahead). A reactive controller (look-ahead 0) is short for T_start; knowing λ(t +
+/// T_start) ahead (seasonality, a calendar of events) with look-ahead >= T_start closes the
+/// gap. A shorter start shortens the gap but never removes it (SPEC §3).
+template <class T = double>
+[[nodiscard]] constexpr detail::seconds_t<T> step_uncovered_time(
+    detail::seconds_arg<T> start_time, detail::seconds_arg<T> look_ahead = {}) {
+  const T start = detail::require_non_negative_seconds<T>("start_time", start_time);
+  const T ahead = detail::require_non_negative_seconds<T>("look_ahead", look_ahead);
+  return detail::seconds_t<T>(start > ahead ? start - ahead : T(0));
+}
+
+// ============================================================================================
+// Scale to zero
+// ============================================================================================
+
+/// Why scale_to_zero_decision decided as it did.
+enum class scale_to_zero_reason : std::uint8_t {
+  idle_too_short,       ///< idle periods are not much longer than T_start: keep one warm
+  ttft_promise_broken,  ///< a cold first request would break the TTFT promise: keep one warm
+  ttft_promise_met,     ///< long idle periods and even a cold start meets the promise: scale
+  ttft_miss_tolerated,  ///< long idle periods, and the rare cold miss fits the miss budget
+};
+
+/// The name of a reason ("idle_too_short", ...).
+[[nodiscard]] constexpr std::string_view to_string(scale_to_zero_reason reason) noexcept {
+  switch (reason) {
+    case scale_to_zero_reason::idle_too_short:
+      return "idle_too_short";
+    case scale_to_zero_reason::ttft_promise_broken:
+      return "ttft_promise_broken";
+    case scale_to_zero_reason::ttft_promise_met:
+      return "ttft_promise_met";
+    case scale_to_zero_reason::ttft_miss_tolerated:
+      return "ttft_miss_tolerated";
+  }
+  return "unknown";
+}
+
+/// Inputs of the scale-to-zero decision. Durations in seconds (any std::chrono duration
+/// assigns). Defaults: "much longer" means 10 x T_start; no request may miss the promise.
+template <class T>
+struct basic_scale_to_zero_inputs {
+  detail::seconds_t<T> idle_period{};   ///< typical length of an empty period
+  detail::seconds_t<T> start_time{};    ///< T_start of a replica (start_time() of a breakdown)
+  detail::seconds_t<T> ttft_promise{};  ///< the TTFT SLO threshold
+  detail::seconds_t<T> warm_ttft{};     ///< TTFT of a warm replica (added to T_start when cold)
+  T min_idle_to_start_ratio = 10;       ///< idle/T_start at or above which idling pays
+  T cold_request_share = 1;             ///< share of requests that would find no warm replica
+  T ttft_miss_budget = 0;               ///< share of requests allowed to miss the promise
+};
+using scale_to_zero_inputs = basic_scale_to_zero_inputs<double>;
+
+/// The decision, its reason, and the numbers behind it.
+template <class T>
+struct basic_scale_to_zero_decision {
+  bool scale_to_zero = false;
+  scale_to_zero_reason reason = scale_to_zero_reason::idle_too_short;
+  detail::seconds_t<T> cold_ttft{};  ///< T_start + warm TTFT: the first request's TTFT
+  T idle_to_start_ratio = 0;         ///< idle_period / start_time (+infinity for T_start = 0)
+};
+using scale_to_zero_decision = basic_scale_to_zero_decision<double>;
+
+/// Scale to zero removes the cost of empty periods and adds T_start to the first request's
+/// TTFT: worth it when idle periods last much longer than T_start (ratio >= the threshold)
+/// and the TTFT promise either holds for a cold request or tolerates the rare miss
+/// (cold_request_share <= ttft_miss_budget). With a start of minutes and a 0.5 s TTFT
+/// promise: keep one warm replica (SPEC §3).
+template <class T>
+[[nodiscard]] constexpr basic_scale_to_zero_decision<T> decide_scale_to_zero(
+    const basic_scale_to_zero_inputs<T>& in) {
+  const T idle = detail::require_non_negative_seconds<T>("inputs.idle_period", in.idle_period);
+  const T start = detail::require_non_negative_seconds<T>("inputs.start_time", in.start_time);
+  const T promise = detail::require_positive_seconds<T>("inputs.ttft_promise", in.ttft_promise);
+  const T warm = detail::require_non_negative_seconds<T>("inputs.warm_ttft", in.warm_ttft);
+  const T threshold =
+      detail::require_positive("inputs.min_idle_to_start_ratio", in.min_idle_to_start_ratio);
+  const T cold_share = detail::require_unit("inputs.cold_request_share", in.cold_request_share);
+  const T budget = detail::require_unit_below_one("inputs.ttft_miss_budget", in.ttft_miss_budget);
+
+  basic_scale_to_zero_decision<T> out;
+  out.cold_ttft = detail::seconds_t<T>(start + warm);
+  out.idle_to_start_ratio = start > T(0) ? idle / start : std::numeric_limits<T>::infinity();
+  if (out.idle_to_start_ratio < threshold) {
+    out.reason = scale_to_zero_reason::idle_too_short;
+  } else if (start + warm <= promise) {
+    out.scale_to_zero = true;
+    out.reason = scale_to_zero_reason::ttft_promise_met;
+  } else if (cold_share <= budget) {
+    out.scale_to_zero = true;
+    out.reason = scale_to_zero_reason::ttft_miss_tolerated;
+  } else {
+    out.reason = scale_to_zero_reason::ttft_promise_broken;
+  }
+  return out;
+}
+
+}  // namespace v0
+}  // namespace headroom

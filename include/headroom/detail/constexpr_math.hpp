@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: Apache-2.0
+// Private helpers of the closed-form headers (queueing, coldstart, cost, roofline):
+//  1. constexpr elementary functions. std::exp, std::log, std::sqrt, std::expm1 and
+//     std::log1p are not constexpr in C++20 (GCC folds them as an extension, Clang and
+//     MSVC do not). cxm::exp and friends call the std:: function at run time, so run-time
+//     results are exactly the standard library's, and a series implementation during
+//     constant evaluation (accurate to a few ulps; tests/unit/queueing.test.cpp compares
+//     the two). This keeps every formula of those headers usable in a static_assert.
+//  2. the number-type plumbing: each public formula is a template over the type of its
+//     first real parameter, A, and computes in real_t<A> (A itself when A is a
+//     floating-point type, double when it is an integer), so f(60, ...) and f(60.0f, ...)
+//     both work and f(60.0L, ...) computes in long double.
+//  3. argument checks for durations and counts, in the style of detail/checks.hpp.
+#pragma once
+
+#include <chrono>
+#include <concepts>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include <cmath>
+
+#include "checks.hpp"
+
+namespace headroom {
+inline namespace v0 {
+namespace detail {
+
+// ---- number types ---------------------------------------------------------------------------
+
+/// A number a formula accepts: any arithmetic type except bool.
+template <class A>
+concept Arithmetic = std::is_arithmetic_v<A> && !std::same_as<std::remove_cv_t<A>, bool>;
+
+/// The floating type a formula computes in: A if A is floating point, otherwise double.
+template <class A>
+using real_t = std::conditional_t<std::is_floating_point_v<A>, A, double>;
+
+/// Seconds as a floating-point std::chrono duration of type T. Any std::chrono duration
+/// converts to it implicitly (1 min, 250 ms, ...).
+template <class T>
+using seconds_t = std::chrono::duration<T>;
+
+/// T in a non-deduced context: the other real parameters of a formula take the type deduced
+/// from its first one, and convert from any arithmetic argument.
+template <class T>
+using same_t = std::type_identity_t<T>;
+
+/// A seconds duration of type T in a non-deduced context: accepts any std::chrono duration.
+template <class T>
+using seconds_arg = std::chrono::duration<std::type_identity_t<T>>;
+
+namespace cxm {
+
+// ---- pure constexpr implementations (used during constant evaluation) ----------------------
+namespace impl {
+
+template <std::floating_point T>
+inline constexpr T ln2 = static_cast<T>(0.693147180559945309417232121458176568L);
+// Cody-Waite split of ln 2 (fdlibm): ln2_hi has 21 trailing zero bits, so k*ln2_hi is exact
+// for |k| < 2^21 in double and long double.
+template <std::floating_point T>
+inline constexpr T ln2_hi = static_cast<T>(6.93147180369123816490e-01);
+template <std::floating_point T>
+inline constexpr T ln2_lo = static_cast<T>(1.90821492927058770002e-10L);
+
+template <std::floating_point T>
+constexpr T quiet_nan() noexcept {
+  return std::numeric_limits<T>::quiet_NaN();
+}
+template <std::floating_point T>
+constexpr T infinity() noexcept {
+  return std::numeric_limits<T>::infinity();
+}
+
+/// 2^k for |k| within the exponent range of T, built by squaring (exact).
+template <std::floating_point T>
+constexpr T pow2(int k) noexcept {
+  T result = 1;
+  T base = k >= 0 ? T(2) : T(0.5);
+  unsigned n = k >= 0 ? static_cast<unsigned>(k) : static_cast<unsigned>(-k);
+  while (n != 0) {
+    if (n & 1u) result *= base;
+    base *= base;
+    n >>= 1;
+  }
+  return result;
+}
+
+/// x * 2^k without intermediate overflow or premature underflow.
+template <std::floating_point T>
+constexpr T scale2(T x, int k) noexcept {
+  const int half = k / 2;
+  return x * pow2<T>(half) * pow2<T>(k - half);
+}
+
+/// e^r for |r| <= ln2/2: its Taylor series to degree 30 (the last term is below 1e-50),
+/// in Horner form 1 + r(1 + r/2(1 + r/3(...))), summed from the smallest term.
+template <std::floating_point T>
+constexpr T exp_reduced(T r) noexcept {
+  T p = 1;
+  for (int n = 30; n >= 1; --n) p = T(1) + p * r / static_cast<T>(n);
+  return p;
+}
+
+template <std::floating_point T>
+constexpr T exp_any(T x) noexcept {
+  if (x != x) return x;
+  const T max_log = static_cast<T>(std::numeric_limits<T>::max_exponent) * ln2<T>;
+  const T min_log =
+      static_cast<T>(std::numeric_limits<T>::min_exponent - std::numeric_limits<T>::digits) *
+      ln2<T>;
+  if (x > max_log) return infinity<T>();
+  if (x < min_log) return T(0);
+  // k = round(x / ln 2); r = x - k ln 2 in [-ln2/2, ln2/2].
+  const T kf = x / ln2<T>;
+  const long long k = static_cast<long long>(kf < 0 ? kf - T(0.5) : kf + T(0.5));
+  const T kt = static_cast<T>(k);
+  const T r = (x - kt * ln2_hi<T>)-kt * ln2_lo<T>;
+  return scale2(exp_reduced(r), static_cast<int>(k));
+}
+
+template <std::floating_point T>
+constexpr T expm1_any(T x) noexcept {
+  if (x != x) return x;
+  if (x > -ln2<T> / 2 && x < ln2<T> / 2) {
+    // Series without the leading 1: no cancellation for small x.
+    T sum = x;
+    T term = x;
+    for (int n = 2; n < 64; ++n) {
+      term *= x / static_cast<T>(n);
+      const T next = sum + term;
+      if (next == sum) break;
+      sum = next;
+    }
+    return sum;
+  }
+  return exp_any(x) - T(1);
+}
+
+template <std::floating_point T>
+constexpr T log_any(T x) noexcept {
+  if (x != x || x < 0) return quiet_nan<T>();
+  if (x == 0) return -infinity<T>();
+  if (x == infinity<T>()) return x;
+  // x = m * 2^e with m in [sqrt(1/2), sqrt(2)); every scaling is by a power of two (exact).
+  int e = 0;
+  const T big = pow2<T>(32);
+  const T small = pow2<T>(-32);
+  while (x >= big) {
+    x *= small;
+    e += 32;
+  }
+  while (x < small) {
+    x *= big;
+    e -= 32;
+  }
+  while (x >= T(2)) {
+    x *= T(0.5);
+    ++e;
+  }
+  while (x < T(1)) {
+    x *= T(2);
+    --e;
+  }
+  const T sqrt2 = static_cast<T>(1.41421356237309504880168872420969808L);
+  if (x > sqrt2) {
+    x *= T(0.5);
+    ++e;
+  }
+  // log m = 2 atanh(s), s = (m-1)/(m+1), |s| <= 0.172: 2(s + s^3/3 + s^5/5 + ...).
+  const T s = (x - T(1)) / (x + T(1));
+  const T s2 = s * s;
+  T power = s;
+  T sum = s;
+  for (int n = 3; n < 200; n += 2) {
+    power *= s2;
+    const T next = sum + power / static_cast<T>(n);
+    if (next == sum) break;
+    sum = next;
+  }
+  const T et = static_cast<T>(e);
+  return et * ln2_hi<T> + (T(2) * sum + et * ln2_lo<T>);
+}
+
+template <std::floating_point T>
+constexpr T log1p_any(T x) noexcept {
+  if (x != x || x < T(-1)) return quiet_nan<T>();
+  const T u = T(1) + x;
+  if (u == T(1)) return x;
+  if (u == infinity<T>()) return u;
+  // Goldberg's correction: log(u) * x / (u - 1) cancels the rounding of 1 + x.
+  return log_any(u) * (x / (u - T(1)));
+}
+
+template <std::floating_point T>
+constexpr T sqrt_any(T x) noexcept {
+  if (x != x || x < 0) return quiet_nan<T>();
+  if (x == 0 || x == infinity<T>()) return x;
+  // Bring x into [1/4, 4) by powers of four (exact), then Newton from y = (1 + x) / 2.
+  T scale = 1;
+  const T four32 = pow2<T>(64);
+  while (x >= four32) {
+    x *= pow2<T>(-64);
+    scale *= pow2<T>(32);
+  }
+  while (x < pow2<T>(-64)) {
+    x *= four32;
+    scale *= pow2<T>(-32);
+  }
+  while (x >= T(4)) {
+    x *= T(0.25);
+    scale *= T(2);
+  }
+  while (x < T(0.25)) {
+    x *= T(4);
+    scale *= T(0.5);
+  }
+  T y = (T(1) + x) / T(2);
+  for (int i = 0; i < 100; ++i) {
+    const T next = T(0.5) * (y + x / y);
+    if (next == y) break;
+    y = next;
+  }
+  return y * scale;
+}
+
+// float is evaluated in double and rounded once: the reduction constants are not exact in
+// float, and double costs nothing here.
+template <std::floating_point T>
+constexpr T exp(T x) noexcept {
+  if constexpr (std::is_same_v<T, float>)
+    return static_cast<float>(exp_any(static_cast<double>(x)));
+  else
+    return exp_any(x);
+}
+template <std::floating_point T>
+constexpr T expm1(T x) noexcept {
+  if constexpr (std::is_same_v<T, float>)
+    return static_cast<float>(expm1_any(static_cast<double>(x)));
+  else
+    return expm1_any(x);
+}
+template <std::floating_point T>
+constexpr T log(T x) noexcept {
+  if constexpr (std::is_same_v<T, float>)
+    return static_cast<float>(log_any(static_cast<double>(x)));
+  else
+    return log_any(x);
+}
+template <std::floating_point T>
+constexpr T log1p(T x) noexcept {
+  if constexpr (std::is_same_v<T, float>)
+    return static_cast<float>(log1p_any(static_cast<double>(x)));
+  else
+    return log1p_any(x);
+}
+template <std::floating_point T>
+constexpr T sqrt(T x) noexcept {
+  if constexpr (std::is_same_v<T, float>)
+    return static_cast<float>(sqrt_any(static_cast<double>(x)));
+  else
+    return sqrt_any(x);
+}
+
+}  // namespace impl
+
+// ---- dispatchers: std:: at run time, the series in constant evaluation ---------------------
+
+template <std::floating_point T>
+[[nodiscard]] constexpr T exp(T x) noexcept {
+  if (std::is_constant_evaluated()) return impl::exp(x);
+  return std::exp(x);
+}
+template <std::floating_point T>
+[[nodiscard]] constexpr T expm1(T x) noexcept {
+  if (std::is_constant_evaluated()) return impl::expm1(x);
+  return std::expm1(x);
+}
+template <std::floating_point T>
+[[nodiscard]] constexpr T log(T x) noexcept {
+  if (std::is_constant_evaluated()) return impl::log(x);
+  return std::log(x);
+}
+template <std::floating_point T>
+[[nodiscard]] constexpr T log1p(T x) noexcept {
+  if (std::is_constant_evaluated()) return impl::log1p(x);
+  return std::log1p(x);
+}
+template <std::floating_point T>
+[[nodiscard]] constexpr T sqrt(T x) noexcept {
+  if (std::is_constant_evaluated()) return impl::sqrt(x);
+  return std::sqrt(x);
+}
+
+/// ln(1/(1-q)) = -log1p(-q): the number of mean lifetimes an exponential needs for a
+/// quota q (ln 10 for q = 0.9).
+template <std::floating_point T>
+[[nodiscard]] constexpr T quota_log(T q) noexcept {
+  return -log1p(-q);
+}
+
+/// Largest integer count the closed-form headers return (2^62: exact in double).
+inline constexpr std::int64_t max_count = std::int64_t{1} << 62;
+
+/// ceil(x) for finite x in [0, max_count], as an integer count; exact (no tolerance), so
+/// ceil(7.5) = 8 and ceil(8.0) = 8 as numpy's ceil does.
+template <std::floating_point T>
+[[nodiscard]] constexpr std::int64_t ceil_count(T x) noexcept {
+  const auto truncated = static_cast<std::int64_t>(x);
+  return static_cast<T>(truncated) < x ? truncated + 1 : truncated;
+}
+
+}  // namespace cxm
+
+// ---- checks on counts and durations ---------------------------------------------------------
+
+/// ceil(x) as a count, x a finite non-negative quotient; fails naming `name` when the count
+/// would exceed 2^62.
+template <std::floating_point T>
+constexpr std::int64_t require_ceil_count(const char* name, T quotient) {
+  if (!(quotient >= T(0) && quotient <= static_cast<T>(cxm::max_count)))
+    fail(name, quotient, "leads to a count outside [0, 2^62]");
+  return cxm::ceil_count(quotient);
+}
+
+/// An integer count that must be >= minimum.
+constexpr std::int64_t require_count_at_least(const char* name, std::int64_t value,
+                                              std::int64_t minimum) {
+  if (value < minimum) {
+    if (minimum == 0) fail(name, value, "must be >= 0");
+    if (minimum == 1) fail(name, value, "must be >= 1");
+    fail(name, value, "is below its minimum");
+  }
+  return value;
+}
+
+/// A duration (any std::chrono duration) that must be finite and >= 0; returns seconds.
+template <class T, class Rep, class Period>
+constexpr T require_non_negative_seconds(const char* name,
+                                         std::chrono::duration<Rep, Period> value) {
+  const T seconds = std::chrono::duration<T>(value).count();
+  if (!(is_finite(seconds) && seconds >= T(0)))
+    fail(name, std::chrono::duration<T>(value), "must be a finite duration >= 0");
+  return seconds;
+}
+
+/// A duration that must be finite and > 0; returns seconds.
+template <class T, class Rep, class Period>
+constexpr T require_positive_seconds(const char* name, std::chrono::duration<Rep, Period> value) {
+  const T seconds = std::chrono::duration<T>(value).count();
+  if (!(is_finite(seconds) && seconds > T(0)))
+    fail(name, std::chrono::duration<T>(value), "must be a finite duration > 0");
+  return seconds;
+}
+
+}  // namespace detail
+}  // namespace v0
+}  // namespace headroom
