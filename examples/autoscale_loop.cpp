@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+// An operator's control loop around headroom::autoscaler: every sync it reads a metric,
+// asks for a decision, logs the decision and its reason, and starts or stops replicas.
+// Here the cluster is simulated: replicas take 2 minutes to start, the load is a morning
+// ramp with a spike, and the controller reads vLLM-style in-flight requests per replica.
+#include <headroom/autoscaler.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+int main() {
+  using namespace std::chrono_literals;
+
+  // HPA-like configuration: target 51 in flight per replica (SPEC: rho* mu* W = 0.8 x 8 x 8),
+  // the Kubernetes default behavior (fast up, 300 s down window), 1..20 replicas.
+  headroom::autoscaler_config config;
+  config.min_replicas = 1;
+  config.max_replicas = 20;
+  config.metrics = {{"vllm:num_requests_running", headroom::metric_source::pods,
+                     headroom::metric_target_type::average_value, 51.0}};
+  config.behavior = headroom::scaling_behavior{};
+  config.sync_period = 15s;
+  const headroom::autoscaler controller(config);
+  headroom::autoscaler_state state = controller.initial_state();  // persist this to restart
+
+  const auto start_delay = 120s;
+  std::int32_t ready = 2;
+  std::vector<std::chrono::seconds> starting;  // when each requested replica becomes ready
+  std::vector<headroom::replica_sample> samples;
+
+  std::printf("%6s %8s %6s %9s %8s  %s\n", "t [s]", "load", "ready", "starting", "desired",
+              "reason");
+  for (auto t = 0s; t <= 900s; t += 15s) {
+    // Replicas whose start delay has elapsed become ready.
+    for (auto it = starting.begin(); it != starting.end();) {
+      if (*it <= t) {
+        ++ready;
+        it = starting.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    // The load (requests in flight across the fleet), spread over the ready replicas.
+    const double load = (t < 300s ? 80.0 + 0.6 * static_cast<double>(t.count()) : 260.0) +
+                        (t >= 450s && t < 540s ? 200.0 : 0.0);
+    samples.assign(static_cast<std::size_t>(ready),
+                   headroom::replica_sample{load / static_cast<double>(ready), true});
+    for (std::size_t i = 0; i < starting.size(); ++i) samples.push_back({0.0, false});
+    const headroom::metric_observation observation = headroom::observe_replicas(samples);
+
+    const auto decision = controller.step(
+        state, t,
+        headroom::autoscaler_input{
+            ready, static_cast<std::int32_t>(starting.size()), {&observation, 1}, {}, {}});
+    std::printf("%6lld %8.1f %6d %9zu %8d  %s\n", static_cast<long long>(t.count()), load, ready,
+                starting.size(), decision.desired_replicas,
+                std::string(headroom::to_string(decision.reason)).c_str());
+
+    // Act: start replicas (ready after the delay) or stop ready ones.
+    for (std::int32_t i = 0; i < decision.delta(); ++i) starting.push_back(t + start_delay);
+    for (std::int32_t i = 0; i > decision.delta(); --i) {
+      if (!starting.empty())
+        starting.pop_back();  // cancel one not yet ready first
+      else
+        --ready;
+    }
+  }
+  return 0;
+}
