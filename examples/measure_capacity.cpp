@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: Apache-2.0
+// Measuring a replica's capacity μ*, end to end, against a stub server.
+//
+// Replace `run_load_test` with a client that sends real requests at the schedule's times
+// (docs/capacity.md has the loop) and keep everything else: the open-loop schedule, the
+// outcome per request, conformance with its interval after the warm-up, the curve, μ*,
+// the search, and L* / replicas for the autoscaler.
+//
+// The stub is an M/M/1 queue (one request at a time, exponential prefill of mean 0.1 s, so
+// μ = 10 req/s) followed by a decode at 40 tokens/s, so its μ* has a closed form to compare
+// with: μ − ln(1/(1−q))/τ for a TTFT threshold τ (SPEC §1).
+#include <headroom/arrivals.hpp>
+#include <headroom/capacity.hpp>
+#include <headroom/queueing.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+namespace {
+
+using seconds_d = std::chrono::duration<double>;
+using namespace std::chrono_literals;
+
+constexpr double service_rate_per_s = 10.0;  // μ of the stub
+constexpr std::size_t output_tokens = 64;
+constexpr seconds_d decode_step = 0.025s;  // 40 tokens/s
+
+// One open-loop load test at `rate` req/s: `count` Poisson arrivals, the stub serves them.
+std::vector<headroom::request_outcome> run_load_test(double rate, std::size_t count,
+                                                     std::uint64_t seed) {
+  std::mt19937_64 engine(seed);
+  const auto schedule = headroom::poisson_schedule(rate, count, engine);
+  const headroom::exponential_gaps prefill(service_rate_per_s);
+  std::vector<headroom::request_outcome> outcomes;
+  outcomes.reserve(schedule.size());
+  seconds_d server_free = 0s;
+  for (const auto& intended : schedule) {
+    // A real client sends at `intended` (or late, if it falls behind: record when).
+    const seconds_d sent = intended;
+    const seconds_d start = std::max(sent, server_free);
+    server_free = start + prefill(engine);
+    outcomes.push_back({.intended_arrival = intended,
+                        .sent = sent,
+                        .first_token = server_free,
+                        .finished = server_free + decode_step * double(output_tokens - 1),
+                        .prompt_tokens = 256,
+                        .output_tokens = output_tokens,
+                        .error = false});
+  }
+  return outcomes;
+}
+
+}  // namespace
+
+int main() {
+  const headroom::slo objective{.ttft = 1s, .tpot = 0.05s};
+  const double quota = 0.9;
+  const std::size_t requests_per_point = 20000;
+
+  // 1. A sweep over a grid: conformance after a warm-up, with its 95 % Wilson interval.
+  std::printf("rate req/s   n      conformance  [Wilson 95 %%]      mean E2E s\n");
+  std::vector<headroom::capacity_point> curve;
+  for (const double rate : {5.0, 6.0, 7.0, 7.5, 8.0, 8.5, 9.0}) {
+    const auto outcomes = run_load_test(rate, requests_per_point, 42);
+    const auto estimate =
+        headroom::measure_conformance(outcomes, objective, {.warm_up = 60s, .cool_down = 10s});
+    curve.push_back({rate, estimate});
+    std::printf("%9.2f  %6zu   %8.4f    [%.4f, %.4f]   %8.3f\n", rate, estimate.n, estimate.share,
+                estimate.wilson_lower, estimate.wilson_upper, estimate.mean_latency.count());
+  }
+  const auto grid = headroom::find_capacity(curve, {.quota = quota});
+  const auto careful = headroom::find_capacity(
+      curve, {.quota = quota, .rule = headroom::capacity_rule::wilson_lower_bound});
+  const auto interpolated = headroom::find_capacity(curve, {.quota = quota, .interpolate = true});
+  const double closed_form = headroom::mm1_capacity(service_rate_per_s, objective.ttft, quota);
+  std::printf("\nmu* on the grid %.2f, by the Wilson lower bound %.2f, interpolated %.2f req/s\n",
+              grid.capacity_per_s.value_or(0.0), careful.capacity_per_s.value_or(0.0),
+              interpolated.capacity_per_s.value_or(0.0));
+  std::printf("M/M/1 closed form mu - ln10/tau = %.3f req/s%s\n", closed_form,
+              grid.monotone ? "" : "  (warning: the curve is not monotone)");
+
+  // 2. The search: bracket, then bisect, stopping where the interval cannot decide.
+  auto measure = [&](double rate) {
+    return headroom::measure_conformance(run_load_test(rate, requests_per_point, 7), objective,
+                                         {.warm_up = 60s, .cool_down = 10s});
+  };
+  const auto found = headroom::search_capacity(measure, {.quota = quota,
+                                                         .rate_low_per_s = 4.0,
+                                                         .rate_high_per_s = 8.0,
+                                                         .relative_tolerance = 0.01,
+                                                         .max_measurements = 16});
+  std::printf("\nsearch: %zu points, mu* in [%.3f, %.3f) req/s (%s)\n", found.measured.size(),
+              found.bracket_low_per_s, found.bracket_high_per_s,
+              found.reason == headroom::search_stop::converged   ? "converged"
+              : found.reason == headroom::search_stop::undecided ? "undecided: measure longer"
+                                                                 : "budget or range");
+  std::printf(
+      "(the Wilson interval treats requests as independent; a queue correlates them,\n"
+      " so near mu* it is too narrow: repeat with other seeds to see the real spread)\n");
+
+  // 3. From capacity to control: operate at ρ* = 0.8 of μ*.
+  const double mu_star = careful.capacity_per_s.value_or(0.0);
+  if (mu_star > 0.0) {
+    const double rho = 0.8;
+    // W̄ at the operating point: measure there.
+    const auto at_target = headroom::measure_conformance(
+        run_load_test(rho * mu_star, requests_per_point, 9), objective, {.warm_up = 60s});
+    std::printf(
+        "\noperating at rho* = %.1f: L* = rho* mu* W = %.2f in flight per replica; "
+        "60 req/s needs %lld replicas\n",
+        rho, headroom::target_concurrency(rho, mu_star, at_target.mean_latency),
+        static_cast<long long>(headroom::replicas_needed(60.0, rho, mu_star)));
+  }
+  return 0;
+}

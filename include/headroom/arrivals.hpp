@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: Apache-2.0
+// Arrival schedules for load tests: open loop (Poisson, gamma gaps by coefficient of
+// variation, constant rate, a linear ramp, trace replay) and a closed-loop population.
+//
+// Times are std::chrono::duration<double> seconds from the run's start. Every random
+// schedule is a function of the engine passed in (any std::uniform_random_bit_generator):
+// seed it and the schedule is reproducible. The variates come from detail/random.hpp,
+// not from std:: distributions (whose algorithms differ between standard libraries), so a
+// seeded std::mt19937_64 gives the same schedule with libstdc++, libc++ and MSVC.
+// Open versus closed loop, and why capacity is measured open loop: docs/arrivals.md. The
+// rate a closed loop offers, λ = N/(W + Z), is queueing.hpp's closed_loop_rate.
+#pragma once
+
+#include <chrono>
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <limits>
+#include <random>
+#include <span>
+#include <type_traits>
+#include <vector>
+
+#include "detail/checks.hpp"
+#include "detail/random.hpp"
+#include "error.hpp"
+#include "queueing.hpp"
+
+namespace headroom {
+inline namespace v0 {
+
+namespace detail {
+/// A gap of mean 1 and coefficient of variation cv >= 0: constant for cv = 0, standard
+/// exponential for cv = 1, otherwise Gamma(1/cv², cv²).
+template <std::uniform_random_bit_generator G>
+[[nodiscard]] inline double unit_mean_gap(G& engine, double cv) noexcept(noexcept(engine())) {
+  if (cv == 0.0) return 1.0;
+  if (cv == 1.0) return standard_exponential(engine);
+  const double shape = 1.0 / (cv * cv);
+  return standard_gamma(engine, shape) / shape;
+}
+}  // namespace detail
+
+/// An inter-arrival time sampler: s(engine) returns the next gap (seconds, >= 0) and
+/// s.rate_per_s() the mean arrival rate it produces (1 / mean gap).
+template <class S, class G>
+concept GapSampler = std::uniform_random_bit_generator<std::remove_cvref_t<G>> &&
+    requires(const S& sampler, G& engine) {
+  { sampler(engine) } -> std::convertible_to<std::chrono::duration<double>>;
+  { sampler.rate_per_s() } -> std::convertible_to<double>;
+};
+
+/// I.i.d. exponential gaps with mean 1/rate: a Poisson process of rate λ (req/s).
+/// Inverse transform −ln(U)/λ on a uniform built from the engine's bits.
+class exponential_gaps {
+ public:
+  /// rate_per_s: λ, finite and > 0.
+  constexpr explicit exponential_gaps(double rate_per_s)
+      : rate_per_s_(detail::require_positive("rate_per_s", rate_per_s)) {}
+  /// The next gap in seconds.
+  template <std::uniform_random_bit_generator G>
+  [[nodiscard]] std::chrono::duration<double> operator()(G& engine) const
+      noexcept(noexcept(engine())) {
+    return std::chrono::duration<double>(detail::standard_exponential(engine) / rate_per_s_);
+  }
+  /// λ in requests per second.
+  [[nodiscard]] constexpr double rate_per_s() const noexcept { return rate_per_s_; }
+
+ private:
+  double rate_per_s_;
+};
+
+/// I.i.d. gamma gaps with mean 1/λ and coefficient of variation cv (shape 1/cv², scale
+/// cv²/λ). cv = 1 is Poisson (and draws exactly what exponential_gaps draws), cv > 1
+/// burstier, cv < 1 smoother, cv = 0 constant gaps. vLLM's --burstiness is 1/cv².
+class gamma_gaps {
+ public:
+  /// rate_per_s: λ, finite and > 0; cv: finite and >= 0.
+  constexpr gamma_gaps(double rate_per_s, double cv)
+      : rate_per_s_(detail::require_positive("rate_per_s", rate_per_s)),
+        cv_(detail::require_non_negative("cv", cv)) {}
+  /// The gamma gaps with vLLM's burstiness parameter b = 1/cv² (b > 0, finite).
+  [[nodiscard]] static gamma_gaps from_burstiness(double rate_per_s, double burstiness) {
+    detail::require_positive("burstiness", burstiness);
+    return gamma_gaps(rate_per_s, 1.0 / std::sqrt(burstiness));
+  }
+  /// The next gap in seconds.
+  template <std::uniform_random_bit_generator G>
+  [[nodiscard]] std::chrono::duration<double> operator()(G& engine) const
+      noexcept(noexcept(engine())) {
+    return std::chrono::duration<double>(detail::unit_mean_gap(engine, cv_) / rate_per_s_);
+  }
+  /// λ in requests per second.
+  [[nodiscard]] constexpr double rate_per_s() const noexcept { return rate_per_s_; }
+  /// The coefficient of variation of the gaps (standard deviation / mean).
+  [[nodiscard]] constexpr double cv() const noexcept { return cv_; }
+  /// vLLM's burstiness, 1/cv² (infinite for constant gaps).
+  [[nodiscard]] constexpr double burstiness() const noexcept {
+    return cv_ == 0.0 ? std::numeric_limits<double>::infinity() : 1.0 / (cv_ * cv_);
+  }
+
+ private:
+  double rate_per_s_;
+  double cv_;
+};
+
+/// Constant gaps 1/λ: a deterministic (D) arrival process. Draws nothing from the engine.
+class constant_gaps {
+ public:
+  /// rate_per_s: λ, finite and > 0.
+  constexpr explicit constant_gaps(double rate_per_s)
+      : rate_per_s_(detail::require_positive("rate_per_s", rate_per_s)) {}
+  /// The gap, always 1/λ seconds.
+  template <class G>
+  [[nodiscard]] constexpr std::chrono::duration<double> operator()(G&) const noexcept {
+    return std::chrono::duration<double>(1.0 / rate_per_s_);
+  }
+  /// λ in requests per second.
+  [[nodiscard]] constexpr double rate_per_s() const noexcept { return rate_per_s_; }
+
+ private:
+  double rate_per_s_;
+};
+
+/// The first `count` arrival times of the renewal process with the sampler's gaps:
+/// t_k = start + gap_1 + ... + gap_(k+1), so the first arrival comes one gap after start,
+/// as in vLLM's benchmark before its rescaling. Deterministic for a seeded engine.
+template <class S, std::uniform_random_bit_generator G>
+requires GapSampler<S, G>
+[[nodiscard]] std::vector<std::chrono::duration<double>> open_loop_schedule(
+    const S& sampler, std::size_t count, G& engine,
+    std::chrono::duration<double> start = std::chrono::duration<double>::zero()) {
+  detail::require_finite("start", start.count());
+  std::vector<std::chrono::duration<double>> times;
+  times.reserve(count);
+  std::chrono::duration<double> t = start;
+  for (std::size_t i = 0; i < count; ++i) {
+    t += sampler(engine);
+    times.push_back(t);
+  }
+  return times;
+}
+
+/// `count` Poisson arrivals at rate λ (req/s) from start: open_loop_schedule with
+/// exponential_gaps. λ must be finite and > 0.
+template <std::uniform_random_bit_generator G>
+[[nodiscard]] std::vector<std::chrono::duration<double>> poisson_schedule(
+    double rate_per_s, std::size_t count, G& engine,
+    std::chrono::duration<double> start = std::chrono::duration<double>::zero()) {
+  return open_loop_schedule(exponential_gaps(rate_per_s), count, engine, start);
+}
+
+/// `count` arrivals with gamma gaps of mean 1/λ and coefficient of variation cv.
+template <std::uniform_random_bit_generator G>
+[[nodiscard]] std::vector<std::chrono::duration<double>> gamma_schedule(
+    double rate_per_s, double cv, std::size_t count, G& engine,
+    std::chrono::duration<double> start = std::chrono::duration<double>::zero()) {
+  return open_loop_schedule(gamma_gaps(rate_per_s, cv), count, engine, start);
+}
+
+/// `count` arrivals at exactly 1/λ apart, the first at start + 1/λ.
+[[nodiscard]] inline std::vector<std::chrono::duration<double>> constant_schedule(
+    double rate_per_s, std::size_t count,
+    std::chrono::duration<double> start = std::chrono::duration<double>::zero()) {
+  detail::require_positive("rate_per_s", rate_per_s);
+  detail::require_finite("start", start.count());
+  std::vector<std::chrono::duration<double>> times;
+  times.reserve(count);
+  for (std::size_t i = 0; i < count; ++i)
+    times.push_back(start + std::chrono::duration<double>(static_cast<double>(i + 1) / rate_per_s));
+  return times;
+}
+
+/// vLLM-compatible schedule (benchmarks/serve.py, no ramp-up): draws `count` gaps from the
+/// sampler, cumulates them, then multiplies every time by N/(λ·t_N) so the last arrival
+/// lands exactly at N/λ. The realised rate is then exactly λ, which hides the rate's
+/// sampling noise and makes the gaps dependent: it is not a Poisson process. Use it only
+/// to reproduce vLLM numbers; prefer open_loop_schedule otherwise.
+template <class S, std::uniform_random_bit_generator G>
+requires GapSampler<S, G>
+[[nodiscard]] std::vector<std::chrono::duration<double>> vllm_rescaled_schedule(const S& sampler,
+                                                                                std::size_t count,
+                                                                                G& engine) {
+  auto times = open_loop_schedule(sampler, count, engine);
+  if (times.empty() || times.back().count() <= 0.0) return times;
+  const double target_last_s =
+      static_cast<double>(count) / static_cast<double>(sampler.rate_per_s());
+  const double factor = target_last_s / times.back().count();
+  for (auto& t : times) t *= factor;
+  return times;
+}
+
+/// Arrivals of an inhomogeneous Poisson process whose rate moves linearly from
+/// rate_begin_per_s at 0 to rate_end_per_s at `duration`, over [0, duration). Built by time
+/// transform: unit-rate Poisson points s_i are mapped through the inverse of the
+/// cumulative rate Λ(t) = r0·t + (r1 − r0)·t²/(2T), t = 2s / (r0 + sqrt(r0² + 2(r1 − r0)s/T)).
+/// Rates finite and >= 0, not both 0; duration finite and > 0. The count is random.
+template <std::uniform_random_bit_generator G>
+[[nodiscard]] std::vector<std::chrono::duration<double>> linear_ramp_schedule(
+    double rate_begin_per_s, double rate_end_per_s, std::chrono::duration<double> duration,
+    G& engine) {
+  const double r0 = detail::require_non_negative("rate_begin_per_s", rate_begin_per_s);
+  const double r1 = detail::require_non_negative("rate_end_per_s", rate_end_per_s);
+  const double length_s = detail::require_positive("duration", duration.count());
+  if (r0 == 0.0 && r1 == 0.0)
+    detail::fail("rate_end_per_s", r1, "the ramp needs a positive rate at one end at least");
+  const double slope = (r1 - r0) / length_s;        // rate change per second
+  const double total = 0.5 * (r0 + r1) * length_s;  // Λ(T), the expected count
+  std::vector<std::chrono::duration<double>> times;
+  times.reserve(static_cast<std::size_t>(total + 4.0 * std::sqrt(total) + 8.0));
+  double s = 0.0;
+  for (;;) {
+    s += detail::standard_exponential(engine);
+    if (s >= total) break;
+    const double disc = r0 * r0 + 2.0 * slope * s;
+    const double t = 2.0 * s / (r0 + std::sqrt(disc > 0.0 ? disc : 0.0));
+    if (!(t < length_s)) break;
+    times.push_back(std::chrono::duration<double>(t));
+  }
+  return times;
+}
+
+namespace detail {
+inline void require_trace(std::span<const std::chrono::duration<double>> trace) {
+  if (trace.empty()) fail("trace.size()", 0, "the trace must hold at least one timestamp");
+  for (std::size_t i = 0; i < trace.size(); ++i) {
+    if (!is_finite(trace[i].count())) fail("trace[i]", trace[i], "must be a finite time");
+    if (i > 0 && trace[i] < trace[i - 1])
+      fail("trace[i]", trace[i], "timestamps must be sorted (non-decreasing)");
+  }
+}
+}  // namespace detail
+
+/// Replays a trace of arrival timestamps (sorted, finite, any origin) as a schedule
+/// relative to its first timestamp: t_i − t_0. Unsorted or NaN → invalid_argument.
+[[nodiscard]] inline std::vector<std::chrono::duration<double>> replay_schedule(
+    std::span<const std::chrono::duration<double>> trace) {
+  detail::require_trace(trace);
+  std::vector<std::chrono::duration<double>> times;
+  times.reserve(trace.size());
+  for (const auto& t : trace) times.push_back(t - trace.front());
+  return times;
+}
+
+/// Replays a trace time-scaled to a target mean rate: t'_i = (t_i − t_0)·(λ_trace/λ_target)
+/// with λ_trace = (n − 1)/(t_last − t_0). Keeps the trace's burst shape (its gaps' CV).
+/// Needs at least two distinct timestamps; target_rate_per_s finite and > 0.
+[[nodiscard]] inline std::vector<std::chrono::duration<double>> replay_schedule(
+    std::span<const std::chrono::duration<double>> trace, double target_rate_per_s) {
+  detail::require_positive("target_rate_per_s", target_rate_per_s);
+  detail::require_trace(trace);
+  const double span_s = (trace.back() - trace.front()).count();
+  if (!(span_s > 0.0))
+    detail::fail("trace.size()", trace.size(),
+                 "scaling to a rate needs at least two distinct timestamps");
+  const double trace_rate = static_cast<double>(trace.size() - 1) / span_s;
+  const double factor = trace_rate / target_rate_per_s;
+  std::vector<std::chrono::duration<double>> times;
+  times.reserve(trace.size());
+  for (const auto& t : trace) times.push_back((t - trace.front()) * factor);
+  return times;
+}
+
+/// The mean rate a schedule realises, (n − 1)/(t_last − t_first) in req/s: the estimator
+/// replay_schedule scales by. Needs two distinct, sorted, finite times.
+[[nodiscard]] inline double observed_rate_per_s(
+    std::span<const std::chrono::duration<double>> schedule) {
+  detail::require_trace(schedule);
+  const double span_s = (schedule.back() - schedule.front()).count();
+  if (!(span_s > 0.0))
+    detail::fail("schedule.size()", schedule.size(), "a rate needs two distinct timestamps");
+  return static_cast<double>(schedule.size() - 1) / span_s;
+}
+
+/// A closed-loop population: N users, each sending its next request a think time after
+/// the previous answer. Think times are gamma with the given mean and CV (1: exponential,
+/// 0: constant). Right only where the population really is fixed (docs/arrivals.md).
+class closed_loop_population {
+ public:
+  /// users > 0; mean_think_time finite and >= 0; think_cv finite and >= 0.
+  closed_loop_population(std::size_t users, std::chrono::duration<double> mean_think_time,
+                         double think_cv = 1.0)
+      : users_(users),
+        mean_think_time_(mean_think_time),
+        think_cv_(detail::require_non_negative("think_cv", think_cv)) {
+    if (users == 0) detail::fail("users", users, "must be > 0");
+    detail::require_non_negative("mean_think_time", mean_think_time.count());
+  }
+  /// One think time (seconds) drawn from the engine; always 0 when the mean is 0.
+  template <std::uniform_random_bit_generator G>
+  [[nodiscard]] std::chrono::duration<double> think_time(G& engine) const
+      noexcept(noexcept(engine())) {
+    if (mean_think_time_.count() == 0.0) return std::chrono::duration<double>::zero();
+    return mean_think_time_ * detail::unit_mean_gap(engine, think_cv_);
+  }
+  /// When a user whose answer arrived at `answered` sends its next request.
+  template <std::uniform_random_bit_generator G>
+  [[nodiscard]] std::chrono::duration<double> next_send(std::chrono::duration<double> answered,
+                                                        G& engine) const
+      noexcept(noexcept(engine())) {
+    return answered + think_time(engine);
+  }
+  /// Each user's first send time: one think time after 0 (staggers the start), N values.
+  template <std::uniform_random_bit_generator G>
+  [[nodiscard]] std::vector<std::chrono::duration<double>> first_sends(G& engine) const {
+    std::vector<std::chrono::duration<double>> times;
+    times.reserve(users_);
+    for (std::size_t i = 0; i < users_; ++i) times.push_back(think_time(engine));
+    return times;
+  }
+  /// The rate this population really offered when the run's mean sojourn was W: the
+  /// interactive response-time law N/(W + Z) req/s (queueing.hpp closed_loop_rate).
+  /// mean_sojourn finite and >= 0, W + Z > 0.
+  [[nodiscard]] double offered_rate_per_s(std::chrono::duration<double> mean_sojourn) const {
+    return closed_loop_rate(static_cast<double>(users_), mean_sojourn, mean_think_time_);
+  }
+  /// N, the number of users.
+  [[nodiscard]] std::size_t users() const noexcept { return users_; }
+  /// Z, the mean think time.
+  [[nodiscard]] std::chrono::duration<double> mean_think_time() const noexcept {
+    return mean_think_time_;
+  }
+  /// The think times' coefficient of variation.
+  [[nodiscard]] double think_cv() const noexcept { return think_cv_; }
+
+ private:
+  std::size_t users_;
+  std::chrono::duration<double> mean_think_time_;
+  double think_cv_;
+};
+
+}  // namespace v0
+}  // namespace headroom
