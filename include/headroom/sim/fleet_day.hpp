@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: Apache-2.0
+// The simulated day (SPEC §4): a fleet stepped at a fixed period (a minute by default) over
+// any traffic profile. It composes the library's real components and re-implements none:
+// the controller is headroom::autoscaler (configured to the seed's policy: scale up at once
+// counting replicas on their way, scale down only to the maximum of the last `window`
+// recommendations and only when none are on their way), the start delay is a
+// std::chrono duration (e.g. start_breakdown::start_time() from coldstart.hpp), replicas
+// needed follow queueing.hpp's ceil(λ/(ρ*μ*)) through the controller's AverageValue target,
+// and the cost per token is cost.hpp's C_hour/(3600·ν*·ρ̄). See docs/simulated-day.md.
+#pragma once
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include "../autoscaler.hpp"
+#include "../cost.hpp"
+#include "../detail/checks.hpp"
+#include "../error.hpp"
+#include "../queueing.hpp"
+
+namespace headroom {
+inline namespace v0 {
+namespace sim {
+
+// ============================================================================================
+// Traffic
+// ============================================================================================
+
+/// The seed's day, requests/s at `minute` in [0, 1440): 12 + 48·max(0, 1 − x²)², with
+/// x = (minute − 840)/300 (a polynomial afternoon hump from 12 to 60 req/s at 14:00), plus
+/// 30 req/s for the 20 minutes from 21:00. Evaluated in the seed's operation order, so the
+/// values are bit-identical to its numpy program.
+[[nodiscard]] constexpr double reference_day_rate(std::int32_t minute) {
+  if (minute < 0 || minute >= 1440) detail::fail("minute", minute, "must lie in [0, 1440)");
+  const double x = static_cast<double>(minute - 14 * 60) / 300.0;
+  const double hump = std::max(1.0 - x * x, 0.0);
+  double rate = 12.0 + 48.0 * (hump * hump);
+  if (minute >= 21 * 60 && minute < 21 * 60 + 20) rate += 30.0;
+  return rate;
+}
+
+/// The seed's whole day, 1440 per-minute rates in requests/s (see reference_day_rate).
+[[nodiscard]] inline std::vector<double> reference_day_traffic() {
+  std::vector<double> rates(1440);
+  for (std::int32_t m = 0; m < 1440; ++m)
+    rates[static_cast<std::size_t>(m)] = reference_day_rate(m);
+  return rates;
+}
+
+/// The outcome of reading a traffic CSV: the rates, or the first bad line and why.
+struct traffic_csv_result {
+  std::vector<double> rates_per_second;  ///< one per data row, in file order
+  std::size_t error_line = 0;            ///< 1-based line of the first error; 0 when ok
+  std::string error;                     ///< what is wrong with that line; empty when ok
+  /// true when the whole text was read without error and held at least one row.
+  [[nodiscard]] bool ok() const noexcept { return error_line == 0 && error.empty(); }
+};
+
+/// Reads a traffic profile: one row per step, the rate (requests/s) in the LAST
+/// comma-separated column; blank lines are skipped; the first non-blank line may be a header
+/// (its last field not a number). Rejects a non-numeric data row, a negative, NaN or
+/// infinite rate, and a text with no data row. Accepts "\r\n" line ends. Never throws for
+/// bad text: the error is in the result, with its line number.
+[[nodiscard]] inline traffic_csv_result parse_traffic_csv(std::string_view text) {
+  traffic_csv_result result;
+  auto fail_at = [&result](std::size_t line, std::string why) {
+    result.rates_per_second.clear();
+    result.error_line = line;
+    result.error = std::move(why);
+    return result;
+  };
+  auto trim = [](std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+      s.remove_suffix(1);
+    return s;
+  };
+  std::size_t line_number = 0;
+  bool seen_first = false;
+  while (!text.empty()) {
+    ++line_number;
+    const std::size_t end = text.find('\n');
+    const std::string_view line = trim(text.substr(0, end));
+    text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
+    if (line.empty()) continue;
+    const std::size_t comma = line.rfind(',');
+    std::string_view field = trim(comma == std::string_view::npos ? line : line.substr(comma + 1));
+    if (!field.empty() && field.front() == '+') field.remove_prefix(1);
+    double rate = 0.0;
+    const auto [ptr, ec] = std::from_chars(field.data(), field.data() + field.size(), rate);
+    const bool numeric = !field.empty() && ec == std::errc{} && ptr == field.data() + field.size();
+    const bool header_allowed = !seen_first;
+    seen_first = true;
+    if (!numeric) {
+      if (header_allowed) continue;  // a header line
+      return fail_at(line_number, "the last column is not a number: '" + std::string(field) + "'");
+    }
+    if (!detail::is_finite(rate))
+      return fail_at(line_number, "the rate is not finite: '" + std::string(field) + "'");
+    if (rate < 0.0)
+      return fail_at(line_number, "the rate is negative: '" + std::string(field) + "'");
+    result.rates_per_second.push_back(rate);
+  }
+  if (result.rates_per_second.empty())
+    return fail_at(line_number == 0 ? 1 : line_number, "no data row");
+  return result;
+}
+
+// ============================================================================================
+// Policies and configuration
+// ============================================================================================
+
+/// How the fleet is sized: a fixed count all day, or the autoscaler reacting to the traffic.
+enum class fleet_policy_kind : std::uint8_t { fixed, reactive };
+
+/// One way of running the day. A reactive policy waits start_time for each replica it asks
+/// for, keeps spare_replicas on top of every recommendation, and with look_ahead also reads
+/// the traffic one start time ahead (a calendar of announced events, a perfect forecast).
+struct fleet_policy {
+  fleet_policy_kind kind = fleet_policy_kind::reactive;  ///< fixed or reactive
+  std::int32_t fixed_replicas = 0;                       ///< fixed: replicas all day; >= 0
+  std::chrono::duration<double> start_time{0};           ///< reactive: request → ready; >= 0
+  std::int32_t spare_replicas = 0;  ///< reactive: reserve on every recommendation
+  bool look_ahead = false;          ///< reactive: also size for λ(t + T_start)
+};
+
+/// A fixed fleet of n replicas, ready all day.
+[[nodiscard]] inline fleet_policy fixed_fleet(std::int32_t replicas) {
+  return {fleet_policy_kind::fixed, replicas, {}, 0, false};
+}
+/// A reactive fleet whose replicas take start_time to become ready, with an optional reserve.
+[[nodiscard]] inline fleet_policy chase(std::chrono::duration<double> start_time,
+                                        std::int32_t spare_replicas = 0) {
+  return {fleet_policy_kind::reactive, 0, start_time, spare_replicas, false};
+}
+/// A reactive fleet that also reads the traffic one start time ahead (the calendar).
+[[nodiscard]] inline fleet_policy chase_with_calendar(std::chrono::duration<double> start_time,
+                                                      std::int32_t spare_replicas = 0) {
+  return {fleet_policy_kind::reactive, 0, start_time, spare_replicas, true};
+}
+
+/// The fleet and its economics. The controller wants every replica at
+/// target_utilisation × capacity_per_replica (ρ*μ*); it scales down only to the maximum of
+/// the last scale_down_window_steps recommendations (the seed: 5).
+struct fleet_day_config {
+  double capacity_per_replica = 8.0;  ///< μ*, requests/s one replica serves within the SLO; > 0
+  double target_utilisation = 0.8;    ///< ρ*, in (0, 1]
+  std::chrono::duration<double> step = std::chrono::minutes{1};  ///< the period; > 0
+  std::int32_t scale_down_window_steps = 5;  ///< recommendations the scale-down looks at; >= 1
+  std::int32_t max_replicas = 1'000'000;     ///< the controller's ceiling; >= 1
+  double price_per_replica_hour = 0.0;       ///< currency per replica-hour; >= 0 (0: no cost)
+  double tokens_per_request = 0.0;  ///< generated tokens per request; >= 0 (0: no token cost)
+};
+
+// ============================================================================================
+// Results
+// ============================================================================================
+
+/// One step of the day.
+struct fleet_step_record {
+  double arrivals_per_second = 0.0;  ///< traffic in this step, requests/s
+  std::int32_t ready = 0;            ///< replicas ready and serving
+  std::int32_t paid = 0;             ///< ready + starting (a starting replica is paid)
+  std::int32_t requested = 0;        ///< the controller's decision this step (fixed: the count)
+  double capacity_per_second = 0.0;  ///< ready × μ*
+  double excess_per_second = 0.0;    ///< max(0, arrivals − capacity): requests with no room
+  double backlog_requests = 0.0;     ///< queued requests at the step's end if excess carries over
+  scale_reason reason = scale_reason::desired_within_range;  ///< why the controller decided
+};
+
+/// The day in five numbers (the seed's columns) plus its cost.
+struct fleet_day_summary {
+  double replica_hours = 0.0;      ///< Σ paid × step, in hours (starting replicas are paid)
+  std::int64_t short_steps = 0;    ///< steps where ready capacity < arrivals
+  std::int64_t backlog_steps = 0;  ///< steps ending with a backlog when excess carries over
+  double over_share = 0.0;         ///< share of requests arriving with no room, in [0, 1]
+  double mean_use = 0.0;           ///< served / servable by ready replicas (0 if none ready)
+  double requests_served = 0.0;    ///< Σ min(arrivals, capacity) × step seconds
+  double cost = 0.0;               ///< replica_hours × price_per_replica_hour
+  /// Cost per million generated tokens, cost.hpp's C_hour/(3600·ν*·ρ̄) with ν* = μ*·tokens
+  /// per request and ρ̄ the use of the PAID replicas; empty without a price, a token count or
+  /// any request served.
+  std::optional<double> cost_per_million_tokens;
+  std::int32_t peak_paid = 0;  ///< the most replicas paid at once
+};
+
+// ============================================================================================
+// The simulator
+// ============================================================================================
+
+/// Runs days. Holds validated configuration and reusable buffers: running several policies
+/// (or the same policy many times) allocates nothing once the buffers have grown.
+class fleet_day_simulator {
+ public:
+  /// Validates the configuration (headroom::invalid_argument naming the field and value).
+  explicit fleet_day_simulator(fleet_day_config config) : config_(config) {
+    detail::require_positive("config.capacity_per_replica", config_.capacity_per_replica);
+    detail::require_unit_positive("config.target_utilisation", config_.target_utilisation);
+    if (!(config_.step.count() > 0.0 && detail::is_finite(config_.step.count())))
+      detail::fail("config.step", config_.step, "must be finite and > 0");
+    if (config_.scale_down_window_steps < 1)
+      detail::fail("config.scale_down_window_steps", config_.scale_down_window_steps,
+                   "must be >= 1");
+    if (config_.max_replicas < 1)
+      detail::fail("config.max_replicas", config_.max_replicas, "must be >= 1");
+    detail::require_non_negative("config.price_per_replica_hour", config_.price_per_replica_hour);
+    detail::require_non_negative("config.tokens_per_request", config_.tokens_per_request);
+    step_ms_ = std::chrono::round<std::chrono::milliseconds>(config_.step);
+    if (step_ms_.count() < 1) detail::fail("config.step", config_.step, "must be >= 1 ms");
+  }
+
+  /// The validated configuration.
+  [[nodiscard]] const fleet_day_config& config() const noexcept { return config_; }
+
+  /// The autoscaler configuration the reactive policies run with: one external metric, the
+  /// request rate, with an AverageValue target of ρ*μ* (so desired = ceil(λ/(ρ*μ*))), no
+  /// tolerance, no scale-up rate limit, a down window of scale_down_window_steps steps,
+  /// replicas on their way counted, scale-down held while any is starting, and the policy's
+  /// spare replicas as the reserve.
+  [[nodiscard]] autoscaler_config controller_config(const fleet_policy& policy) const {
+    autoscaler_config c;
+    c.min_replicas = 0;
+    c.max_replicas = config_.max_replicas;
+    c.metrics = {metric_spec{"requests_per_second", metric_source::external,
+                             metric_target_type::average_value,
+                             config_.target_utilisation * config_.capacity_per_replica}};
+    c.scale_up_tolerance = 0.0;
+    c.scale_down_tolerance = 0.0;
+    scaling_behavior behavior;
+    behavior.scale_up = scaling_rules{std::chrono::seconds{0}, select_policy::max, {}};
+    // The window covers the last N recommendations: ages 0, step, ..., (N-1)·step are
+    // younger than N·step (a behavior counts a recommendation iff its age < window).
+    behavior.scale_down = scaling_rules{
+        std::chrono::ceil<std::chrono::seconds>(step_ms_ * config_.scale_down_window_steps),
+        select_policy::max,
+        {}};
+    c.behavior = behavior;
+    c.sync_period = step_ms_;
+    c.count_starting_replicas = true;
+    c.hold_scale_down_while_starting = true;
+    c.reserve_replicas = policy.spare_replicas;
+    return c;
+  }
+
+  /// Steps a replica takes to become ready: ceil(start_time / step) (0: ready at once).
+  [[nodiscard]] std::int64_t start_delay_steps(const fleet_policy& policy) const {
+    const double start = policy.start_time.count();
+    if (!(start >= 0.0 && detail::is_finite(start)))
+      detail::fail("policy.start_time", policy.start_time, "must be finite and >= 0");
+    // Round away float noise (8 min / 1 min is 8, not 8.000000000000002 → 9).
+    const double steps = start / config_.step.count();
+    const double nearest = std::round(steps);
+    return static_cast<std::int64_t>(std::abs(steps - nearest) < 1e-9 ? nearest : std::ceil(steps));
+  }
+
+  /// Runs one day over `traffic_per_second` (one rate per step, each finite and >= 0, at
+  /// least one) and returns its summary; with `trace`, also every step (resized to fit).
+  /// The initial fleet is what the first step's traffic asks for, as in the seed.
+  [[nodiscard]] fleet_day_summary run(std::span<const double> traffic_per_second,
+                                      const fleet_policy& policy,
+                                      std::vector<fleet_step_record>* trace = nullptr) {
+    if (traffic_per_second.empty())
+      detail::fail("traffic_per_second.size()", std::size_t{0}, "needs at least one step");
+    for (std::size_t i = 0; i < traffic_per_second.size(); ++i)
+      if (!(traffic_per_second[i] >= 0.0 && detail::is_finite(traffic_per_second[i])))
+        detail::fail("traffic_per_second[i]", traffic_per_second[i], "must be finite and >= 0");
+    if (policy.kind == fleet_policy_kind::fixed && policy.fixed_replicas < 0)
+      detail::fail("policy.fixed_replicas", policy.fixed_replicas, "must be >= 0");
+    if (policy.spare_replicas < 0)
+      detail::fail("policy.spare_replicas", policy.spare_replicas, "must be >= 0");
+
+    const std::size_t steps = traffic_per_second.size();
+    ready_.assign(steps, 0);
+    paid_.assign(steps, 0);
+    requested_.assign(steps, 0);
+    reasons_.assign(steps, scale_reason::desired_within_range);
+    if (policy.kind == fleet_policy_kind::fixed) {
+      std::fill(ready_.begin(), ready_.end(), policy.fixed_replicas);
+      std::fill(paid_.begin(), paid_.end(), policy.fixed_replicas);
+      std::fill(requested_.begin(), requested_.end(), policy.fixed_replicas);
+    } else {
+      run_reactive(traffic_per_second, policy);
+    }
+    return summarise(traffic_per_second, trace);
+  }
+
+ private:
+  fleet_day_config config_;
+  std::chrono::milliseconds step_ms_{60'000};
+  std::vector<std::int32_t> ready_, paid_, requested_;
+  std::vector<scale_reason> reasons_;
+  std::vector<std::int32_t> becoming_ready_;  // replicas that turn ready at each step
+
+  void run_reactive(std::span<const double> traffic, const fleet_policy& policy) {
+    const std::size_t steps = traffic.size();
+    const std::int64_t delay = start_delay_steps(policy);
+    const autoscaler controller(controller_config(policy));
+    becoming_ready_.assign(steps + static_cast<std::size_t>(delay) + 1, 0);
+
+    // The first fleet is what the first minute asks for (the seed: servono(arrivi[0]) +
+    // reserve); the history starts as five copies of it: seed it one step before t0, so the
+    // first window holds it and the steps since.
+    const std::int64_t first =
+        replicas_needed(traffic[0], config_.target_utilisation, config_.capacity_per_replica) +
+        policy.spare_replicas;
+    std::int32_t ready =
+        static_cast<std::int32_t>(std::min<std::int64_t>(first, config_.max_replicas));
+    std::int32_t starting = 0;
+    autoscaler_state state = controller.initial_state(-step_ms_, ready);
+
+    metric_observation now_obs[1];
+    metric_observation ahead_obs[1];
+    for (std::size_t m = 0; m < steps; ++m) {
+      const std::int32_t arrived = becoming_ready_[m];
+      ready += arrived;
+      starting -= arrived;
+
+      now_obs[0] = observe_total(traffic[m]);
+      autoscaler_input input;
+      input.ready_replicas = ready;
+      input.starting_replicas = starting;
+      input.metrics = now_obs;
+      if (policy.look_ahead) {
+        const std::size_t ahead = std::min(m + static_cast<std::size_t>(delay), steps - 1);
+        ahead_obs[0] = observe_total(traffic[ahead]);
+        input.forecast = ahead_obs;
+      }
+      const auto now = step_ms_ * static_cast<std::int64_t>(m);
+      const autoscaler_decision decision = controller.step(state, now, input);
+      std::int32_t delta = decision.desired_replicas - (ready + starting);
+      if (delta > 0) {
+        if (delay == 0) {
+          ready += delta;
+        } else {
+          starting += delta;
+          becoming_ready_[m + static_cast<std::size_t>(delay)] += delta;
+        }
+      } else if (delta < 0) {
+        // Cancel replicas still starting first (the latest requests), then stop ready ones.
+        for (std::size_t k = becoming_ready_.size(); delta < 0 && k-- > m + 1;) {
+          const std::int32_t cancel = std::min(becoming_ready_[k], -delta);
+          becoming_ready_[k] -= cancel;
+          starting -= cancel;
+          delta += cancel;
+        }
+        ready += delta;
+      }
+      ready_[m] = ready;
+      paid_[m] = ready + starting;
+      requested_[m] = decision.desired_replicas;
+      reasons_[m] = decision.reason;
+    }
+  }
+
+  fleet_day_summary summarise(std::span<const double> traffic,
+                              std::vector<fleet_step_record>* trace) const {
+    const std::size_t steps = traffic.size();
+    const double mu = config_.capacity_per_replica;
+    const double step_seconds = config_.step.count();
+    if (trace) trace->resize(steps);
+    fleet_day_summary s;
+    double paid_total = 0.0, over = 0.0, arrivals = 0.0, served = 0.0, capacity_total = 0.0;
+    double backlog = 0.0;
+    for (std::size_t m = 0; m < steps; ++m) {
+      const double capacity = static_cast<double>(ready_[m]) * mu;
+      const double excess = std::max(traffic[m] - capacity, 0.0);
+      paid_total += static_cast<double>(paid_[m]);
+      s.peak_paid = std::max(s.peak_paid, paid_[m]);
+      over += excess;
+      arrivals += traffic[m];
+      served += std::min(traffic[m], capacity);
+      capacity_total += capacity;
+      if (excess > 0.0) ++s.short_steps;
+      backlog = std::max(0.0, backlog + (traffic[m] - capacity) * step_seconds);
+      if (backlog > 0.0) ++s.backlog_steps;
+      if (trace) {
+        (*trace)[m] = fleet_step_record{traffic[m], ready_[m], paid_[m], requested_[m],
+                                        capacity,   excess,    backlog,  reasons_[m]};
+      }
+    }
+    s.replica_hours = paid_total * step_seconds / 3600.0;
+    s.over_share = arrivals > 0.0 ? over / arrivals : 0.0;
+    s.mean_use = capacity_total > 0.0 ? served / capacity_total : 0.0;
+    s.requests_served = served * step_seconds;
+    s.cost = fleet_cost(s.replica_hours, config_.price_per_replica_hour);
+    if (config_.price_per_replica_hour > 0.0 && config_.tokens_per_request > 0.0 && served > 0.0) {
+      // ρ̄ over what was paid for: served / (paid replicas × μ*), per step summed.
+      const double paid_use = served / (paid_total * mu);
+      s.cost_per_million_tokens = cost_per_million_tokens(
+          config_.price_per_replica_hour, mu * config_.tokens_per_request, paid_use);
+    }
+    return s;
+  }
+};
+
+}  // namespace sim
+}  // namespace v0
+}  // namespace headroom

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <headroom/sim/fleet_day.hpp>
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace {
+namespace sim = headroom::sim;
+using namespace std::chrono_literals;
+
+// Rounds as the seed's f-strings do ({:7.1f}, {:8.2%}), to compare at the printed digits.
+std::string printed(double value, int decimals) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  return buffer;
+}
+}  // namespace
+
+TEST_SUITE("fleet_day") {
+  TEST_CASE("fleet_day: the reference traffic is the seed's formula") {
+    // 14:00 is the top of the hump: x = 0 → 12 + 48 = 60 req/s.
+    CHECK(sim::reference_day_rate(840) == 60.0);
+    // 09:00: x = (540 − 840)/300 = −1 → 12 req/s; 00:00: x = −2.8 → clipped → 12.
+    CHECK(sim::reference_day_rate(540) == 12.0);
+    CHECK(sim::reference_day_rate(0) == 12.0);
+    // 11:30: x = −0.5 → 12 + 48·0.75² = 39 req/s.
+    CHECK(sim::reference_day_rate(690) == doctest::Approx(39.0).epsilon(1e-15));
+    // 21:00–21:19 add 30 to the base of 12; 20:59 and 21:20 do not.
+    CHECK(sim::reference_day_rate(1260) == 42.0);
+    CHECK(sim::reference_day_rate(1279) == 42.0);
+    CHECK(sim::reference_day_rate(1259) == 12.0);
+    CHECK(sim::reference_day_rate(1280) == 12.0);
+    CHECK(sim::reference_day_traffic().size() == 1440);
+    CHECK_THROWS_AS((void)sim::reference_day_rate(1440), headroom::invalid_argument);
+  }
+
+  TEST_CASE("fleet_day: the five policies reproduce the seed's published table") {
+    // The seed (000_*.txt, "Il tempo di accendere") prints, for μ* = 8, target 80 %,
+    // window 5, starts of 1 and 8 minutes, 3 spare replicas:
+    //   politica                       ore minuti in fila   oltre    uso
+    //   sempre al picco              192.0      0       0   0.00%  36.1%
+    //   insegue, avvio in 1 min       94.4      1       2   0.08%  73.5%
+    //   insegue, avvio in 8 min       94.4      8      20   0.63%  74.3%
+    //   8 min, 3 repliche di scorta  166.4      8       8   0.05%  42.0%
+    //   8 min, col calendario         96.1      0       0   0.00%  73.4%
+    struct expected {
+      sim::fleet_policy policy;
+      const char* hours;
+      long long short_minutes, queued_minutes;
+      const char* over_percent;
+      const char* use_percent;
+    };
+    const expected table[] = {
+        {sim::fixed_fleet(8), "192.0", 0, 0, "0.00", "36.1"},
+        {sim::chase(1min), "94.4", 1, 2, "0.08", "73.5"},
+        {sim::chase(8min), "94.4", 8, 20, "0.63", "74.3"},
+        {sim::chase(8min, 3), "166.4", 8, 8, "0.05", "42.0"},
+        {sim::chase_with_calendar(8min), "96.1", 0, 0, "0.00", "73.4"},
+    };
+    const auto traffic = sim::reference_day_traffic();
+    sim::fleet_day_simulator simulator({});
+    for (const auto& row : table) {
+      const auto s = simulator.run(traffic, row.policy);
+      CHECK(printed(s.replica_hours, 1) == row.hours);
+      CHECK(s.short_steps == row.short_minutes);
+      CHECK(s.backlog_steps == row.queued_minutes);
+      CHECK(printed(100.0 * s.over_share, 2) == row.over_percent);
+      CHECK(printed(100.0 * s.mean_use, 1) == row.use_percent);
+    }
+    // "always at peak" is 8 replicas: ceil(60/8) with no margin; 8 × 24 h = 192 replica-hours.
+    CHECK(static_cast<int>(std::ceil(60.0 / 8.0)) == 8);
+  }
+
+  TEST_CASE("fleet_day: the 21:00 event asks for 2 then 7 replicas") {
+    // The seed: "repliche chieste: 2 alle 20:59, 7 alle 21:00": ceil(12/6.4) = 2,
+    // ceil(42/6.4) = ceil(6.5625) = 7.
+    const auto traffic = sim::reference_day_traffic();
+    CHECK(headroom::replicas_needed(traffic[1259], 0.8, 8.0) == 2);
+    CHECK(headroom::replicas_needed(traffic[1260], 0.8, 8.0) == 7);
+    // The chasing controller asks for exactly that at 21:00 (7 requested, 5 of them new).
+    sim::fleet_day_simulator simulator({});
+    std::vector<sim::fleet_step_record> trace;
+    (void)simulator.run(traffic, sim::chase(8min), &trace);
+    CHECK(trace[1259].requested == 2);
+    CHECK(trace[1260].requested == 7);
+    CHECK(trace[1260].ready == 2);
+    CHECK(trace[1260].paid == 7);
+    // Ready eight minutes later, at 21:08.
+    CHECK(trace[1267].ready == 2);
+    CHECK(trace[1268].ready == 7);
+  }
+
+  TEST_CASE("fleet_day: a hand-traced small day") {
+    // μ* = 8, ρ* = 0.5 → 4 req/s per replica; window 2 steps; start 2 minutes.
+    // traffic 4, 4, 12, 12, 12, 4, 4, 4, 4 req/s:
+    //   m0–1: ceil(4/4) = 1 replica, held.
+    //   m2: ceil(12/4) = 3 > 1 → 2 requested, ready at m4; ready 1, paid 3; 8 < 12: short.
+    //   m3: 3 = 1 ready + 2 starting → hold; short again.
+    //   m4: the 2 arrive: ready 3.
+    //   m5: desired 1, window {3 (m4), 1 (m5)} → max 3: held (stabilised).
+    //   m6: window {1, 1} → down to 1.
+    // paid = 1+1+3+3+3+3+1+1+1 = 17 replica-minutes = 17/60 h.
+    // short steps: m2, m3. backlog: m2 (12−8)·60 = 240, m3 480, m4 480 + (12−24)·60 < 0 → 0.
+    // over share: (4 + 4)/60. served 4+4+8+8+12+4+4+4+4 = 52 over capacity 8·13 = 104 → 0.5.
+    sim::fleet_day_config config;
+    config.capacity_per_replica = 8.0;
+    config.target_utilisation = 0.5;
+    config.scale_down_window_steps = 2;
+    sim::fleet_day_simulator simulator(config);
+    const std::vector<double> traffic = {4, 4, 12, 12, 12, 4, 4, 4, 4};
+    std::vector<sim::fleet_step_record> trace;
+    const auto s = simulator.run(traffic, sim::chase(2min), &trace);
+    const int ready[] = {1, 1, 1, 1, 3, 3, 1, 1, 1};
+    const int paid[] = {1, 1, 3, 3, 3, 3, 1, 1, 1};
+    REQUIRE(trace.size() == 9);
+    for (std::size_t m = 0; m < 9; ++m) {
+      CAPTURE(m);
+      CHECK(trace[m].ready == ready[m]);
+      CHECK(trace[m].paid == paid[m]);
+    }
+    CHECK(trace[5].reason == headroom::scale_reason::scale_down_stabilized);
+    CHECK(s.replica_hours == doctest::Approx(17.0 / 60.0));
+    CHECK(s.short_steps == 2);
+    CHECK(s.backlog_steps == 2);
+    CHECK(trace[3].backlog_requests == doctest::Approx(480.0));
+    CHECK(s.over_share == doctest::Approx(8.0 / 60.0));
+    CHECK(s.mean_use == doctest::Approx(0.5));
+    CHECK(s.peak_paid == 3);
+  }
+
+  TEST_CASE("fleet_day: no scale-down while replicas are on their way") {
+    // Start 3 steps, window 1. m0: 1 replica (4/4). m1: 12 → 3, two starting until m4.
+    // m2: traffic drops to 0 → desired 0, but two are starting: hold at 3 paid, 1 ready.
+    // m4: they arrive; desired 0 → scale to 0 at once (window 1).
+    sim::fleet_day_config config;
+    config.target_utilisation = 0.5;
+    config.scale_down_window_steps = 1;
+    sim::fleet_day_simulator simulator(config);
+    const std::vector<double> traffic = {4, 12, 0, 0, 0, 0};
+    std::vector<sim::fleet_step_record> trace;
+    (void)simulator.run(traffic, sim::chase(3min), &trace);
+    CHECK(trace[2].paid == 3);
+    CHECK(trace[2].ready == 1);
+    CHECK(trace[2].reason == headroom::scale_reason::waiting_for_starting);
+    CHECK(trace[3].paid == 3);
+    CHECK(trace[4].paid == 0);
+    CHECK(trace[5].paid == 0);
+  }
+
+  TEST_CASE("fleet_day: cost per million tokens follows cost.hpp's worked number") {
+    // One replica, μ* = 8 req/s, 320 tokens per request → ν* = 2560 tokens/s; fully used for
+    // an hour at 2 per hour: 2 / 9.216e6 tokens = 0.217 per million (SPEC §5).
+    sim::fleet_day_config config;
+    config.capacity_per_replica = 8.0;
+    config.price_per_replica_hour = 2.0;
+    config.tokens_per_request = 320.0;
+    sim::fleet_day_simulator simulator(config);
+    const std::vector<double> traffic(60, 8.0);
+    const auto full = simulator.run(traffic, sim::fixed_fleet(1));
+    REQUIRE(full.cost_per_million_tokens.has_value());
+    CHECK(*full.cost_per_million_tokens == doctest::Approx(2.0 / 9.216).epsilon(1e-12));
+    CHECK(full.cost == doctest::Approx(2.0));
+    // Three replicas for the same traffic: use 1/3, three times the price per token.
+    const auto idle = simulator.run(traffic, sim::fixed_fleet(3));
+    CHECK(*idle.cost_per_million_tokens == doctest::Approx(3 * 2.0 / 9.216).epsilon(1e-12));
+    // Without a price there is no token cost.
+    sim::fleet_day_simulator free_fleet({});
+    CHECK_FALSE(free_fleet.run(traffic, sim::fixed_fleet(1)).cost_per_million_tokens);
+  }
+
+  TEST_CASE("fleet_day: the traffic CSV reader") {
+    auto ok = sim::parse_traffic_csv("minute,rate\n0,1.5\n1, 2\r\n\n2,3e1\n");
+    REQUIRE(ok.ok());
+    CHECK(ok.rates_per_second == std::vector<double>{1.5, 2.0, 30.0});
+    // A single column without a header.
+    CHECK(sim::parse_traffic_csv("4\n5\n").rates_per_second == std::vector<double>{4, 5});
+    // Errors carry the 1-based line.
+    auto bad = sim::parse_traffic_csv("minute,rate\n0,1\n1,abc\n");
+    CHECK_FALSE(bad.ok());
+    CHECK(bad.error_line == 3);
+    CHECK(bad.rates_per_second.empty());
+    auto negative = sim::parse_traffic_csv("0,1\n1,-2\n");
+    CHECK(negative.error_line == 2);
+    CHECK(negative.error.find("negative") != std::string::npos);
+    CHECK(sim::parse_traffic_csv("0,nan\n").error_line == 1);
+    CHECK(sim::parse_traffic_csv("0,inf\n").error_line == 1);
+    // A header alone, or nothing, is no traffic.
+    CHECK_FALSE(sim::parse_traffic_csv("minute,rate\n").ok());
+    CHECK_FALSE(sim::parse_traffic_csv("").ok());
+    // Only the first line may be a header.
+    CHECK(sim::parse_traffic_csv("a,b\nc,d\n").error_line == 2);
+  }
+
+  TEST_CASE("fleet_day: bad configuration and traffic are rejected by name") {
+    sim::fleet_day_config config;
+    config.capacity_per_replica = 0.0;
+    CHECK_THROWS_WITH_AS(sim::fleet_day_simulator{config},
+                         doctest::Contains("config.capacity_per_replica"),
+                         headroom::invalid_argument);
+    config = {};
+    config.target_utilisation = 1.5;
+    CHECK_THROWS_AS(sim::fleet_day_simulator{config}, headroom::invalid_argument);
+    config = {};
+    config.scale_down_window_steps = 0;
+    CHECK_THROWS_AS(sim::fleet_day_simulator{config}, headroom::invalid_argument);
+    config = {};
+    config.step = std::chrono::duration<double>(std::numeric_limits<double>::quiet_NaN());
+    CHECK_THROWS_AS(sim::fleet_day_simulator{config}, headroom::invalid_argument);
+
+    sim::fleet_day_simulator simulator({});
+    const std::vector<double> empty;
+    CHECK_THROWS_AS((void)simulator.run(empty, sim::chase(1min)), headroom::invalid_argument);
+    const std::vector<double> negative = {1.0, -1.0};
+    CHECK_THROWS_WITH_AS((void)simulator.run(negative, sim::chase(1min)),
+                         doctest::Contains("traffic_per_second"), headroom::invalid_argument);
+    const std::vector<double> fine = {1.0};
+    CHECK_THROWS_AS((void)simulator.run(fine, sim::chase(-1min)), headroom::invalid_argument);
+    CHECK_THROWS_AS((void)simulator.run(fine, sim::fixed_fleet(-1)), headroom::invalid_argument);
+  }
+
+  TEST_CASE("fleet_day: a zero start delay makes requested replicas ready in the same step") {
+    sim::fleet_day_simulator simulator({});
+    const std::vector<double> traffic = {6.4, 64.0, 64.0};
+    std::vector<sim::fleet_step_record> trace;
+    const auto s = simulator.run(traffic, sim::chase(0min), &trace);
+    // ceil(64/6.4) = 10 ready at once; capacity 80 ≥ 64: never short.
+    CHECK(trace[1].ready == 10);
+    CHECK(s.short_steps == 0);
+  }
+}
