@@ -4,3 +4,25 @@
 
 #include "error.hpp"
 #include "version.hpp"
+
+// measurements
+#include "arrivals.hpp"
+#include "capacity.hpp"
+#include "queueing.hpp"
+
+// decisions
+#include "autoscaler.hpp"
+#include "coldstart.hpp"
+
+// prices
+#include "cost.hpp"
+#include "roofline.hpp"
+
+// placement
+#include "scheduler.hpp"
+
+// integration
+#include "prometheus.hpp"
+
+// composition
+#include "sim/fleet_day.hpp"

@@ -11,7 +11,7 @@
 TEST_SUITE("error") {
   using headroom::detail::fail;
 
-  TEST_CASE("invalid_argument names the parameter and the value") {
+  TEST_CASE("error: invalid_argument names the parameter and the value") {
     try {
       fail("quota", 1.5, "must lie in the open interval (0, 1)");
       FAIL("fail() returned");
@@ -21,11 +21,11 @@ TEST_SUITE("error") {
     }
   }
 
-  TEST_CASE("invalid_argument is a std::invalid_argument") {
+  TEST_CASE("error: invalid_argument is a std::invalid_argument") {
     CHECK_THROWS_AS(fail("n", 3, "x"), std::invalid_argument);
   }
 
-  TEST_CASE("values render: NaN, infinities, integers, durations, strings, booleans") {
+  TEST_CASE("error: values render: NaN / infinities / integers / durations / strings / booleans") {
     auto message_of = [](auto value) {
       try {
         fail("p", value, "r");
@@ -43,7 +43,8 @@ TEST_SUITE("error") {
     CHECK(message_of(true) == "p = true: r");
   }
 
-  TEST_CASE("checks accept good values and reject NaN, infinities and out-of-range values") {
+  TEST_CASE(
+      "error: checks accept good values and reject NaN / infinities and out-of-range values") {
     using namespace headroom::detail;
     const double nan = std::numeric_limits<double>::quiet_NaN();
     const double inf = std::numeric_limits<double>::infinity();
@@ -66,7 +67,7 @@ TEST_SUITE("error") {
     CHECK_THROWS_AS(require_unit_below_one("d", 1.0), headroom::invalid_argument);
   }
 
-  TEST_CASE("checks are usable in constant expressions when they pass") {
+  TEST_CASE("error: checks are usable in constant expressions when they pass") {
     static_assert(headroom::detail::require_positive("x", 3.0) == 3.0);
     static_assert(headroom::detail::require_open_unit("q", 0.5) == 0.5);
     static_assert(!headroom::detail::is_finite(std::numeric_limits<double>::infinity()));

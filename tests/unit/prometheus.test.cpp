@@ -229,7 +229,7 @@ TEST_SUITE("prometheus") {
     }
   }
 
-  TEST_CASE("prometheus: whitespace, empty label sets, trailing commas, comments") {
+  TEST_CASE("prometheus: whitespace / empty label sets / trailing commas / comments") {
     const std::string_view text =
         "  \t\n"
         "   # TYPE  spaced  gauge \n"
@@ -399,7 +399,7 @@ TEST_SUITE("prometheus") {
     }
   }
 
-  TEST_CASE("prometheus: the expfmt fuzz corpus, valid and invalid") {
+  TEST_CASE("prometheus: the expfmt fuzz corpus / valid and invalid") {
     for (std::string_view name : {"from_test_parse_0", "from_test_parse_1", "from_test_parse_2",
                                   "from_test_parse_3", "from_test_parse_4", "minimal"}) {
       const std::string text = read_fixture("prometheus_common_fuzz/" + std::string(name));
@@ -477,7 +477,7 @@ TEST_SUITE("prometheus") {
           E::missing_final_newline);
   }
 
-  TEST_CASE("prometheus: vLLM V1 page (DeepSeek, spec decode, one engine)") {
+  TEST_CASE("prometheus: vLLM V1 page (DeepSeek / spec decode / one engine)") {
     const std::string text = read_fixture("vllm_v1_deepseek_specdecode.txt");
     const prom::page p = prom::parse(text, {prom::parse_mode::strict, true});
     REQUIRE(p.ok());
@@ -525,7 +525,7 @@ TEST_SUITE("prometheus") {
     CHECK(*prom::ttft_quantile(p, prom::vllm_preset, 0.99, model) == doctest::Approx(515.2));
   }
 
-  TEST_CASE("prometheus: vLLM V0 page without a final newline, old and new KV names") {
+  TEST_CASE("prometheus: vLLM V0 page without a final newline / old and new KV names") {
     const std::string text = read_fixture("vllm_v0_mixed_datadog.txt");
     REQUIRE(text.back() != '\n');  // README: "the file has no trailing newline"
     const prom::page p = prom::parse(text);
