@@ -26,3 +26,4 @@
 
 // composition
 #include "sim/fleet_day.hpp"
+#include "sim/replica.hpp"

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: Apache-2.0
+// The capacity curve of one replica before renting a GPU: a simulated continuous-batching
+// replica (sim/replica.hpp) swept over open-loop Poisson rates, read by capacity.hpp.
+//
+// Stated model: 8e9 parameters in bf16 (16 GB of weights), KV cache of 128 KiB per token
+// (32 layers, 8 KV heads of dimension 128, bf16), on an H100 SXM (roofline.hpp specs) at
+// 50 % of peak FLOP/s and 80 % of peak bandwidth, 1 ms of fixed overhead per step; 90 % of
+// the 80 GB for weights + cache; at most 256 sequences, 8192 tokens per step, chunked
+// prefill, preemption of the youngest sequence when the cache is full (vLLM-like).
+// Traffic: ShareGPT-like lengths, log-normal prompt (median 200 tokens, σ 1.0, in [4,
+// 4096]) and output (median 150 tokens, σ 0.9, in [1, 2048]): our stated parameters, not a
+// fit. SLO: TTFT <= 1 s and TPOT <= 50 ms (vLLM definition), quota q = 0.9.
+//
+// Usage: capacity_sweep [--full] [--csv PATH]
+//   default: 12 rates × 1500 requests (a second or less, even in a sanitized Debug build)
+//   --full:  20 rates × 10^4 requests; --csv PATH: also write the curve as CSV.
+#include <headroom/capacity.hpp>
+#include <headroom/queueing.hpp>
+#include <headroom/roofline.hpp>
+#include <headroom/sim/replica.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <random>
+#include <span>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+namespace sim = headroom::sim;
+
+constexpr double parameters = 8e9;
+constexpr double quota = 0.9;
+constexpr double rho_target = 0.8;  // operate at 80 % of μ*
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool full = false;
+  const char* csv_path = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--full") == 0) {
+      full = true;
+    } else if (std::strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
+      csv_path = argv[++i];
+    } else {
+      std::fprintf(stderr, "usage: %s [--full] [--csv PATH]\n", argv[0]);
+      return 2;
+    }
+  }
+
+  const auto& gpu = headroom::accelerators::h100_sxm;
+  const double kv_per_token = headroom::kv_bytes_per_token(32, 8, 128, 2.0);
+  const auto model =
+      sim::make_roofline_step_time(gpu, parameters, 2.0, kv_per_token, 0.5, 0.8, 1ms);
+  const sim::replica_config replica{.max_batch = 256,
+                                    .kv_budget_tokens = sim::kv_budget_tokens(
+                                        gpu.memory_bytes, 0.9, model.weight_bytes, kv_per_token),
+                                    .max_batched_tokens = 8192,
+                                    .prefill = sim::prefill_mode::chunked,
+                                    .kv = sim::kv_policy::preempt_youngest};
+  const sim::lognormal_lengths mix(200.0, 1.0, 150.0, 0.9, {4, 1}, {4096, 2048});
+  const headroom::slo objective{.ttft = 1s, .tpot = 50ms};
+
+  std::vector<double> rates;
+  const std::size_t points = full ? 20 : 12;
+  const double low = 5.0;
+  const double high = full ? 81.5 : 71.0;
+  for (std::size_t i = 0; i < points; ++i)
+    rates.push_back(low + (high - low) * static_cast<double>(i) / static_cast<double>(points - 1));
+  sim::sweep_options options;
+  options.requests_per_point = full ? 10000 : 1500;
+  options.seed = 2024;
+
+  std::printf("%s, %.0e parameters bf16, KV %.0f KiB/token, budget %zu tokens\n", gpu.name.data(),
+              parameters, kv_per_token / 1024.0, replica.kv_budget_tokens);
+  std::printf("SLO: TTFT <= 1 s, TPOT <= 50 ms, q = %.2f; %zu requests per rate\n\n", quota,
+              options.requests_per_point);
+  const auto sweep = sim::sweep_capacity(replica, model, rates, mix, objective, options);
+
+  std::printf("%8s %9s %19s %9s %9s %9s %6s\n", "rate/s", "conform", "Wilson 95%", "W mean s",
+              "max batch", "preempt", "MFU %");
+  for (std::size_t i = 0; i < sweep.curve.size(); ++i) {
+    const auto& p = sweep.curve[i];
+    const auto& s = sweep.stats[i];
+    const auto u = sim::utilisation_of(s, model, gpu);
+    std::printf("%8.1f %9.3f   [%6.3f, %6.3f] %9.3f %9zu %9llu %6.1f\n", p.rate_per_s,
+                p.conformance.share, p.conformance.wilson_lower, p.conformance.wilson_upper,
+                p.conformance.mean_latency.count(), s.max_batch_seen,
+                static_cast<unsigned long long>(s.preemptions), 100.0 * u.mfu);
+  }
+
+  // μ*: the point estimate (SPEC §1), and an interval from the Wilson bounds: the largest
+  // rate whose lower bound reaches q (conservative) up to the largest whose upper bound does.
+  const auto point = headroom::find_capacity(sweep.curve, {.quota = quota});
+  const auto conservative = headroom::find_capacity(
+      sweep.curve, {.quota = quota, .rule = headroom::capacity_rule::wilson_lower_bound});
+  std::optional<double> optimistic;
+  std::optional<std::size_t> at;
+  for (std::size_t i = 0; i < sweep.curve.size(); ++i) {
+    if (sweep.curve[i].conformance.wilson_upper >= quota) optimistic = sweep.curve[i].rate_per_s;
+    if (point.capacity_per_s && sweep.curve[i].rate_per_s == *point.capacity_per_s) at = i;
+  }
+  if (!point.capacity_per_s || !at) {
+    std::printf("\nno rate of the grid meets the SLO at q = %.2f\n", quota);
+    return 0;
+  }
+  const double mu_star = *point.capacity_per_s;
+  std::printf("\nmu* = %.1f req/s on the grid (Wilson-bound interval [%.1f, %.1f])%s\n", mu_star,
+              conservative.capacity_per_s.value_or(0.0), optimistic.value_or(0.0),
+              point.saturated ? "" : "  -- every rate passed: extend the grid");
+  if (!point.monotone_within_noise) std::printf("warning: the curve rises beyond its noise\n");
+
+  // The curve is steeper than the grid: bisect between μ* and the next rate with
+  // capacity.hpp's search, each probe a simulated run. A probe whose Wilson interval holds q
+  // stops the search (measure longer there).
+  auto measure = [&](double rate) {
+    const std::vector<double> one{rate};
+    return sim::sweep_capacity(replica, model, one, mix, objective, options).curve[0].conformance;
+  };
+  if (point.saturated && *at + 1 < sweep.curve.size()) {
+    headroom::capacity_search_options search;
+    search.quota = quota;
+    search.rate_low_per_s = mu_star;
+    search.rate_high_per_s = sweep.curve[*at + 1].rate_per_s;
+    search.relative_tolerance = 0.01;
+    const auto found = headroom::search_capacity(measure, search);
+    std::printf("bisected: mu* in [%.2f, %.2f) req/s after %zu runs%s\n", found.bracket_low_per_s,
+                found.bracket_high_per_s, found.measured.size(),
+                found.reason == headroom::search_stop::undecided
+                    ? " (stopped: a point's interval holds q)"
+                    : "");
+  }
+
+  // L* = ρ*·μ*·W̄ (queueing.hpp), with W̄ the mean sojourn measured at μ*.
+  const auto mean_w = sweep.curve[*at].conformance.mean_latency;
+  std::printf("L* = %.1f in flight per replica at rho* = %.2f (W = %.3f s at mu*)\n",
+              headroom::target_concurrency(rho_target, mu_star, mean_w), rho_target,
+              mean_w.count());
+
+  // MFU and MBU at the operating point ρ*·μ* (SPEC §6).
+  const double operating = rho_target * mu_star;
+  const std::vector<double> operating_rate{operating};
+  const auto op = sim::sweep_capacity(replica, model, operating_rate, mix, objective, options);
+  const auto u = sim::utilisation_of(op.stats[0], model, gpu);
+  std::printf(
+      "at rho*.mu* = %.1f req/s: conformance %.3f, %.0f tokens/s, MFU %.1f %%, "
+      "MBU %.1f %%, busy %.0f %%\n",
+      operating, op.curve[0].conformance.share, u.tokens_per_second, 100.0 * u.mfu, 100.0 * u.mbu,
+      100.0 * u.busy_fraction);
+
+  if (csv_path) {
+    std::FILE* f = std::fopen(csv_path, "w");
+    if (!f) {
+      std::fprintf(stderr, "cannot write %s\n", csv_path);
+      return 1;
+    }
+    std::fprintf(f, "rate_per_s,conformance,wilson_lower,wilson_upper,n,mean_latency_s\n");
+    for (const auto& p : sweep.curve)
+      std::fprintf(f, "%.6g,%.6f,%.6f,%.6f,%zu,%.6f\n", p.rate_per_s, p.conformance.share,
+                   p.conformance.wilson_lower, p.conformance.wilson_upper, p.conformance.n,
+                   p.conformance.mean_latency.count());
+    std::fclose(f);
+    std::printf("curve written to %s\n", csv_path);
+  }
+  return 0;
+}
