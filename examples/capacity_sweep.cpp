@@ -11,9 +11,10 @@
 // 4096]) and output (median 150 tokens, σ 0.9, in [1, 2048]): our stated parameters, not a
 // fit. SLO: TTFT <= 1 s and TPOT <= 50 ms (vLLM definition), quota q = 0.9.
 //
-// Usage: capacity_sweep [--full] [--csv PATH]
+// Usage: capacity_sweep [--full | --quick] [--csv PATH]
 //   default: 12 rates × 1500 requests (a second or less, even in a sanitized Debug build)
-//   --full:  20 rates × 10^4 requests; --csv PATH: also write the curve as CSV.
+//   --full (the default): 20 rates × 10^4 requests; --quick: 12 rates × 1500 requests, too
+//   short for the queue to build near μ* (it reads μ* high); --csv PATH: also write the curve.
 #include <headroom/capacity.hpp>
 #include <headroom/queueing.hpp>
 #include <headroom/roofline.hpp>
@@ -39,15 +40,17 @@ constexpr double rho_target = 0.8;  // operate at 80 % of μ*
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool full = false;
+  bool full = true;
   const char* csv_path = nullptr;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--full") == 0) {
       full = true;
+    } else if (std::strcmp(argv[i], "--quick") == 0) {
+      full = false;
     } else if (std::strcmp(argv[i], "--csv") == 0 && i + 1 < argc) {
       csv_path = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: %s [--full] [--csv PATH]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--full | --quick] [--csv PATH]\n", argv[0]);
       return 2;
     }
   }
@@ -135,17 +138,16 @@ int main(int argc, char** argv) {
                     : "");
   }
 
-  // L* = ρ*·μ*·W̄ (queueing.hpp), with W̄ the mean sojourn measured at μ*.
-  const auto mean_w = sweep.curve[*at].conformance.mean_latency;
-  std::printf("L* = %.1f in flight per replica at rho* = %.2f (W = %.3f s at mu*)\n",
-              headroom::target_concurrency(rho_target, mu_star, mean_w), rho_target,
-              mean_w.count());
-
-  // MFU and MBU at the operating point ρ*·μ* (SPEC §6).
+  // MFU and MBU at the operating point ρ*·μ* (SPEC §6), and the target concurrency there:
+  // L* = ρ*·μ*·W̄ (queueing.hpp) with W̄ the mean sojourn measured at the operating point.
   const double operating = rho_target * mu_star;
   const std::vector<double> operating_rate{operating};
   const auto op = sim::sweep_capacity(replica, model, operating_rate, mix, objective, options);
   const auto u = sim::utilisation_of(op.stats[0], model, gpu);
+  const auto mean_w = op.curve[0].conformance.mean_latency;
+  std::printf("L* = %.1f in flight per replica at rho* = %.2f (W = %.3f s at rho*.mu*)\n",
+              headroom::target_concurrency(rho_target, mu_star, mean_w), rho_target,
+              mean_w.count());
   std::printf(
       "at rho*.mu* = %.1f req/s: conformance %.3f, %.0f tokens/s, MFU %.1f %%, "
       "MBU %.1f %%, busy %.0f %%\n",
