@@ -22,6 +22,7 @@
 #include "scheduler.hpp"
 
 // integration
+#include "kubernetes.hpp"
 #include "prometheus.hpp"
 
 // composition

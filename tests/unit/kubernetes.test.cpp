@@ -1,0 +1,726 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tests of headroom/kubernetes.hpp. Expected values: SPEC.md §2 (L* = 0.8 x 8 x 8 = 51.2 -> 51),
+// the field names and defaults of the Kubernetes autoscaling/v2 HorizontalPodAutoscaler API and
+// of KEDA's ScaledObject / prometheus trigger as documented upstream, DNS-1123 rules, and hand
+// calculations in the comments. The manifests are read back with a minimal indentation-based
+// YAML reader (below) so that the tests assert values at paths, not text.
+#include <headroom/kubernetes.hpp>
+
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+namespace k8s = headroom::kubernetes;
+using headroom::autoscaler_config;
+using headroom::metric_source;
+using headroom::metric_target_type;
+using headroom::scaling_behavior;
+using headroom::scaling_policy_type;
+using headroom::select_policy;
+
+// ---- a minimal YAML reader: block mappings, block sequences, scalars ------------------------
+// Enough for what the writers emit (and strict about anything else): "key: value", "key:"
+// opening a nested block, "- " sequence items whose first key sits on the dash line, plain,
+// 'single-quoted' ('' = ') and "double-quoted" (\\ \" \n \t \r \xNN) scalars, comment lines.
+// Flow collections, anchors, tags and block scalars are rejected.
+
+struct yaml_node {
+  enum class kind { scalar, map, seq } type = kind::scalar;
+  std::string value;  // scalar text after unquoting
+  bool quoted = false;
+  std::vector<std::string> keys;  // mapping keys, index-aligned with items
+  std::vector<yaml_node> items;   // mapping values or sequence entries
+};
+
+class yaml_reader {
+ public:
+  explicit yaml_reader(std::string_view text) {
+    int number = 0;
+    while (!text.empty()) {
+      const auto nl = text.find('\n');
+      std::string_view line = text.substr(0, nl);
+      text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
+      ++number;
+      const auto first = line.find_first_not_of(' ');
+      if (first == std::string_view::npos) continue;
+      if (line[first] == '\t') error(number, "tab indentation");
+      if (line[first] == '#') continue;
+      while (!line.empty() && line.back() == ' ') line.remove_suffix(1);
+      lines_.push_back({static_cast<int>(first), std::string(line.substr(first)), number});
+    }
+  }
+
+  yaml_node document() {
+    if (lines_.empty()) error(0, "empty document");
+    if (lines_[0].indent != 0) error(lines_[0].number, "document must start at column 0");
+    yaml_node root = block(0);
+    if (pos_ != lines_.size()) error(lines_[pos_].number, "unexpected indentation");
+    return root;
+  }
+
+  // A lone scalar, as written after "key: ".
+  static yaml_node scalar(std::string_view s, int number) {
+    yaml_node n;
+    if (s.empty()) return n;
+    if (s.front() == '\'') {
+      n.quoted = true;
+      std::size_t i = 1;
+      for (;; ++i) {
+        if (i >= s.size()) error(number, "unterminated single-quoted scalar");
+        if (s[i] == '\'') {
+          if (i + 1 < s.size() && s[i + 1] == '\'') {
+            n.value += '\'';
+            ++i;
+            continue;
+          }
+          break;
+        }
+        n.value += s[i];
+      }
+      rest_is_comment(s.substr(i + 1), number);
+      return n;
+    }
+    if (s.front() == '"') {
+      n.quoted = true;
+      std::size_t i = 1;
+      for (;; ++i) {
+        if (i >= s.size()) error(number, "unterminated double-quoted scalar");
+        const char c = s[i];
+        if (c == '"') break;
+        if (c != '\\') {
+          n.value += c;
+          continue;
+        }
+        if (++i >= s.size()) error(number, "dangling escape");
+        switch (s[i]) {
+          case '\\':
+            n.value += '\\';
+            break;
+          case '"':
+            n.value += '"';
+            break;
+          case 'n':
+            n.value += '\n';
+            break;
+          case 't':
+            n.value += '\t';
+            break;
+          case 'r':
+            n.value += '\r';
+            break;
+          case 'x': {
+            if (i + 2 >= s.size()) error(number, "short \\x escape");
+            n.value += static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16));
+            i += 2;
+            break;
+          }
+          default:
+            error(number, "unsupported escape");
+        }
+      }
+      rest_is_comment(s.substr(i + 1), number);
+      return n;
+    }
+    if (std::string_view("[]{}&*!|>%@`\"'").find(s.front()) != std::string_view::npos)
+      error(number, "unsupported plain scalar start");
+    const auto hash = s.find(" #");
+    if (hash != std::string_view::npos) s = s.substr(0, hash);
+    while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+    if (s.find(": ") != std::string_view::npos || s.back() == ':')
+      error(number, "': ' inside a plain scalar");
+    n.value = std::string(s);
+    return n;
+  }
+
+ private:
+  struct source_line {
+    int indent;
+    std::string text;
+    int number;
+  };
+
+  [[noreturn]] static void error(int number, const char* what) {
+    throw std::runtime_error("yaml line " + std::to_string(number) + ": " + what);
+  }
+  static void rest_is_comment(std::string_view rest, int number) {
+    const auto k = rest.find_first_not_of(' ');
+    if (k != std::string_view::npos && (rest[k] != '#' || k == 0))
+      error(number, "text after a quoted scalar");
+  }
+  static bool is_dash(const source_line& l) { return l.text == "-" || l.text.starts_with("- "); }
+
+  yaml_node block(int indent) { return is_dash(lines_[pos_]) ? sequence(indent) : mapping(indent); }
+
+  yaml_node mapping(int indent) {
+    yaml_node n;
+    n.type = yaml_node::kind::map;
+    while (pos_ < lines_.size() && lines_[pos_].indent == indent && !is_dash(lines_[pos_])) {
+      const source_line& l = lines_[pos_];
+      std::size_t colon = l.text.find(": ");
+      if (colon == std::string::npos && l.text.back() == ':') colon = l.text.size() - 1;
+      if (colon == std::string::npos || colon == 0) error(l.number, "expected 'key:'");
+      std::string key = l.text.substr(0, colon);
+      if (key.find_first_of("'\"{}[]#") != std::string::npos) error(l.number, "complex key");
+      for (const auto& k : n.keys)
+        if (k == key) error(l.number, "duplicate key");
+      std::string_view rest = std::string_view(l.text).substr(colon + 1);
+      while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+      const int number = l.number;
+      ++pos_;
+      yaml_node child;
+      if (!rest.empty()) {
+        child = scalar(rest, number);
+      } else if (pos_ < lines_.size() &&
+                 (lines_[pos_].indent > indent ||
+                  (lines_[pos_].indent == indent && is_dash(lines_[pos_])))) {
+        child = block(lines_[pos_].indent);
+      }
+      n.keys.push_back(std::move(key));
+      n.items.push_back(std::move(child));
+    }
+    return n;
+  }
+
+  yaml_node sequence(int indent) {
+    yaml_node n;
+    n.type = yaml_node::kind::seq;
+    while (pos_ < lines_.size() && lines_[pos_].indent == indent && is_dash(lines_[pos_])) {
+      source_line& l = lines_[pos_];
+      const auto content = l.text.find_first_not_of(' ', 1);
+      if (content == std::string::npos) error(l.number, "empty sequence item");
+      const std::string rest = l.text.substr(content);
+      const bool is_map = rest.find(": ") != std::string::npos || rest.back() == ':';
+      if (is_map && rest.front() != '\'' && rest.front() != '"') {
+        l.indent = indent + static_cast<int>(content);  // the item's keys align with this one
+        l.text = rest;
+        n.items.push_back(mapping(l.indent));
+      } else {
+        n.items.push_back(scalar(rest, l.number));
+        ++pos_;
+      }
+    }
+    return n;
+  }
+
+  std::vector<source_line> lines_;
+  std::size_t pos_ = 0;
+};
+
+yaml_node parse_yaml(std::string_view text) { return yaml_reader(text).document(); }
+
+// Looks up "spec.metrics[0].pods.target.averageValue"; nullptr when a step is missing.
+const yaml_node* find(const yaml_node& root, std::string_view path) {
+  const yaml_node* n = &root;
+  while (!path.empty()) {
+    const auto dot = path.find('.');
+    std::string_view step = path.substr(0, dot);
+    path = dot == std::string_view::npos ? std::string_view{} : path.substr(dot + 1);
+    std::size_t index = 0;
+    bool indexed = false;
+    if (const auto bracket = step.find('['); bracket != std::string_view::npos) {
+      index = std::stoul(std::string(step.substr(bracket + 1)));
+      indexed = true;
+      step = step.substr(0, bracket);
+    }
+    const yaml_node* next = nullptr;
+    if (n->type != yaml_node::kind::map) return nullptr;
+    for (std::size_t i = 0; i < n->keys.size(); ++i)
+      if (n->keys[i] == step) next = &n->items[i];
+    if (next == nullptr) return nullptr;
+    if (indexed) {
+      if (next->type != yaml_node::kind::seq || index >= next->items.size()) return nullptr;
+      next = &next->items[index];
+    }
+    n = next;
+  }
+  return n;
+}
+
+bool has(const yaml_node& root, std::string_view path) { return find(root, path) != nullptr; }
+
+// The scalar at path ("<missing path>" when absent, "<not a scalar>" for a block).
+std::string at(const yaml_node& root, std::string_view path) {
+  const yaml_node* n = find(root, path);
+  if (n == nullptr) return "<missing " + std::string(path) + ">";
+  if (n->type != yaml_node::kind::scalar) return "<not a scalar>";
+  return n->value;
+}
+bool quoted(const yaml_node& root, std::string_view path) {
+  const yaml_node* n = find(root, path);
+  return n != nullptr && n->quoted;
+}
+std::size_t length(const yaml_node& root, std::string_view path) {
+  const yaml_node* n = find(root, path);
+  return n != nullptr && n->type == yaml_node::kind::seq ? n->items.size() : 0;
+}
+
+// The parameter named by the invalid_argument f throws, or a marker.
+template <class F>
+std::string thrown_parameter(F&& f) {
+  try {
+    f();
+  } catch (const headroom::invalid_argument& e) {
+    return e.parameter();
+  }
+  return "<nothing thrown>";
+}
+
+// SPEC §2: mu* = 8 req/s, rho* = 0.8, W = 8 s; 1..20 replicas; the Kubernetes default behavior.
+autoscaler_config spec_config(double target) {
+  autoscaler_config c;
+  c.min_replicas = 1;
+  c.max_replicas = 20;
+  c.metrics = {
+      {"vllm_requests_in_flight", metric_source::pods, metric_target_type::average_value, target}};
+  c.behavior = scaling_behavior{};
+  c.sync_period = 15s;
+  return c;
+}
+
+k8s::scaled_workload spec_workload() { return {"llama-8b", "serving", "llama-8b"}; }
+
+constexpr std::string_view llama = "meta-llama/Llama-3.1-8B-Instruct";
+
+// The policies of behavior.<direction> read back from a manifest.
+std::vector<headroom::scaling_policy> read_policies(const yaml_node& rules) {
+  std::vector<headroom::scaling_policy> out;
+  for (std::size_t i = 0; i < length(rules, "policies"); ++i) {
+    const std::string p = "policies[" + std::to_string(i) + "]";
+    const std::string type = at(rules, p + ".type");
+    REQUIRE((type == "Pods" || type == "Percent"));
+    out.push_back({type == "Pods" ? scaling_policy_type::pods : scaling_policy_type::percent,
+                   std::stoi(at(rules, p + ".value")),
+                   std::chrono::seconds{std::stoi(at(rules, p + ".periodSeconds"))}});
+  }
+  return out;
+}
+
+void check_rules_equal(const yaml_node& rules, const headroom::scaling_rules& expected) {
+  CHECK(at(rules, "stabilizationWindowSeconds") ==
+        std::to_string(expected.stabilization_window.count()));
+  CHECK(at(rules, "selectPolicy") == std::string(headroom::to_string(expected.select)));
+  const auto policies = read_policies(rules);
+  REQUIRE(policies.size() == expected.policies.size());
+  for (std::size_t i = 0; i < policies.size(); ++i) {
+    CHECK(policies[i].type == expected.policies[i].type);
+    CHECK(policies[i].value == expected.policies[i].value);
+    CHECK(policies[i].period == expected.policies[i].period);
+  }
+}
+
+}  // namespace
+
+TEST_SUITE("kubernetes") {
+  TEST_CASE("kubernetes: the YAML reader reads what YAML means") {
+    // Self-test of the reader on hand-written YAML, so the manifest tests rest on it.
+    const auto doc = parse_yaml(
+        "# comment\n"
+        "a: 1\n"
+        "b:\n"
+        "  c: 'it''s'\n"
+        "  d: \"q\\\"x\\\\y\\n\"\n"
+        "  list:\n"
+        "    - k: v\n"
+        "      m: 2\n"
+        "    - plain\n"
+        "  same:\n"
+        "  - x: 1\n"
+        "e: tail # trailing comment\n");
+    CHECK(at(doc, "a") == "1");
+    CHECK_FALSE(quoted(doc, "a"));
+    CHECK(at(doc, "b.c") == "it's");
+    CHECK(quoted(doc, "b.c"));
+    CHECK(at(doc, "b.d") == "q\"x\\y\n");
+    CHECK(at(doc, "b.list[0].k") == "v");
+    CHECK(at(doc, "b.list[0].m") == "2");
+    CHECK(at(doc, "b.list[1]") == "plain");
+    CHECK(at(doc, "b.same[0].x") == "1");
+    CHECK(at(doc, "e") == "tail");
+    CHECK_FALSE(has(doc, "b.list[2]"));
+    CHECK_THROWS(parse_yaml("a: 1\n   b: 2\n"));  // stray indentation
+    CHECK_THROWS(parse_yaml("a: 1\na: 2\n"));     // duplicate key
+    CHECK_THROWS(parse_yaml("a: 'open\n"));       // unterminated quote
+    CHECK_THROWS(parse_yaml("a: b: c\n"));        // ': ' in a plain scalar
+    CHECK_THROWS(parse_yaml("a: {b: 1}\n"));      // flow mapping
+  }
+
+  TEST_CASE("kubernetes: in-flight target from a measured capacity") {
+    // SPEC §2: L* = rho* mu* W = 0.8 x 8 req/s x 8 s = 51.2, written as 51 per replica.
+    CHECK(k8s::in_flight_target(0.8, 8.0, 8s) == 51.0);
+    CHECK(k8s::in_flight_target(0.8, 8.0, 8s, k8s::target_rounding::milli) ==
+          doctest::Approx(51.2).epsilon(1e-12));
+    // 0.9 x 10 x 2.5 s = 22.5: whole rounds down to 22 (never above rho*), milli keeps 22.5.
+    CHECK(k8s::in_flight_target(0.9, 10.0, 2500ms) == 22.0);
+    CHECK(k8s::in_flight_target(0.9, 10.0, 2500ms, k8s::target_rounding::milli) ==
+          doctest::Approx(22.5).epsilon(1e-12));
+    // 0.87 x 5 x 1 s = 4.35, which binary floating point may hold as 4.34999...: still 4.35.
+    CHECK(k8s::in_flight_target(0.87, 5.0, 1s, k8s::target_rounding::milli) ==
+          doctest::Approx(4.35).epsilon(1e-12));
+    // 0.5 x 2 x 6 s = 6 exactly.
+    CHECK(k8s::in_flight_target(0.5, 2.0, 6s) == 6.0);
+    // 0.5 x 1 x 1 s = 0.5: a whole target would be 0 (rejected), milli keeps 0.5.
+    CHECK(thrown_parameter([] { (void)k8s::in_flight_target(0.5, 1.0, 1s); }) == "rounding");
+    CHECK(k8s::in_flight_target(0.5, 1.0, 1s, k8s::target_rounding::milli) == 0.5);
+    CHECK(thrown_parameter([] { (void)k8s::in_flight_target(0.0, 8.0, 8s); }) == "rho_target");
+    CHECK(thrown_parameter([] { (void)k8s::in_flight_target(1.2, 8.0, 8s); }) == "rho_target");
+    CHECK(thrown_parameter([] { (void)k8s::in_flight_target(0.8, -1.0, 8s); }) == "capacity");
+    CHECK(thrown_parameter([] { (void)k8s::in_flight_target(0.8, 8.0, 0s); }) == "mean_sojourn");
+    CHECK(thrown_parameter([] {
+            (void)k8s::in_flight_target(0.8, 8.0, std::chrono::duration<double>(-1.0));
+          }) == "mean_sojourn");
+  }
+
+  TEST_CASE("kubernetes: DNS-1123 labels and subdomains") {
+    CHECK(k8s::is_dns1123_label("serving"));
+    CHECK(k8s::is_dns1123_label("llama-8b"));
+    CHECK(k8s::is_dns1123_label("8b"));
+    CHECK_FALSE(k8s::is_dns1123_label(""));
+    CHECK_FALSE(k8s::is_dns1123_label("Llama"));
+    CHECK_FALSE(k8s::is_dns1123_label("-a"));
+    CHECK_FALSE(k8s::is_dns1123_label("a-"));
+    CHECK_FALSE(k8s::is_dns1123_label("a.b"));
+    CHECK_FALSE(k8s::is_dns1123_label("a_b"));
+    CHECK(k8s::is_dns1123_label(std::string(63, 'a')));
+    CHECK_FALSE(k8s::is_dns1123_label(std::string(64, 'a')));
+    CHECK(k8s::is_dns1123_subdomain("llama-8b.v2"));
+    CHECK_FALSE(k8s::is_dns1123_subdomain("a..b"));
+    CHECK_FALSE(k8s::is_dns1123_subdomain(".a"));
+    CHECK_FALSE(k8s::is_dns1123_subdomain("a."));
+    CHECK_FALSE(k8s::is_dns1123_subdomain("meta-llama/llama"));
+    // 4 labels of 63 characters and 3 dots = 255 > 253; 3 x 63 + 61 + 3 = 253 is the limit.
+    const std::string l63(63, 'a');
+    CHECK(k8s::is_dns1123_subdomain(l63 + "." + l63 + "." + l63 + "." + std::string(61, 'b')));
+    CHECK_FALSE(
+        k8s::is_dns1123_subdomain(l63 + "." + l63 + "." + l63 + "." + std::string(62, 'b')));
+    CHECK(k8s::is_path_segment_name("vllm:num_requests_running"));
+    CHECK_FALSE(k8s::is_path_segment_name("a/b"));
+    CHECK_FALSE(k8s::is_path_segment_name("50%"));
+    CHECK_FALSE(k8s::is_path_segment_name(".."));
+  }
+
+  TEST_CASE("kubernetes: PromQL in-flight query") {
+    CHECK(k8s::in_flight_query(headroom::prometheus::vllm_preset, llama) ==
+          "sum(vllm:num_requests_running{model_name=\"meta-llama/Llama-3.1-8B-Instruct\"}) + "
+          "sum(vllm:num_requests_waiting{model_name=\"meta-llama/Llama-3.1-8B-Instruct\"})");
+    CHECK(k8s::in_flight_query(headroom::prometheus::sglang_preset, "qwen") ==
+          "sum(sglang:num_running_reqs{model_name=\"qwen\"}) + "
+          "sum(sglang:num_queue_reqs{model_name=\"qwen\"})");
+    CHECK(k8s::in_flight_query(headroom::prometheus::vllm_preset, "") ==
+          "sum(vllm:num_requests_running) + sum(vllm:num_requests_waiting)");
+    // PromQL string escapes: a"b\c -> "a\"b\\c", a newline -> \n.
+    CHECK(k8s::in_flight_query("r", "w", "m", "a\"b\\c") ==
+          "sum(r{m=\"a\\\"b\\\\c\"}) + sum(w{m=\"a\\\"b\\\\c\"})");
+    CHECK(k8s::in_flight_query("r", "w", "m", "x\ny") ==
+          "sum(r{m=\"x\\ny\"}) + sum(w{m=\"x\\ny\"})");
+    CHECK(thrown_parameter([] { (void)k8s::in_flight_query("1r", "w", "m", "x"); }) ==
+          "running_metric");
+    CHECK(thrown_parameter([] { (void)k8s::in_flight_query("r", "", "m", "x"); }) ==
+          "waiting_metric");
+    CHECK(thrown_parameter([] { (void)k8s::in_flight_query("r", "w", "model-name", "x"); }) ==
+          "label_name");
+  }
+
+  TEST_CASE("kubernetes: HPA manifest from SPEC's capacity") {
+    const auto config = spec_config(k8s::in_flight_target(0.8, 8.0, 8s));
+    const std::string yaml = k8s::horizontal_pod_autoscaler_yaml(spec_workload(), config);
+    yaml_node doc;
+    REQUIRE_NOTHROW(doc = parse_yaml(yaml));
+    CHECK(at(doc, "apiVersion") == "autoscaling/v2");
+    CHECK(at(doc, "kind") == "HorizontalPodAutoscaler");
+    CHECK(at(doc, "metadata.name") == "llama-8b");
+    CHECK(at(doc, "metadata.namespace") == "serving");
+    CHECK(at(doc, "spec.scaleTargetRef.apiVersion") == "apps/v1");
+    CHECK(at(doc, "spec.scaleTargetRef.kind") == "Deployment");
+    CHECK(at(doc, "spec.scaleTargetRef.name") == "llama-8b");
+    CHECK(at(doc, "spec.minReplicas") == "1");
+    CHECK_FALSE(quoted(doc, "spec.minReplicas"));  // int32 fields are YAML integers
+    CHECK(at(doc, "spec.maxReplicas") == "20");
+    REQUIRE(length(doc, "spec.metrics") == 1);
+    CHECK(at(doc, "spec.metrics[0].type") == "Pods");
+    CHECK(at(doc, "spec.metrics[0].pods.metric.name") == "vllm_requests_in_flight");
+    CHECK(at(doc, "spec.metrics[0].pods.target.type") == "AverageValue");
+    CHECK(at(doc, "spec.metrics[0].pods.target.averageValue") == "51");  // L* = 51.2 -> 51
+    CHECK(quoted(doc, "spec.metrics[0].pods.target.averageValue"));      // a quantity string
+    // behavior equals the config's, which is the Kubernetes default: up window 0 s, Max of
+    // {Pods 4 / 15 s, Percent 100 / 15 s}; down window 300 s, Max of {Percent 100 / 15 s}.
+    const yaml_node* up = find(doc, "spec.behavior.scaleUp");
+    const yaml_node* down = find(doc, "spec.behavior.scaleDown");
+    REQUIRE(up != nullptr);
+    REQUIRE(down != nullptr);
+    check_rules_equal(*up, config.behavior->scale_up);
+    check_rules_equal(*down, config.behavior->scale_down);
+    CHECK(at(*up, "stabilizationWindowSeconds") == "0");
+    CHECK(at(*up, "selectPolicy") == "Max");
+    CHECK(at(*up, "policies[0].type") == "Pods");
+    CHECK(at(*up, "policies[0].value") == "4");
+    CHECK(at(*up, "policies[0].periodSeconds") == "15");
+    CHECK(at(*up, "policies[1].type") == "Percent");
+    CHECK(at(*up, "policies[1].value") == "100");
+    CHECK(at(*down, "stabilizationWindowSeconds") == "300");
+    CHECK(at(*down, "policies[0].type") == "Percent");
+    CHECK_FALSE(has(*up, "tolerance"));  // 0.1 is the default: not written
+    // Milli rounding writes the exact L*; the API server canonicalises 51.2 to 51200m.
+    const auto milli =
+        spec_config(k8s::in_flight_target(0.8, 8.0, 8s, k8s::target_rounding::milli));
+    CHECK(at(parse_yaml(k8s::horizontal_pod_autoscaler_yaml(spec_workload(), milli)),
+             "spec.metrics[0].pods.target.averageValue") == "51.2");
+  }
+
+  TEST_CASE("kubernetes: HPA metric kinds / no behavior / appending") {
+    autoscaler_config c;
+    c.min_replicas = 2;
+    c.max_replicas = 8;
+    c.metrics = {
+        {"cpu", metric_source::resource, metric_target_type::utilization, 70.0},
+        {"queue_length", metric_source::external, metric_target_type::value, 100.0},
+        {"kv_cache_usage", metric_source::external, metric_target_type::average_value, 0.75}};
+    std::string out = "# prefix\n";
+    k8s::append_horizontal_pod_autoscaler(out, {"hpa", "", "web"}, c);
+    REQUIRE(out.starts_with("# prefix\n"));
+    const auto doc = parse_yaml(out);
+    CHECK_FALSE(has(doc, "metadata.namespace"));  // empty namespace: omitted
+    CHECK_FALSE(has(doc, "spec.behavior"));       // nullopt: the HPA without behavior
+    CHECK(at(doc, "spec.minReplicas") == "2");
+    REQUIRE(length(doc, "spec.metrics") == 3);
+    CHECK(at(doc, "spec.metrics[0].type") == "Resource");
+    CHECK(at(doc, "spec.metrics[0].resource.name") == "cpu");
+    CHECK(at(doc, "spec.metrics[0].resource.target.type") == "Utilization");
+    CHECK(at(doc, "spec.metrics[0].resource.target.averageUtilization") == "70");
+    CHECK_FALSE(quoted(doc, "spec.metrics[0].resource.target.averageUtilization"));  // int32
+    CHECK(at(doc, "spec.metrics[1].type") == "External");
+    CHECK(at(doc, "spec.metrics[1].external.metric.name") == "queue_length");
+    CHECK(at(doc, "spec.metrics[1].external.target.type") == "Value");
+    CHECK(at(doc, "spec.metrics[1].external.target.value") == "100");
+    CHECK(at(doc, "spec.metrics[2].external.target.averageValue") == "0.75");
+  }
+
+  TEST_CASE("kubernetes: an empty policy list becomes an equivalent finite policy") {
+    // The library reads an empty list as "no rate limit"; the API rejects it. The writer emits
+    // up: Pods maxReplicas per 1 s, down: Percent 100 per 1 s.
+    autoscaler_config unlimited = spec_config(51.0);
+    unlimited.max_replicas = 12;
+    unlimited.behavior =
+        scaling_behavior{{0s, select_policy::max, {}}, {120s, select_policy::max, {}}};
+    const auto doc = parse_yaml(k8s::horizontal_pod_autoscaler_yaml(spec_workload(), unlimited));
+    CHECK(at(doc, "spec.behavior.scaleUp.policies[0].type") == "Pods");
+    CHECK(at(doc, "spec.behavior.scaleUp.policies[0].value") == "12");
+    CHECK(at(doc, "spec.behavior.scaleUp.policies[0].periodSeconds") == "1");
+    CHECK(at(doc, "spec.behavior.scaleDown.policies[0].type") == "Percent");
+    CHECK(at(doc, "spec.behavior.scaleDown.policies[0].value") == "100");
+    CHECK(at(doc, "spec.behavior.scaleDown.stabilizationWindowSeconds") == "120");
+
+    // Equivalence, checked with the library's HPA model: a controller configured with the
+    // emitted policies (read back from the YAML) decides exactly as the unlimited one, every
+    // step, on random per-replica loads at 15 s syncs.
+    autoscaler_config emitted = unlimited;
+    emitted.behavior->scale_up.policies = read_policies(*find(doc, "spec.behavior.scaleUp"));
+    emitted.behavior->scale_down.policies = read_policies(*find(doc, "spec.behavior.scaleDown"));
+    const headroom::autoscaler a(unlimited), b(emitted);
+    std::mt19937_64 rng(20240609);
+    std::uniform_real_distribution<double> load(0.0, 400.0);
+    int changes = 0;
+    for (int run = 0; run < 100; ++run) {
+      auto sa = a.initial_state();
+      auto sb = b.initial_state();
+      std::int32_t replicas = 1 + static_cast<std::int32_t>(rng() % 12);
+      for (int t = 0; t < 40; ++t) {
+        std::vector<headroom::replica_sample> samples(static_cast<std::size_t>(replicas),
+                                                      headroom::replica_sample{load(rng), true});
+        const auto obs = headroom::observe_replicas(samples);
+        const headroom::autoscaler_input in{replicas, 0, {&obs, 1}, {}, {}};
+        const auto da = a.step(sa, std::chrono::seconds{15 * t}, in);
+        const auto db = b.step(sb, std::chrono::seconds{15 * t}, in);
+        REQUIRE(da.desired_replicas == db.desired_replicas);
+        REQUIRE(da.reason == db.reason);
+        changes += da.rescale() ? 1 : 0;
+        replicas = da.desired_replicas;
+      }
+    }
+    CHECK(changes > 100);  // the property was exercised, not vacuous
+  }
+
+  TEST_CASE("kubernetes: KEDA ScaledObject from SPEC's capacity") {
+    const auto config = spec_config(k8s::in_flight_target(0.8, 8.0, 8s));
+    k8s::keda_prometheus_options keda;
+    keda.server_address = "http://prometheus.monitoring.svc:9090";
+    keda.queries = {k8s::in_flight_query(headroom::prometheus::vllm_preset, llama)};
+    const std::string yaml = k8s::scaled_object_yaml(spec_workload(), config, keda);
+    yaml_node doc;
+    REQUIRE_NOTHROW(doc = parse_yaml(yaml));
+    CHECK(at(doc, "apiVersion") == "keda.sh/v1alpha1");
+    CHECK(at(doc, "kind") == "ScaledObject");
+    CHECK(at(doc, "metadata.name") == "llama-8b");
+    CHECK(at(doc, "metadata.namespace") == "serving");
+    CHECK(at(doc, "spec.scaleTargetRef.name") == "llama-8b");
+    CHECK(at(doc, "spec.pollingInterval") == "15");  // config.sync_period
+    CHECK(at(doc, "spec.cooldownPeriod") == "300");  // KEDA's default, kept explicit
+    CHECK(at(doc, "spec.minReplicaCount") == "1");
+    CHECK(at(doc, "spec.maxReplicaCount") == "20");
+    REQUIRE(length(doc, "spec.triggers") == 1);
+    CHECK(at(doc, "spec.triggers[0].type") == "prometheus");
+    CHECK(at(doc, "spec.triggers[0].metricType") == "AverageValue");
+    CHECK(at(doc, "spec.triggers[0].metadata.serverAddress") ==
+          "http://prometheus.monitoring.svc:9090");
+    CHECK(at(doc, "spec.triggers[0].metadata.query") ==
+          "sum(vllm:num_requests_running{model_name=\"meta-llama/Llama-3.1-8B-Instruct\"}) + "
+          "sum(vllm:num_requests_waiting{model_name=\"meta-llama/Llama-3.1-8B-Instruct\"})");
+    // KEDA's metadata is a map of strings: the threshold must be a quoted string.
+    CHECK(at(doc, "spec.triggers[0].metadata.threshold") == "51");
+    CHECK(quoted(doc, "spec.triggers[0].metadata.threshold"));
+    CHECK(at(doc, "spec.triggers[0].metadata.activationThreshold") == "0");
+    CHECK(quoted(doc, "spec.triggers[0].metadata.activationThreshold"));
+    const yaml_node* behavior = find(doc, "spec.advanced.horizontalPodAutoscalerConfig.behavior");
+    REQUIRE(behavior != nullptr);
+    check_rules_equal(*find(*behavior, "scaleUp"), config.behavior->scale_up);
+    check_rules_equal(*find(*behavior, "scaleDown"), config.behavior->scale_down);
+
+    // Scale to zero: KEDA owns 0 <-> 1 (External metric in the library's terms).
+    auto zero = config;
+    zero.min_replicas = 0;
+    zero.metrics[0].source = metric_source::external;
+    zero.behavior.reset();
+    keda.activation_threshold = 0.5;
+    keda.cooldown_period = 600s;
+    const auto z = parse_yaml(k8s::scaled_object_yaml(spec_workload(), zero, keda));
+    CHECK(at(z, "spec.minReplicaCount") == "0");
+    CHECK(at(z, "spec.cooldownPeriod") == "600");
+    CHECK(at(z, "spec.triggers[0].metadata.activationThreshold") == "0.5");
+    CHECK_FALSE(has(z, "spec.advanced"));
+  }
+
+  TEST_CASE("kubernetes: YAML quoting round-trips awkward strings") {
+    // Model names with PromQL and YAML specials survive both escapings.
+    const std::string awkward[] = {"it's",      "a\"b\\c", "x: y #z",      "line\nbreak",
+                                   "tab\there", "ünïcode", "{[*&!|>%@`]}", "- item"};
+    for (const auto& model : awkward) {
+      CAPTURE(model);
+      const std::string query = k8s::in_flight_query("r", "w", "model_name", model);
+      k8s::keda_prometheus_options keda{"https://prom:9090", {query}, 0.0, 300s};
+      const auto doc =
+          parse_yaml(k8s::scaled_object_yaml(spec_workload(), spec_config(51.0), keda));
+      CHECK(at(doc, "spec.triggers[0].metadata.query") == query);
+    }
+    // Scalars YAML 1.1 would read as booleans, nulls or numbers are quoted; names stay plain.
+    for (const std::string s : {"yes", "No", "on", "OFF", "y", "null", "true", "8b", "1e3", "0x1f",
+                                "-1", ".5", "", "~", "a b", "x\x01y", "back\\slash"}) {
+      CAPTURE(s);
+      std::string line = "k: ";
+      k8s::detail::append_yaml_scalar(line, s);
+      const auto doc = parse_yaml(line + "\n");
+      CHECK(at(doc, "k") == s);
+      CHECK(quoted(doc, "k"));
+    }
+    for (const std::string s :
+         {"llama-8b", "apps/v1", "keda.sh/v1alpha1", "Deployment", "vllm_requests_in_flight"}) {
+      std::string line;
+      k8s::detail::append_yaml_scalar(line, s);
+      CHECK(line == s);
+    }
+    // A DNS-valid name that YAML 1.1 reads as a boolean ("yes", "on") is quoted in metadata.
+    const auto doc =
+        parse_yaml(k8s::horizontal_pod_autoscaler_yaml({"on", "yes", "8b"}, spec_config(51.0)));
+    CHECK(at(doc, "metadata.name") == "on");
+    CHECK(quoted(doc, "metadata.name"));
+    CHECK(quoted(doc, "metadata.namespace"));
+    CHECK(quoted(doc, "spec.scaleTargetRef.name"));
+  }
+
+  TEST_CASE("kubernetes: library-only settings and tolerances") {
+    auto c = spec_config(51.0);
+    c.scale_up_tolerance = 0.0;
+    c.scale_down_tolerance = 0.05;
+    c.reserve_replicas = 2;
+    const std::string yaml = k8s::horizontal_pod_autoscaler_yaml(spec_workload(), c);
+    const auto doc = parse_yaml(yaml);
+    // behavior.scaleUp/scaleDown.tolerance (HPAConfigurableTolerance), written when != 0.1.
+    CHECK(at(doc, "spec.behavior.scaleUp.tolerance") == "0");
+    CHECK(at(doc, "spec.behavior.scaleDown.tolerance") == "0.05");
+    CHECK(yaml.find("# headroom: reserve_replicas") != std::string::npos);
+    // Without a behavior the tolerance is a cluster flag: a comment, no field.
+    c.behavior.reset();
+    const std::string plain = k8s::horizontal_pod_autoscaler_yaml(spec_workload(), c);
+    CHECK_FALSE(has(parse_yaml(plain), "spec.behavior"));
+    CHECK(plain.find("--horizontal-pod-autoscaler-tolerance") != std::string::npos);
+    // KEDA: the behavior is written without tolerance (not in every KEDA CRD); a comment says so.
+    c.behavior = scaling_behavior{};
+    const std::string so =
+        k8s::scaled_object_yaml(spec_workload(), c, {"http://prom:9090", {"sum(x)"}, 0.0, 300s});
+    const auto keda = parse_yaml(so);
+    CHECK(has(keda, "spec.advanced.horizontalPodAutoscalerConfig.behavior.scaleDown"));
+    CHECK_FALSE(
+        has(keda, "spec.advanced.horizontalPodAutoscalerConfig.behavior.scaleDown.tolerance"));
+    CHECK(so.find("# headroom: the tolerances differ from 0.1") != std::string::npos);
+  }
+
+  TEST_CASE("kubernetes: invalid inputs name the parameter") {
+    const auto c = spec_config(51.0);
+    const auto w = spec_workload();
+    const auto hpa = [](k8s::scaled_workload wl, autoscaler_config cfg) {
+      return thrown_parameter([&] { (void)k8s::horizontal_pod_autoscaler_yaml(wl, cfg); });
+    };
+    CHECK(hpa({"", "serving", "x"}, c) == "workload.name");
+    CHECK(hpa({"Llama-8B", "serving", "x"}, c) == "workload.name");
+    CHECK(hpa({"x", "serving.prod", "x"}, c) == "workload.namespace_name");
+    CHECK(hpa({"x", "serving", ""}, c) == "workload.target_name");
+    CHECK(hpa({"x", "serving", "meta-llama/llama"}, c) == "workload.target_name");
+    CHECK(hpa({"x", "serving", "x", ""}, c) == "workload.target_kind");
+    CHECK(hpa({"x", "serving", "x", "Deployment", ""}, c) == "workload.target_api_version");
+    auto bad = c;
+    bad.metrics[0].target = 0.0;
+    CHECK(hpa(w, bad) == "config.metrics.target");
+    bad.metrics[0].target = -3.0;
+    CHECK(hpa(w, bad) == "config.metrics.target");
+    bad.metrics[0].target = 51.2345;  // finer than a milli-unit: the HPA would round it
+    CHECK(hpa(w, bad) == "config.metrics.target");
+    bad = c;
+    bad.metrics[0].name = "a/b";
+    CHECK(hpa(w, bad) == "config.metrics.name");
+    bad.metrics[0].name = "bad\xff";  // not UTF-8: no valid YAML can carry it
+    CHECK(hpa(w, bad) == "config.metrics.name");
+    bad = c;
+    bad.metrics[0].source = metric_source::object;
+    CHECK(hpa(w, bad) == "config.metrics.source");
+    bad = c;
+    bad.metrics = {{"cpu", metric_source::resource, metric_target_type::utilization, 70.5}};
+    CHECK(hpa(w, bad) == "config.metrics.target");
+    bad = c;
+    bad.behavior->scale_down.stabilization_window = 3601s;  // API cap 3600 s
+    CHECK(hpa(w, bad) == "config.behavior.scale_down.stabilization_window");
+    bad = c;
+    bad.behavior->scale_up.policies[0].period = 1801s;  // API cap 1800 s
+    CHECK(hpa(w, bad) == "config.behavior.policies.period");
+    bad = c;
+    bad.min_replicas = 30;
+    CHECK(hpa(w, bad) == "config.min_replicas");
+
+    const auto keda = [&](k8s::keda_prometheus_options o, autoscaler_config cfg) {
+      return thrown_parameter([&] { (void)k8s::scaled_object_yaml(w, cfg, o); });
+    };
+    const k8s::keda_prometheus_options ok{"http://prom:9090", {"sum(x)"}, 0.0, 300s};
+    CHECK(keda(ok, c) == "<nothing thrown>");
+    CHECK(keda({"prom:9090", {"sum(x)"}, 0.0, 300s}, c) == "keda.server_address");
+    CHECK(keda({"", {"sum(x)"}, 0.0, 300s}, c) == "keda.server_address");
+    CHECK(keda({"http://prom:9090", {}, 0.0, 300s}, c) == "keda.queries");
+    CHECK(keda({"http://prom:9090", {"  "}, 0.0, 300s}, c) == "keda.queries");
+    CHECK(keda({"http://prom:9090", {"sum(x{m=\"\xc3\"})"}, 0.0, 300s}, c) == "keda.queries");
+    CHECK(keda({"http://prom:9090", {"sum(x)"}, -1.0, 300s}, c) == "keda.activation_threshold");
+    CHECK(keda({"http://prom:9090", {"sum(x)"}, 0.0, -1s}, c) == "keda.cooldown_period");
+    bad = c;
+    bad.sync_period = 1500ms;  // pollingInterval is whole seconds
+    CHECK(keda(ok, bad) == "config.sync_period");
+    bad = c;
+    bad.metrics = {{"cpu", metric_source::resource, metric_target_type::utilization, 70.0}};
+    CHECK(keda(ok, bad) == "config.metrics.source");
+  }
+}
