@@ -221,18 +221,16 @@ requires Worker<std::ranges::range_value_t<Workers>> &&
   return place_indexed(workers, m, filters, estimator, chain, ws, why, options);
 }
 
-/// Ranks the instances of model m for scale down: scores them with chain, sorts ascending
-/// (ties: earlier in the caller's range first) and returns the ranking; delete the first
-/// `instances − replicas`. The span points into ws.
-template <std::ranges::forward_range Workers, std::ranges::forward_range Instances, class M,
-          class Chain>
-requires Worker<std::ranges::range_value_t<Workers>> &&
-    Instance<std::ranges::range_value_t<Instances>> && ModelRequest<M> &&
-    ScorerChainFor<Chain, instance_record>
-        std::span<const ranked_instance> rank_for_removal(const Workers& workers,
-                                                          const Instances& instances, const M& m,
-                                                          Chain& chain, workspace& ws) {
-  ws.index(workers, instances, m, true);
+/// Ranks the instances recorded in an already indexed workspace (index(..., true), kept
+/// current with add_instance/remove_instance/update_worker) for scale down: scores them
+/// with chain and orders them ascending (ties: earlier position first). With count below
+/// the number of instances (e.g. `instances − replicas`), only the first count are ordered
+/// and returned (the same first count as the full ranking, at lower cost); by default all.
+/// The span points into ws. No allocation once ws is warm.
+template <class Chain>
+requires ScorerChainFor<Chain, instance_record> std::span<const ranked_instance>
+rank_for_removal_indexed(Chain& chain, workspace& ws,
+                         std::size_t count = static_cast<std::size_t>(-1)) {
   const std::span<const instance_record> items = ws.instances();
   const std::size_t n = items.size();
   if (ws.totals.size() < n) {
@@ -243,11 +241,35 @@ requires Worker<std::ranges::range_value_t<Workers>> &&
   chain.evaluate(ws.view(), items, totals, std::span<double>(ws.column.data(), n));
   ws.ranked.resize(n);
   for (std::size_t i = 0; i < n; ++i) ws.ranked[i] = {items[i].position, items[i].id, totals[i]};
-  std::sort(ws.ranked.begin(), ws.ranked.end(),
-            [](const ranked_instance& a, const ranked_instance& b) {
-              return a.score != b.score ? a.score < b.score : a.position < b.position;
-            });
+  // A strict total order (positions are unique), so a partial sort yields exactly the
+  // first count entries of the full sort.
+  const auto before = [](const ranked_instance& a, const ranked_instance& b) {
+    return a.score != b.score ? a.score < b.score : a.position < b.position;
+  };
+  if (count < n) {
+    const auto mid = ws.ranked.begin() + static_cast<std::ptrdiff_t>(count);
+    std::nth_element(ws.ranked.begin(), mid, ws.ranked.end(), before);
+    std::sort(ws.ranked.begin(), mid, before);
+    return std::span<const ranked_instance>(ws.ranked.data(), count);
+  }
+  std::sort(ws.ranked.begin(), ws.ranked.end(), before);
   return ws.ranked;
+}
+
+/// Ranks the instances of model m for scale down: indexes the cluster into ws (recording
+/// m's instances), then rank_for_removal_indexed(): scores them with chain, sorts ascending
+/// (ties: earlier in the caller's range first) and returns the ranking; delete the first
+/// `instances − replicas` (pass that as count to order only those). The span points into ws.
+template <std::ranges::forward_range Workers, std::ranges::forward_range Instances, class M,
+          class Chain>
+requires Worker<std::ranges::range_value_t<Workers>> &&
+    Instance<std::ranges::range_value_t<Instances>> && ModelRequest<M> &&
+    ScorerChainFor<Chain, instance_record>
+        std::span<const ranked_instance> rank_for_removal(
+            const Workers& workers, const Instances& instances, const M& m, Chain& chain,
+            workspace& ws, std::size_t count = static_cast<std::size_t>(-1)) {
+  ws.index(workers, instances, m, true);
+  return rank_for_removal_indexed(chain, ws, count);
 }
 
 }  // namespace v0

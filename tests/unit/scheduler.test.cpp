@@ -358,7 +358,7 @@ TEST_SUITE("scheduler") {
     CHECK(why.rejected[0].filter == "gpu_matching");
   }
 
-  TEST_CASE("scheduler: binpack reference formula (scale up, CPU, distributed, scale down)") {
+  TEST_CASE("scheduler: binpack reference formula (scale up / CPU / distributed / scale down)") {
     view_builder b;
     const auto w0 = b.worker(1, 48);  // a_ram = 48 GiB
     const auto g0 = b.gpu(w0, 20), g1 = b.gpu(w0, 40);
@@ -601,7 +601,7 @@ TEST_SUITE("scheduler") {
     CHECK(dy);
   }
 
-  TEST_CASE("scheduler: layered estimator, binary search and partial offload / CPU fallback") {
+  TEST_CASE("scheduler: layered estimator / binary search and partial offload / CPU fallback") {
     // 40 layers of 0.5 GiB + 1 GiB fixed VRAM: full offload needs 21 GiB.
     // RAM(L) = 2 GiB + (40 − L)·0.5 GiB.
     const layered_estimator e(40, GiB / 2, GiB, GiB / 2, 2 * GiB);
@@ -730,6 +730,164 @@ TEST_SUITE("scheduler") {
       // invariant: scores ascending
       for (std::size_t i = 1; i < ka.size(); ++i) CHECK(ka[i - 1].score <= ka[i].score);
     }
+  }
+
+  TEST_CASE("scheduler: a kept index / updated incrementally / decides like a fresh index") {
+    // Property: on seeded random clusters mutated step by step (instances added, removed,
+    // placed; workers changed), place_indexed on a workspace indexed once and kept current
+    // with add_instance / remove_instance / update_worker / commit gives the same decision,
+    // score bit for bit, as place() on a fresh workspace; rank_for_removal_indexed gives the
+    // same ranking as rank_for_removal, and its partial form the same prefix.
+    std::mt19937_64 rng(20240611);
+    auto pick = [&](std::uint64_t n) { return rng() % n; };
+    const std::uint64_t sizes[] = {16, 24, 40, 80};
+    auto same = [](const placement_result& a, const placement_result& b) {
+      REQUIRE(static_cast<bool>(a) == static_cast<bool>(b));
+      CHECK(a.reason == b.reason);
+      CHECK(a.filtered_out == b.filtered_out);
+      if (!a) return;
+      CHECK(a.strategy == b.strategy);
+      CHECK(a.worker_id == b.worker_id);
+      CHECK(a.score == b.score);  // bit for bit
+      CHECK(a.candidates == b.candidates);
+      REQUIRE(a.parts.size() == b.parts.size());
+      for (std::size_t p = 0; p < a.parts.size(); ++p) {
+        CHECK(a.parts[p].worker == b.parts[p].worker);
+        CHECK(a.parts[p].ram_bytes == b.parts[p].ram_bytes);
+        const auto ca = a.claims_of(a.parts[p]), cb = b.claims_of(b.parts[p]);
+        REQUIRE(ca.size() == cb.size());
+        for (std::size_t k = 0; k < ca.size(); ++k) {
+          CHECK(ca[k].index == cb[k].index);
+          CHECK(ca[k].vram_bytes == cb[k].vram_bytes);
+        }
+      }
+    };
+    workspace fresh, kept, committed;
+    for (int trial = 0; trial < 40; ++trial) {
+      std::vector<Wk> workers;
+      std::vector<Inst> instances;
+      const auto n = 2 + pick(16);
+      std::uint64_t next_instance = 1;
+      auto random_instance = [&](const Wk& wk) {
+        const auto g = static_cast<std::uint32_t>(pick(wk.gpus.size()));
+        const std::uint64_t size = wk.gpus[g].vram_total_bytes;
+        return Inst{.id = next_instance++,
+                    .model_id = pick(2) ? 7u : 9u,
+                    .worker_id = wk.id,
+                    .state = pick(4) ? instance_state::running : instance_state::starting,
+                    .ram_bytes = pick(4) * GiB,
+                    .gpus = {{g, size * (1 + pick(5)) / 10}},
+                    .total_layers = pick(2) ? 40u : 0u,
+                    .offload_layers = static_cast<std::uint32_t>(pick(41))};
+      };
+      for (std::uint64_t w = 0; w < n; ++w) {
+        Wk wk{.id = pick(3) ? 100 + w * 3 : 900 - w * 5};  // sometimes unsorted ids
+        wk.ram_total_bytes = (32 + pick(4) * 32) * GiB;
+        const auto gpus = 1 + pick(8);
+        const auto size = sizes[pick(4)] * GiB;
+        for (std::uint32_t g = 0; g < gpus; ++g) wk.gpus.push_back({g, size});
+        if (pick(3) == 0) wk.ready_files.push_back(42);
+        if (pick(10) == 0) wk.state = worker_state::not_ready;
+        for (std::uint32_t k = 0; k < gpus; ++k)
+          if (pick(3) == 0) instances.push_back(random_instance(wk));
+        workers.push_back(std::move(wk));
+      }
+      if (pick(3) == 0 && workers.size() > 1)  // a distributed instance
+        instances.push_back({.id = next_instance++,
+                             .model_id = 7,
+                             .worker_id = workers[0].id,
+                             .ram_bytes = GiB,
+                             .gpus = {{0, 4 * GiB}},
+                             .subordinates = {{workers[1].id, {{0, 3 * GiB}}, 0}}});
+      Model m;
+      m.files = 42;
+      m.placement = pick(2) ? placement_policy::spread : placement_policy::binpack;
+      const vllm_estimator e((1 + pick(60)) * GiB, 0.5 + 0.1 * static_cast<double>(pick(5)), 8,
+                             pick(8) * GiB);
+      const auto filters = basic_filters();
+      auto up = default_scale_up_chain();
+      auto gs = gpustack_scale_up_chain();
+      auto down = gpustack_scale_down_chain();
+      kept.index(workers, instances, m, true);
+      committed.index(workers, instances, m);
+      for (int step = 0; step < 16; ++step) {
+        switch (pick(5)) {
+          case 0: {  // a new instance appears
+            instances.push_back(random_instance(workers[pick(workers.size())]));
+            kept.add_instance(instances.back());
+            committed.add_instance(instances.back());
+            break;
+          }
+          case 1: {  // an instance goes away
+            if (instances.empty()) break;
+            const auto k = static_cast<std::ptrdiff_t>(pick(instances.size()));
+            kept.remove_instance(instances[static_cast<std::size_t>(k)]);
+            committed.remove_instance(instances[static_cast<std::size_t>(k)]);
+            instances.erase(instances.begin() + k);
+            break;
+          }
+          case 2: {  // a worker changes state, reserved memory or files
+            Wk& wk = workers[pick(workers.size())];
+            wk.state = pick(3) ? worker_state::ready : worker_state::maintenance;
+            wk.ram_reserved_bytes = pick(3) * GiB;
+            wk.gpus[pick(wk.gpus.size())].vram_reserved_bytes = pick(3) * GiB;
+            wk.ready_files.clear();
+            if (pick(2)) wk.ready_files.push_back(42);
+            CHECK(kept.update_worker(wk));
+            CHECK(committed.update_worker(wk));
+            break;
+          }
+          default: {  // place: the kept index commits, the other records the instance
+            const auto r = place_indexed(workers, m, filters, e, up, committed);
+            same(r, place(workers, instances, m, filters, e, up, fresh));
+            if (!r) break;
+            Inst placed{.id = next_instance++,
+                        .model_id = m.id,
+                        .worker_id = r.worker_id,
+                        .ram_bytes = r.parts[0].ram_bytes};
+            for (const auto& cl : r.claims_of(r.parts[0]))
+              placed.gpus.push_back({cl.index, cl.vram_bytes});
+            for (std::size_t p = 1; p < r.parts.size(); ++p) {
+              Sub sub{workers[r.parts[p].worker].id, {}, 0};
+              for (const auto& cl : r.claims_of(r.parts[p]))
+                sub.gpus.push_back({cl.index, cl.vram_bytes});
+              placed.subordinates.push_back(sub);
+            }
+            committed.commit(r.chosen);
+            kept.add_instance(placed);
+            instances.push_back(std::move(placed));
+            break;
+          }
+        }
+        same(place_indexed(workers, m, filters, e, up, kept),
+             place(workers, instances, m, filters, e, up, fresh));
+        same(place_indexed(workers, m, filters, e, gs, committed),
+             place(workers, instances, m, filters, e, gs, fresh));
+        const auto a = rank_for_removal_indexed(down, kept);
+        const std::vector<ranked_instance> full(a.begin(), a.end());
+        const auto b = rank_for_removal(workers, instances, m, down, fresh);
+        REQUIRE(full.size() == b.size());
+        for (std::size_t i = 0; i < b.size(); ++i) {
+          CHECK(full[i].id == b[i].id);
+          CHECK(full[i].score == b[i].score);
+        }
+        const std::size_t count = full.empty() ? 0 : pick(full.size() + 1);
+        const auto part = rank_for_removal_indexed(down, kept, count);
+        REQUIRE(part.size() == count);
+        for (std::size_t i = 0; i < count; ++i) {
+          CHECK(part[i].id == full[i].id);
+          CHECK(part[i].score == full[i].score);
+        }
+      }
+    }
+    // A worker whose GPUs changed cannot be updated in place: nothing changes, re-index.
+    std::vector<Wk> ws{{.id = 1, .gpus = {{0, 24 * GiB}}}};
+    workspace w;
+    w.index(ws, std::vector<Inst>{}, Model{});
+    ws[0].gpus.push_back({1, 24 * GiB});
+    CHECK_FALSE(w.update_worker(ws[0]));
+    CHECK(w.gpus().size() == 1);
+    CHECK_FALSE(w.update_worker(Wk{.id = 2}));
   }
 
   TEST_CASE("scheduler: archetypes need nothing but the documented traits") {

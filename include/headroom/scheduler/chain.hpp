@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -64,6 +65,21 @@ inline void accumulate(std::span<double> totals, std::span<double> column, doubl
   for (std::size_t i = 0; i < n; ++i) totals[i] += weight * column[i];
 }
 inline double checked_weight(double w) { return require_non_negative("weight", w); }
+template <class S>
+struct is_gated : std::false_type {};
+template <class S>
+struct is_gated<gated<S>> : std::true_type {};
+/// true iff scorer s scores every item 0 in this decision (a gated scorer under another
+/// policy). Its column then adds exactly +0.0 to every total (weights are finite, a constant
+/// column normalises to 0, and a total that starts at +0.0 is never −0.0), so both chain
+/// forms skip it: same totals, bit for bit, without touching the items.
+template <class S>
+[[nodiscard]] constexpr bool scores_zero(const S& s, const cluster_view& v) noexcept {
+  if constexpr (is_gated<S>::value)
+    return v.policy != s.when;
+  else
+    return false;
+}
 }  // namespace detail
 
 /// A chain that scores Items: c.evaluate(view, items, totals, column) writes one total per
@@ -103,6 +119,7 @@ class scorer_chain {
   template <class E, class Item>
   void run(E& e, const cluster_view& v, std::span<const Item> items, std::span<double> totals,
            std::span<double> column) {
+    if (detail::scores_zero(e.scorer, v)) return;
     detail::prepare_scorer(e.scorer, v, items);
     const std::size_t n = items.size();
     for (std::size_t i = 0; i < n; ++i)
@@ -140,10 +157,9 @@ class dynamic_scorer_chain {
   void evaluate(const cluster_view& v, std::span<const Item> items, std::span<double> totals,
                 std::span<double> column) {
     std::fill(totals.begin(), totals.end(), 0.0);
-    for (auto& e : entries_) {
-      e.plugin->score_all(v, items, column);
-      detail::accumulate(totals, column, e.weight, mode_);
-    }
+    for (auto& e : entries_)
+      if (e.plugin->score_all(v, items, column))
+        detail::accumulate(totals, column, e.weight, mode_);
   }
   /// Number of scorers.
   [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
@@ -157,16 +173,19 @@ class dynamic_scorer_chain {
  private:
   struct concept_t {
     virtual ~concept_t() = default;
-    virtual void score_all(const cluster_view&, std::span<const Item>, std::span<double>) = 0;
+    // Scores items into out; false (out untouched) when every score would be 0.
+    virtual bool score_all(const cluster_view&, std::span<const Item>, std::span<double>) = 0;
   };
   template <class S>
   struct model final : concept_t {
     explicit model(S s) : scorer(std::move(s)) {}
-    void score_all(const cluster_view& v, std::span<const Item> items,
+    bool score_all(const cluster_view& v, std::span<const Item> items,
                    std::span<double> out) override {
+      if (detail::scores_zero(scorer, v)) return false;
       detail::prepare_scorer(scorer, v, items);
       const std::size_t n = items.size();
       for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<double>(scorer.score(v, items[i]));
+      return true;
     }
     S scorer;
   };

@@ -131,6 +131,8 @@ struct offload_fit {
 /// claims on its main worker); gpu_claim_bytes(total, alloc) (VRAM it would claim on a GPU,
 /// 0 = ineligible); fits(sum_of_claims, gpu_count). Optional: offload(gpu_total, gpu_alloc,
 /// ram_alloc) -> std::optional<offload_fit> and cpu_ram_bytes() for the stage-4 fallbacks.
+/// Each must be a pure function of its arguments: the fit may evaluate gpu_claim_bytes once
+/// for GPUs it knows to have the same arguments.
 template <class E>
 concept Estimator = requires(const E& e, std::uint64_t total, std::int64_t alloc, std::uint64_t sum,
                              std::uint32_t n) {
@@ -298,8 +300,12 @@ struct cluster_view {
   }
 };
 
-/// Scratch state the caller keeps between decisions: once its buffers have grown to the
-/// cluster's size, indexing, fitting and scoring allocate nothing.
+/// Scratch state and persistent cluster index the caller keeps between decisions. index()
+/// reads the whole cluster through the traits; after that, the index can be kept current
+/// incrementally (add_instance, remove_instance, update_worker, commit) and decisions
+/// taken on it directly (place_indexed, rank_for_removal_indexed) without reading the
+/// cluster again. Once its buffers have grown to the cluster's size, indexing, updating,
+/// fitting and scoring allocate nothing.
 class workspace {
  public:
   /// Indexes workers and instances for model m: allocatable RAM/VRAM, counts, files,
@@ -310,9 +316,7 @@ class workspace {
   void index(const Workers& workers, const Instances& instances, const M& m,
              bool record_instances = false) {
     using W = std::ranges::range_value_t<Workers>;
-    using I = std::ranges::range_value_t<Instances>;
     using WT = worker_traits<W>;
-    using IT = instance_traits<I>;
     using MT = model_traits<M>;
     workers_.clear();
     gpus_.clear();
@@ -320,12 +324,17 @@ class workspace {
     claims_.clear();
     instances_.clear();
     candidates_.clear();
-    const std::uint64_t model_id = MT::id(m);
-    const std::uint64_t files = MT::files(m), draft = MT::draft_files(m);
+    ram_base_.clear();
+    vram_base_.clear();
+    model_id_ = MT::id(m);
+    files_ = MT::files(m);
+    draft_ = MT::draft_files(m);
     policy_ = MT::placement(m);
-    has_draft_ = draft != 0;
-    draft_any_ready_ = false;
+    has_draft_ = draft_ != 0;
+    draft_ready_count_ = 0;
     sorted_ids_ = true;
+    recording_ = record_instances;
+    next_position_ = 0;
     for (const auto& w : workers) {
       worker_record r;
       r.id = WT::id(w);
@@ -333,9 +342,9 @@ class workspace {
       r.ram_alloc_bytes = static_cast<std::int64_t>(r.ram_total_bytes) -
                           static_cast<std::int64_t>(WT::ram_reserved_bytes(w));
       r.ready = WT::ready(w);
-      r.main_files = files != 0 && WT::files_ready(w, files);
-      r.draft_files = draft != 0 && WT::files_ready(w, draft);
-      draft_any_ready_ = draft_any_ready_ || r.draft_files;
+      r.main_files = files_ != 0 && WT::files_ready(w, files_);
+      r.draft_files = draft_ != 0 && WT::files_ready(w, draft_);
+      draft_ready_count_ += r.draft_files ? 1u : 0u;
       r.gpu_begin = static_cast<std::uint32_t>(gpus_.size());
       const auto pos = static_cast<std::uint32_t>(workers_.size());
       for (const auto& g : WT::gpus(w)) {
@@ -347,11 +356,14 @@ class workspace {
         gr.alloc_bytes = static_cast<std::int64_t>(gr.total_bytes) -
                          static_cast<std::int64_t>(GT::vram_reserved_bytes(g));
         gpus_.push_back(gr);
+        vram_base_.push_back(gr.alloc_bytes);
       }
       r.gpu_count = static_cast<std::uint32_t>(gpus_.size()) - r.gpu_begin;
       if (!workers_.empty() && workers_.back().id >= r.id) sorted_ids_ = false;
       workers_.push_back(r);
+      ram_base_.push_back(r.ram_alloc_bytes);
     }
+    draft_any_ready_ = draft_ready_count_ > 0;
     if (!sorted_ids_) {
       id_index_.clear();
       for (std::uint32_t i = 0; i < workers_.size(); ++i) id_index_.emplace_back(workers_[i].id, i);
@@ -365,44 +377,91 @@ class workspace {
       const std::uint32_t g = find_gpu(w, static_cast<std::uint32_t>(ref.index));
       if (g != no_position) gpus_[g].selected = true;
     }
-    std::size_t position = 0;
-    for (const auto& inst : instances) {
-      const bool mine = IT::model_id(inst) == model_id;
-      const std::optional<std::uint64_t> wid = IT::worker_id(inst);
-      const std::uint32_t w = wid ? find_worker(*wid) : no_position;
-      instance_record rec;
-      const bool keep = record_instances && mine;
-      if (keep) {
-        rec.position = position;
-        rec.id = IT::id(inst);
-        rec.state = IT::state(inst);
-        rec.scheduled = wid.has_value();
-        rec.total_layers = IT::total_layers(inst);
-        rec.offload_layers = IT::offload_layers(inst);
-        rec.part_begin = static_cast<std::uint32_t>(parts_.size());
-      }
-      ++position;
-      if (w != no_position) {
-        const std::uint64_t ram = IT::ram_bytes(inst);
-        workers_[w].ram_alloc_bytes -= static_cast<std::int64_t>(ram);
-        add_part(w, IT::gpus(inst), ram, mine, keep, true);
-        for (const auto& sub : IT::subordinates(inst)) {
-          const std::uint32_t sw = find_worker(static_cast<std::uint64_t>(sub.worker_id));
-          if (sw == no_position) continue;
-          add_part(sw, sub.gpus, detail::subordinate_ram_bytes(sub), mine, keep, false);
-        }
-      }
-      if (keep) {
-        rec.part_count = static_cast<std::uint32_t>(parts_.size()) - rec.part_begin;
-        instances_.push_back(rec);
-      }
-    }
+    indexing_ = true;
+    for (const auto& inst : instances) apply_instance(inst, false);
+    indexing_ = false;
+    instance_parts_ = parts_.size();
+    instance_claims_ = claims_.size();
+    twins_.resize(gpus_.size());
+    distinct_.resize(gpus_.size());
+    distinct_count_.resize(workers_.size());
+    for (std::uint32_t w = 0; w < workers_.size(); ++w) update_twins(w);
+  }
+
+  /// Counts a new instance into the index, as index() would have counted it: subtracts its
+  /// RAM (main worker) and VRAM claims, counts it as cur/oth. When instances are recorded
+  /// (index(..., true)) and it is of the indexed model, it is recorded too, at the position
+  /// after every recorded one. Claims on workers or GPUs not in the index are ignored.
+  /// Invalidates the last candidates and results.
+  template <class I>
+  requires Instance<I>
+  void add_instance(const I& inst) {
+    drop_candidates();
+    apply_instance(inst, false);
     instance_parts_ = parts_.size();
     instance_claims_ = claims_.size();
   }
 
+  /// Removes an instance counted by index() or add_instance(): gives its RAM/VRAM claims
+  /// back and uncounts it (and drops its record when instances are recorded). Pass it as
+  /// it was counted. Invalidates the last candidates and results.
+  template <class I>
+  requires Instance<I>
+  void remove_instance(const I& inst) {
+    drop_candidates();
+    apply_instance(inst, true);
+  }
+
+  /// Re-reads one indexed worker (matched by id): readiness, RAM and VRAM totals/reserved,
+  /// file readiness; claims and counts are kept. Returns false, changing nothing, when the
+  /// id is not indexed or its GPUs (count or indices) changed: index() again then.
+  template <class W>
+  requires Worker<W>
+  bool update_worker(const W& w) {
+    using WT = worker_traits<W>;
+    const std::uint32_t pos = find_worker(static_cast<std::uint64_t>(WT::id(w)));
+    if (pos == no_position) return false;
+    worker_record& r = workers_[pos];
+    {
+      std::uint32_t g = r.gpu_begin;
+      for (const auto& gpu : WT::gpus(w)) {
+        using GT = gpu_traits<std::remove_cvref_t<decltype(gpu)>>;
+        if (g == r.gpu_begin + r.gpu_count || gpus_[g].index != GT::index(gpu)) return false;
+        ++g;
+      }
+      if (g != r.gpu_begin + r.gpu_count) return false;
+    }
+    drop_candidates();
+    std::uint32_t g = r.gpu_begin;
+    for (const auto& gpu : WT::gpus(w)) {
+      using GT = gpu_traits<std::remove_cvref_t<decltype(gpu)>>;
+      gpu_record& gr = gpus_[g];
+      gr.total_bytes = GT::vram_total_bytes(gpu);
+      const std::int64_t base = static_cast<std::int64_t>(gr.total_bytes) -
+                                static_cast<std::int64_t>(GT::vram_reserved_bytes(gpu));
+      gr.alloc_bytes += base - vram_base_[g];
+      vram_base_[g] = base;
+      ++g;
+    }
+    r.ram_total_bytes = WT::ram_total_bytes(w);
+    const std::int64_t base = static_cast<std::int64_t>(r.ram_total_bytes) -
+                              static_cast<std::int64_t>(WT::ram_reserved_bytes(w));
+    r.ram_alloc_bytes += base - ram_base_[pos];
+    ram_base_[pos] = base;
+    r.ready = WT::ready(w);
+    r.main_files = files_ != 0 && WT::files_ready(w, files_);
+    const bool draft = draft_ != 0 && WT::files_ready(w, draft_);
+    if (draft != r.draft_files)
+      draft_ready_count_ = draft ? draft_ready_count_ + 1 : draft_ready_count_ - 1;
+    r.draft_files = draft;
+    draft_any_ready_ = draft_ready_count_ > 0;
+    update_twins(pos);
+    return true;
+  }
+
   /// Commits a candidate as if it were now an instance of the indexed model: subtracts its
-  /// claims and counts it, so that several placements can be chosen in a row.
+  /// claims and counts it, so that several placements can be chosen in a row. (The same as
+  /// add_instance() of the placed instance: do one or the other, not both.)
   void commit(const candidate& c) noexcept {
     for (std::uint32_t p = 0; p < c.part_count; ++p) {
       const placement_part& part = parts_[c.part_begin + p];
@@ -414,6 +473,7 @@ class workspace {
         ++gpus_[cl.gpu].cur;
       }
       w.cur += p == 0 ? std::max<std::uint32_t>(1, part.claim_count) : part.claim_count;
+      update_twins(part.worker);
     }
   }
 
@@ -455,35 +515,54 @@ class workspace {
   /// that produced candidates (none when no strategy did).
   template <Estimator E>
   fit_strategy fit(const E& e, const fit_options& options = {}) {
-    candidates_.clear();
-    parts_.resize(instance_parts_);
-    claims_.resize(instance_claims_);
+    drop_candidates();
     const backend_capabilities caps = e.capabilities();
     const std::uint64_t ram_need = e.ram_bytes();
-    // Per-GPU claim of a full placement (0 = ineligible), computed once.
-    gpu_claims_.assign(gpus_.size(), 0);
-    for (std::size_t g = 0; g < gpus_.size(); ++g) {
-      const gpu_record& r = gpus_[g];
-      if (!workers_[r.worker].eligible || (has_selection_ && !r.selected)) continue;
-      gpu_claims_[g] = e.gpu_claim_bytes(r.total_bytes, r.alloc_bytes);
-    }
     auto ram_ok = [&](const worker_record& w) {
       return ram_need == 0 || w.ram_alloc_bytes >= static_cast<std::int64_t>(ram_need);
     };
-    // 1. single worker, single GPU
-    for (std::uint32_t w = 0; w < workers_.size(); ++w) {
-      const worker_record& wr = workers_[w];
-      if (!wr.eligible || !ram_ok(wr)) continue;
-      for (std::uint32_t g = wr.gpu_begin; g < wr.gpu_begin + wr.gpu_count; ++g) {
-        const std::uint64_t c = gpu_claims_[g];
-        if (c != 0 && e.fits(c, 1) && !equivalent_to_earlier(g)) {
-          const auto begin = static_cast<std::uint32_t>(parts_.size());
-          push_part(w, ram_need, &g, &c, 1);
-          candidates_.push_back({begin, 1, fit_strategy::single_gpu, 0, 0});
+    // 1. single worker, single GPU. GPUs indistinguishable from an earlier one of their
+    //    worker (twins) would never win (equivalent_to_earlier), so without an explicit
+    //    selection only each worker's distinct GPUs are read and their claims computed
+    //    (the estimator is a pure function). Picks first, then the buffers are sized once.
+    {
+      if (picks_.size() < gpus_.size()) picks_.resize(gpus_.size());
+      picked_gpu* const pick = picks_.data();
+      std::uint32_t n = 0;
+      if (!has_selection_) {
+        for (std::uint32_t w = 0; w < workers_.size(); ++w) {
+          const worker_record& wr = workers_[w];
+          if (!wr.eligible || !ram_ok(wr)) continue;
+          const distinct_gpu* const d = distinct_.data() + wr.gpu_begin;
+          for (std::uint32_t k = 0, end = distinct_count_[w]; k < end; ++k) {
+            const std::uint64_t c = e.gpu_claim_bytes(d[k].total_bytes, d[k].alloc_bytes);
+            if (c != 0 && e.fits(c, 1)) pick[n++] = {d[k].gpu, d[k].index, w, c};
+          }
         }
+      } else {
+        compute_claims(e);
+        for (std::uint32_t w = 0; w < workers_.size(); ++w) {
+          const worker_record& wr = workers_[w];
+          if (!wr.eligible || !ram_ok(wr)) continue;
+          for (std::uint32_t g = wr.gpu_begin; g < wr.gpu_begin + wr.gpu_count; ++g) {
+            const std::uint64_t c = gpu_claims_[g];
+            if (c != 0 && e.fits(c, 1) && !equivalent_to_earlier(g))
+              pick[n++] = {g, gpus_[g].index, w, c};
+          }
+        }
+      }
+      const std::size_t p0 = parts_.size(), c0 = claims_.size();
+      parts_.resize(p0 + n);
+      claims_.resize(c0 + n);
+      candidates_.resize(n);
+      for (std::uint32_t k = 0; k < n; ++k) {
+        claims_[c0 + k] = {pick[k].gpu, pick[k].index, pick[k].claim};
+        parts_[p0 + k] = {pick[k].worker, static_cast<std::uint32_t>(c0 + k), 1, ram_need};
+        candidates_[k] = {static_cast<std::uint32_t>(p0 + k), 1, fit_strategy::single_gpu, 0, 0};
       }
     }
     if (!candidates_.empty()) return fit_strategy::single_gpu;
+    if (!has_selection_) compute_claims(e);
     // 2. single worker, several GPUs: the smallest valid count of its largest claims
     if (caps.multi_gpu) {
       for (std::uint32_t w = 0; w < workers_.size(); ++w) {
@@ -601,9 +680,111 @@ class workspace {
     std::uint32_t worker;
   };
 
+  // gpu_claims_: per-GPU claim of a full placement (0 = ineligible), in one pass.
+  template <class E>
+  void compute_claims(const E& e) {
+    gpu_claims_.resize(gpus_.size());
+    std::uint64_t* const claim = gpu_claims_.data();
+    for (const worker_record& wr : workers_) {
+      const std::uint32_t end = wr.gpu_begin + wr.gpu_count;
+      if (!wr.eligible) {
+        std::fill(claim + wr.gpu_begin, claim + end, std::uint64_t{0});
+        continue;
+      }
+      for (std::uint32_t g = wr.gpu_begin; g < end; ++g) {
+        const gpu_record& r = gpus_[g];
+        claim[g] =
+            has_selection_ && !r.selected ? 0 : e.gpu_claim_bytes(r.total_bytes, r.alloc_bytes);
+      }
+    }
+  }
+  // Empties the candidates of the last fit and their parts/claims.
+  void drop_candidates() {
+    candidates_.clear();
+    parts_.resize(instance_parts_);
+    claims_.resize(instance_claims_);
+  }
+  // twins_[g] for the GPUs of worker w: the first earlier GPU of w with the same totals,
+  // allocatable VRAM and counts and a lower index, or no_position.
+  void update_twins(std::uint32_t w) noexcept {
+    const worker_record& wr = workers_[w];
+    const std::uint32_t end = wr.gpu_begin + wr.gpu_count;
+    std::uint32_t k = 0;
+    for (std::uint32_t g = wr.gpu_begin; g < end; ++g) {
+      const gpu_record& r = gpus_[g];
+      std::uint32_t t = no_position;
+      for (std::uint32_t h = wr.gpu_begin; h < g; ++h) {
+        const gpu_record& o = gpus_[h];
+        if (o.alloc_bytes == r.alloc_bytes && o.total_bytes == r.total_bytes && o.cur == r.cur &&
+            o.oth == r.oth && o.index < r.index) {
+          t = h;
+          break;
+        }
+      }
+      twins_[g] = t;
+      if (t == no_position)
+        distinct_[wr.gpu_begin + k++] = {g, r.index, r.total_bytes, r.alloc_bytes};
+    }
+    distinct_count_[w] = k;
+  }
+  // Drops the record of instance id and its parts and claims (so that adding and removing
+  // instances does not grow the buffers); later records and parts are renumbered.
+  void forget_record(std::uint64_t id) {
+    auto it = std::find_if(instances_.begin(), instances_.end(),
+                           [&](const instance_record& r) { return r.id == id; });
+    if (it == instances_.end()) return;
+    const std::uint32_t pb = it->part_begin, pc = it->part_count;
+    instances_.erase(it);
+    if (pc == 0) return;
+    const std::uint32_t cb = parts_[pb].claim_begin;
+    std::uint32_t cc = 0;
+    for (std::uint32_t p = pb; p < pb + pc; ++p) cc += parts_[p].claim_count;
+    parts_.erase(parts_.begin() + pb, parts_.begin() + pb + pc);
+    claims_.erase(claims_.begin() + cb, claims_.begin() + cb + cc);
+    for (std::size_t p = pb; p < parts_.size(); ++p) parts_[p].claim_begin -= cc;
+    for (instance_record& r : instances_)
+      if (r.part_begin > pb) r.part_begin -= pc;
+    instance_parts_ -= pc;
+    instance_claims_ -= cc;
+  }
+  // Counts (or, with remove, uncounts) one instance; records it when recording and mine.
+  template <class I>
+  void apply_instance(const I& inst, bool remove) {
+    using IT = instance_traits<I>;
+    const bool mine = IT::model_id(inst) == model_id_;
+    const std::optional<std::uint64_t> wid = IT::worker_id(inst);
+    const std::uint32_t w = wid ? find_worker(*wid) : no_position;
+    const bool keep = recording_ && mine && !remove;
+    instance_record rec;
+    if (keep) {
+      rec.position = next_position_;
+      rec.id = IT::id(inst);
+      rec.state = IT::state(inst);
+      rec.scheduled = wid.has_value();
+      rec.total_layers = IT::total_layers(inst);
+      rec.offload_layers = IT::offload_layers(inst);
+      rec.part_begin = static_cast<std::uint32_t>(parts_.size());
+    }
+    if (remove && recording_ && mine) forget_record(IT::id(inst));
+    if (!remove) ++next_position_;
+    if (w != no_position) {
+      const auto ram = static_cast<std::int64_t>(IT::ram_bytes(inst));
+      workers_[w].ram_alloc_bytes += remove ? ram : -ram;
+      add_part(w, IT::gpus(inst), IT::ram_bytes(inst), mine, keep, true, remove);
+      for (const auto& sub : IT::subordinates(inst)) {
+        const std::uint32_t sw = find_worker(static_cast<std::uint64_t>(sub.worker_id));
+        if (sw == no_position) continue;
+        add_part(sw, sub.gpus, detail::subordinate_ram_bytes(sub), mine, keep, false, remove);
+      }
+    }
+    if (keep) {
+      rec.part_count = static_cast<std::uint32_t>(parts_.size()) - rec.part_begin;
+      instances_.push_back(rec);
+    }
+  }
   template <class Claims>
   void add_part(std::uint32_t w, const Claims& gpu_claims, std::uint64_t ram, bool mine, bool keep,
-                bool main) {
+                bool main, bool remove = false) {
     placement_part part;
     part.worker = w;
     part.ram_bytes = main ? ram : 0;
@@ -614,18 +795,26 @@ class workspace {
       const std::uint32_t g = find_gpu(w, index);
       ++n;
       if (g == no_position) continue;
-      const auto vram = static_cast<std::uint64_t>(cl.vram_bytes);
-      gpus_[g].alloc_bytes -= static_cast<std::int64_t>(vram);
-      ++(mine ? gpus_[g].cur : gpus_[g].oth);
-      if (keep) claims_.push_back({g, index, vram});
+      const auto vram = static_cast<std::int64_t>(cl.vram_bytes);
+      std::uint32_t& counter = mine ? gpus_[g].cur : gpus_[g].oth;
+      if (remove) {
+        gpus_[g].alloc_bytes += vram;
+        --counter;
+      } else {
+        gpus_[g].alloc_bytes -= vram;
+        ++counter;
+      }
+      if (keep) claims_.push_back({g, index, static_cast<std::uint64_t>(vram)});
     }
     // Once per GPU occupied; a CPU instance once on its main worker.
     const std::uint32_t count = main ? std::max<std::uint32_t>(1, n) : n;
-    (mine ? workers_[w].cur : workers_[w].oth) += count;
+    std::uint32_t& counter = mine ? workers_[w].cur : workers_[w].oth;
+    counter = remove ? counter - count : counter + count;
     if (keep) {
       part.claim_count = static_cast<std::uint32_t>(claims_.size()) - part.claim_begin;
       parts_.push_back(part);
     }
+    if (!indexing_) update_twins(w);
   }
   void push_part(std::uint32_t w, std::uint64_t ram, const std::uint32_t* g,
                  const std::uint64_t* vram, std::uint32_t n) {
@@ -637,6 +826,12 @@ class workspace {
   // scorer gives both the same score and the tie-break prefers the lower index, so the
   // later one would never win and is not emitted as a candidate.
   [[nodiscard]] bool equivalent_to_earlier(std::uint32_t g) const noexcept {
+    // Fast path: twins_[g] is an earlier GPU with the same totals and counts and a lower
+    // index (kept current by every update). Without an explicit selection and with the
+    // same claim, it is exactly the GPU the scan below would find; otherwise scan.
+    const std::uint32_t t = twins_[g];
+    if (t == no_position) return false;
+    if (!has_selection_ && gpu_claims_[t] == gpu_claims_[g]) return true;
     const gpu_record& r = gpus_[g];
     for (std::uint32_t h = workers_[r.worker].gpu_begin; h < g; ++h) {
       const gpu_record& o = gpus_[h];
@@ -686,9 +881,28 @@ class workspace {
   std::vector<std::uint32_t> order_;
   std::vector<std::uint32_t> subs_;
   std::vector<worker_sum> worker_sums_;
-  std::size_t instance_parts_ = 0, instance_claims_ = 0;
+  // A GPU that is no twin, with the two numbers stage 1 of the fit reads: for worker w,
+  // distinct_[gpu_begin, gpu_begin + distinct_count_[w]) lists them, densely packed.
+  struct distinct_gpu {
+    std::uint32_t gpu, index;
+    std::uint64_t total_bytes;
+    std::int64_t alloc_bytes;
+  };
+  std::vector<distinct_gpu> distinct_;
+  // A single-GPU candidate found by stage 1 of the fit.
+  struct picked_gpu {
+    std::uint32_t gpu, index, worker;
+    std::uint64_t claim;
+  };
+  std::vector<picked_gpu> picks_;
+  std::vector<std::uint32_t> twins_, distinct_count_;
+  std::vector<std::int64_t> ram_base_, vram_base_;  // total − reserved, for update_worker
+  std::size_t instance_parts_ = 0, instance_claims_ = 0, next_position_ = 0;
+  std::uint64_t model_id_ = 0, files_ = 0, draft_ = 0;
+  std::uint32_t draft_ready_count_ = 0;
   placement_policy policy_ = placement_policy::binpack;
   bool has_draft_ = false, draft_any_ready_ = false, sorted_ids_ = true, has_selection_ = false;
+  bool recording_ = false, indexing_ = false;
 
  public:
   /// Column buffers the chains use for per-scorer scores and totals (grown, never shrunk).
