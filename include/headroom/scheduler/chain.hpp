@@ -46,7 +46,9 @@ constexpr void prepare_scorer(S& s, const cluster_view& v, std::span<const Item>
   if constexpr (requires { s.prepare(v, items); }) s.prepare(v, items);
 }
 /// totals += weight × normalise(column): the one accumulation both chain forms share.
-inline void accumulate(std::span<double> totals, std::span<double> column, double weight,
+/// Normalisation and sum in one pass (each total gets the same operations, in the same
+/// order, as with a normalised column stored first); column is left as scored.
+inline void accumulate(std::span<double> totals, std::span<const double> column, double weight,
                        normalization mode) noexcept {
   const std::size_t n = totals.size();
   if (mode == normalization::min_max && n > 0) {
@@ -57,10 +59,11 @@ inline void accumulate(std::span<double> totals, std::span<double> column, doubl
     }
     if (hi > lo) {
       const double span = hi - lo;
-      for (std::size_t i = 0; i < n; ++i) column[i] = (column[i] - lo) / span * 100.0;
+      for (std::size_t i = 0; i < n; ++i) totals[i] += weight * ((column[i] - lo) / span * 100.0);
     } else {
-      for (std::size_t i = 0; i < n; ++i) column[i] = 0.0;  // no information: no points
+      for (std::size_t i = 0; i < n; ++i) totals[i] += weight * 0.0;  // no information: no points
     }
+    return;
   }
   for (std::size_t i = 0; i < n; ++i) totals[i] += weight * column[i];
 }
@@ -79,6 +82,65 @@ template <class S>
     return v.policy != s.when;
   else
     return false;
+}
+/// Which indexed records a scorer reads per item beyond its parts and claims: the GPU
+/// records of the claims, the worker records of the parts. Unknown scorers: both.
+struct record_reads {
+  bool gpus = true, workers = true;
+};
+template <class S>
+struct reads_of {
+  static constexpr record_reads value{};
+};
+template <class S>
+struct reads_of<gated<S>> : reads_of<S> {};
+template <>
+struct reads_of<best_fit_scorer> {
+  static constexpr record_reads value{true, false};
+};
+template <>
+struct reads_of<locality_scorer> {
+  static constexpr record_reads value{false, true};
+};
+template <>
+struct reads_of<anti_affinity_scorer> {
+  static constexpr record_reads value{false, true};
+};
+template <>
+struct reads_of<offload_layer_scorer> {
+  static constexpr record_reads value{false, false};
+};
+/// Starts loading the records item's main part refers to (its worker, its first GPU), so
+/// that scoring items in order streams them instead of waiting on each (a hint only). An
+/// item without parts or claims loads a neighbour's record, which is harmless. Needs
+/// non-empty parts (and claims for gpus).
+template <class Item>
+[[gnu::always_inline]] inline void prefetch_item(const cluster_view& v, const Item& item,
+                                                 record_reads r) noexcept {
+  const placement_part& p = v.parts[std::min<std::size_t>(item.part_begin, v.parts.size() - 1)];
+  if (r.workers) prefetch(v.workers.data() + p.worker);
+  if (r.gpus)
+    prefetch(v.gpus.data() +
+             v.claims[std::min<std::size_t>(p.claim_begin, v.claims.size() - 1)].gpu);
+}
+/// column[i] = s.score(v, items[i]) for every item, prefetching prefetch_distance ahead.
+template <class S, class Item>
+inline void score_column(const S& s, const cluster_view& v, std::span<const Item> items,
+                         std::span<double> column) {
+  constexpr record_reads r = reads_of<S>::value;
+  const std::size_t n = items.size();
+  std::size_t i = 0;
+  if constexpr (r.gpus || r.workers) {
+    if (!v.parts.empty() && (!r.gpus || !v.claims.empty())) {
+      const std::size_t ahead = std::min<std::size_t>(n, prefetch_distance);
+      for (std::size_t k = 0; k < ahead; ++k) prefetch_item(v, items[k], r);
+      for (; i + prefetch_distance < n; ++i) {
+        prefetch_item(v, items[i + prefetch_distance], r);
+        column[i] = static_cast<double>(s.score(v, items[i]));
+      }
+    }
+  }
+  for (; i < n; ++i) column[i] = static_cast<double>(s.score(v, items[i]));
 }
 }  // namespace detail
 
@@ -121,9 +183,7 @@ class scorer_chain {
            std::span<double> column) {
     if (detail::scores_zero(e.scorer, v)) return;
     detail::prepare_scorer(e.scorer, v, items);
-    const std::size_t n = items.size();
-    for (std::size_t i = 0; i < n; ++i)
-      column[i] = static_cast<double>(e.scorer.score(v, items[i]));
+    detail::score_column(e.scorer, v, items, column);
     detail::accumulate(totals, column, e.weight, mode_);
   }
   normalization mode_;
@@ -183,8 +243,7 @@ class dynamic_scorer_chain {
                    std::span<double> out) override {
       if (detail::scores_zero(scorer, v)) return false;
       detail::prepare_scorer(scorer, v, items);
-      const std::size_t n = items.size();
-      for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<double>(scorer.score(v, items[i]));
+      detail::score_column(scorer, v, items, out);
       return true;
     }
     S scorer;

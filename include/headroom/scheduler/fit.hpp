@@ -28,6 +28,21 @@ inline namespace v0 {
 /// One GiB in bytes.
 inline constexpr std::uint64_t gib_bytes = std::uint64_t{1} << 30;
 
+namespace detail {
+/// Asks the CPU to start loading the cache line holding p (a hint: no effect on results).
+/// Always inlined: GCC otherwise finds the helpers that call it free of effects and drops
+/// their calls.
+[[gnu::always_inline]] inline void prefetch(const void* p) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  __builtin_prefetch(p);
+#else
+  (void)p;
+#endif
+}
+/// How many items ahead the decision loops prefetch the records they will read.
+inline constexpr std::uint32_t prefetch_distance = 32;
+}  // namespace detail
+
 /// A position that refers to nothing.
 inline constexpr std::uint32_t no_position = std::numeric_limits<std::uint32_t>::max();
 
@@ -509,7 +524,10 @@ class workspace {
     return no_position;
   }
   /// Marks which workers passed the filters (the scheduler calls this).
-  void set_eligible(std::uint32_t w, bool eligible) noexcept { workers_[w].eligible = eligible; }
+  void set_eligible(std::uint32_t w, bool eligible) noexcept {
+    // Written only on change: a warm index keeps its worker records clean (no write-back).
+    if (workers_[w].eligible != eligible) workers_[w].eligible = eligible;
+  }
 
   /// Runs the fit ladder with estimator e over the eligible workers; returns the strategy
   /// that produced candidates (none when no strategy did).
@@ -530,7 +548,10 @@ class workspace {
       picked_gpu* const pick = picks_.data();
       std::uint32_t n = 0;
       if (!has_selection_) {
-        for (std::uint32_t w = 0; w < workers_.size(); ++w) {
+        const auto nw = static_cast<std::uint32_t>(workers_.size());
+        for (std::uint32_t w = 0; w < nw; ++w) {
+          if (w + detail::prefetch_distance < nw)
+            detail::prefetch(distinct_.data() + workers_[w + detail::prefetch_distance].gpu_begin);
           const worker_record& wr = workers_[w];
           if (!wr.eligible || !ram_ok(wr)) continue;
           const distinct_gpu* const d = distinct_.data() + wr.gpu_begin;
