@@ -352,6 +352,24 @@ inline constexpr std::int32_t replicas_max = std::numeric_limits<std::int32_t>::
 [[nodiscard]] inline std::int64_t to_milli(double value) noexcept {
   return std::llround(std::clamp(value, -1.0e15, 1.0e15) * 1000.0);
 }
+/// a + b, saturating at both ends of int64 (sums of milli-unit samples must not overflow).
+[[nodiscard]] constexpr std::int64_t add_saturated(std::int64_t a, std::int64_t b) noexcept {
+  constexpr std::int64_t hi = std::numeric_limits<std::int64_t>::max();
+  constexpr std::int64_t lo = std::numeric_limits<std::int64_t>::min();
+  if (b > 0 && a > hi - b) return hi;
+  if (b < 0 && a < lo - b) return lo;
+  return a + b;
+}
+/// count * value for count >= 0, saturating at both ends of int64.
+[[nodiscard]] constexpr std::int64_t mul_saturated(std::int64_t count,
+                                                   std::int64_t value) noexcept {
+  constexpr std::int64_t hi = std::numeric_limits<std::int64_t>::max();
+  constexpr std::int64_t lo = std::numeric_limits<std::int64_t>::min();
+  if (count == 0 || value == 0) return 0;
+  if (value > 0 && count > hi / value) return hi;
+  if (value < 0 && count > lo / value) return lo;
+  return count * value;
+}
 
 struct proposal {
   std::int32_t replicas = 0;
@@ -563,7 +581,7 @@ class autoscaler {
       } else if (!detail::is_finite(s.value)) {
         ++missing;
       } else {
-        sum_milli += detail::to_milli(s.value);
+        sum_milli = detail::add_saturated(sum_milli, detail::to_milli(s.value));
         ++reported;
       }
     }
@@ -587,7 +605,8 @@ class autoscaler {
     if (missing > 0) {
       if (ratio < 1.0) {
         const double fallback = utilization ? std::max(100.0, m.target) : m.target;
-        sum2 += missing * detail::to_milli(fallback);
+        sum2 =
+            detail::add_saturated(sum2, detail::mul_saturated(missing, detail::to_milli(fallback)));
         count2 += missing;
       } else if (ratio > 1.0 || !utilization) {
         count2 += missing;  // counted as using 0

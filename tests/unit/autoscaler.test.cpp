@@ -1014,4 +1014,33 @@ TEST_SUITE("autoscaler") {
     CHECK(state.recommendations.capacity() == reserved);
   }
 
+  TEST_CASE("autoscaler: huge per-replica samples saturate the sum instead of overflowing") {
+    // Found by tests/fuzz/autoscaler.fuzz.cpp: ten samples of 1e16 are 1e19 milli-units in
+    // all, past int64; the sum wrapped negative (undefined behaviour) and scaled down.
+    autoscaler_config c;
+    c.min_replicas = 1;
+    c.max_replicas = 100;
+    c.metrics = {
+        {"in_flight", metric_source::pods, headroom::metric_target_type::average_value, 10.0}};
+    const autoscaler a(c);
+    auto state = a.initial_state();
+    const std::vector<headroom::replica_sample> samples(10, headroom::replica_sample{1e16, true});
+    const metric_observation obs = headroom::observe_replicas(samples);
+    const auto d = a.step(state, 0s, {10, 0, {&obs, 1}, {}, {}});
+    CHECK(d.raw_recommendation == std::numeric_limits<std::int32_t>::max());
+    CHECK(d.desired_replicas == 20);  // max(2n, 4) without a behavior
+    CHECK(d.reason == headroom::scale_reason::scale_up_limited);
+    // Missing replicas on a scale-down count as the target: a huge target must not overflow.
+    c.metrics[0].target = 1e300;
+    const autoscaler b(c);
+    auto state_b = b.initial_state();
+    std::vector<headroom::replica_sample> mixed(12, headroom::replica_sample{});  // NaN: missing
+    mixed[0] = {1.0, true};
+    const metric_observation obs_b = headroom::observe_replicas(mixed);
+    const auto e = b.step(state_b, 0s, {12, 0, {&obs_b, 1}, {}, {}});
+    CHECK(e.failed_metrics == 0);
+    CHECK(e.raw_recommendation == 1);  // ceil(~0 × 12), then the minimum of one replica
+    CHECK(e.desired_replicas == 12);   // the 300 s down window holds the first count
+  }
+
 }  // TEST_SUITE

@@ -233,4 +233,41 @@ TEST_SUITE("fleet_day") {
     CHECK(trace[1].ready == 10);
     CHECK(s.short_steps == 0);
   }
+
+  TEST_CASE("fleet_day: a start time far beyond the day never makes a replica ready") {
+    // Found by tests/fuzz/traffic_csv.fuzz.cpp: 1e300 s / 60 s did not fit an int64
+    // (undefined behaviour), and a large finite delay sized a buffer by the delay.
+    sim::fleet_day_simulator simulator({});
+    const std::vector<double> traffic = {6.4, 64.0, 64.0};
+    const auto never = sim::chase(std::chrono::duration<double>(1e300));
+    CHECK(simulator.start_delay_steps(never) == (std::int64_t{1} << 62));
+    std::vector<sim::fleet_step_record> trace;
+    const auto s = simulator.run(traffic, never, &trace);
+    CHECK(trace[1].ready == 1);
+    CHECK(trace[1].paid == 10);
+    CHECK(trace[2].ready == 1);
+    CHECK(s.short_steps == 2);
+    const auto late = simulator.run(traffic, sim::chase(std::chrono::hours{24 * 365}), &trace);
+    CHECK(late.short_steps == 2);
+    CHECK(trace[2].paid == 10);
+  }
+
+  TEST_CASE("fleet_day: rates near the double range keep the shares finite") {
+    // Found by tests/fuzz/traffic_csv.fuzz.cpp: the sum of the arrivals overflowed and
+    // over_share was inf / inf = NaN.
+    sim::fleet_day_config config;
+    config.price_per_replica_hour = 2.0;
+    config.tokens_per_request = 100.0;
+    sim::fleet_day_simulator simulator(config);
+    const std::vector<double> traffic = {1e308, std::numeric_limits<double>::max(), 8.0};
+    const auto s = simulator.run(traffic, sim::fixed_fleet(1));
+    CHECK(s.over_share >= 0.0);
+    CHECK(s.over_share <= 1.0);
+    CHECK(s.over_share == doctest::Approx(1.0));
+    CHECK(s.mean_use == doctest::Approx(1.0));
+    CHECK(s.short_steps == 2);
+    REQUIRE(s.cost_per_million_tokens.has_value());
+    CHECK(std::isfinite(*s.cost_per_million_tokens));
+    // Everyday traffic is summed unscaled, so the seed's table is unchanged (tested above).
+  }
 }

@@ -189,7 +189,7 @@ struct fleet_day_summary {
   double cost = 0.0;               ///< replica_hours × price_per_replica_hour
   /// Cost per million generated tokens, cost.hpp's C_hour/(3600·ν*·ρ̄) with ν* = μ*·tokens
   /// per request and ρ̄ the use of the PAID replicas; empty without a price, a token count or
-  /// any request served.
+  /// any request served, and when it is not a finite number (extreme μ* or traffic).
   std::optional<double> cost_per_million_tokens;
   std::int32_t peak_paid = 0;  ///< the most replicas paid at once
 };
@@ -252,15 +252,19 @@ class fleet_day_simulator {
     return c;
   }
 
-  /// Steps a replica takes to become ready: ceil(start_time / step) (0: ready at once).
+  /// Steps a replica takes to become ready: ceil(start_time / step) (0: ready at once),
+  /// saturating at 2^62 (a replica that never becomes ready in any day one can run).
   [[nodiscard]] std::int64_t start_delay_steps(const fleet_policy& policy) const {
     const double start = policy.start_time.count();
     if (!(start >= 0.0 && detail::is_finite(start)))
       detail::fail("policy.start_time", policy.start_time, "must be finite and >= 0");
+    constexpr std::int64_t most = std::int64_t{1} << 62;
     // Round away float noise (8 min / 1 min is 8, not 8.000000000000002 → 9).
     const double steps = start / config_.step.count();
     const double nearest = std::round(steps);
-    return static_cast<std::int64_t>(std::abs(steps - nearest) < 1e-9 ? nearest : std::ceil(steps));
+    const double delay = std::abs(steps - nearest) < 1e-9 ? nearest : std::ceil(steps);
+    // Also catches an infinite quotient (a huge start over a tiny step).
+    return delay >= static_cast<double>(most) ? most : static_cast<std::int64_t>(delay);
   }
 
   /// Runs one day over `traffic_per_second` (one rate per step, each finite and >= 0, at
@@ -303,9 +307,12 @@ class fleet_day_simulator {
 
   void run_reactive(std::span<const double> traffic, const fleet_policy& policy) {
     const std::size_t steps = traffic.size();
-    const std::int64_t delay = start_delay_steps(policy);
+    // A replica due at or after the last step never serves in this day: capping the delay at
+    // the day's length keeps the order of requests and bounds the buffer (and its index).
+    const std::size_t delay = static_cast<std::size_t>(
+        std::min(start_delay_steps(policy), static_cast<std::int64_t>(steps)));
     const autoscaler controller(controller_config(policy));
-    becoming_ready_.assign(steps + static_cast<std::size_t>(delay) + 1, 0);
+    becoming_ready_.assign(steps + delay + 1, 0);
 
     // The first fleet is what the first minute asks for (the seed: servono(arrivi[0]) +
     // reserve); the history starts as five copies of it: seed it one step before t0, so the
@@ -331,7 +338,7 @@ class fleet_day_simulator {
       input.starting_replicas = starting;
       input.metrics = now_obs;
       if (policy.look_ahead) {
-        const std::size_t ahead = std::min(m + static_cast<std::size_t>(delay), steps - 1);
+        const std::size_t ahead = std::min(m + delay, steps - 1);
         ahead_obs[0] = observe_total(traffic[ahead]);
         input.forecast = ahead_obs;
       }
@@ -343,7 +350,7 @@ class fleet_day_simulator {
           ready += delta;
         } else {
           starting += delta;
-          becoming_ready_[m + static_cast<std::size_t>(delay)] += delta;
+          becoming_ready_[m + delay] += delta;
         }
       } else if (delta < 0) {
         // Cancel replicas still starting first (the latest requests), then stop ready ones.
@@ -369,6 +376,11 @@ class fleet_day_simulator {
     const double step_seconds = config_.step.count();
     if (trace) trace->resize(steps);
     fleet_day_summary s;
+    // Rates near the double range would overflow the sums (inf / inf = NaN shares): the sums
+    // of the shares are then taken scaled by a power of two, which is exact. Everyday
+    // traffic is not scaled at all.
+    const double peak_rate = *std::max_element(traffic.begin(), traffic.end());
+    const double scale = peak_rate > 0x1p+900 ? std::ldexp(1.0, -(std::ilogb(peak_rate) + 1)) : 1.0;
     double paid_total = 0.0, over = 0.0, arrivals = 0.0, served = 0.0, capacity_total = 0.0;
     double backlog = 0.0;
     for (std::size_t m = 0; m < steps; ++m) {
@@ -376,10 +388,10 @@ class fleet_day_simulator {
       const double excess = std::max(traffic[m] - capacity, 0.0);
       paid_total += static_cast<double>(paid_[m]);
       s.peak_paid = std::max(s.peak_paid, paid_[m]);
-      over += excess;
-      arrivals += traffic[m];
-      served += std::min(traffic[m], capacity);
-      capacity_total += capacity;
+      over += excess * scale;
+      arrivals += traffic[m] * scale;
+      served += std::min(traffic[m], capacity) * scale;
+      capacity_total += capacity * scale;
       if (excess > 0.0) ++s.short_steps;
       backlog = std::max(0.0, backlog + (traffic[m] - capacity) * step_seconds);
       if (backlog > 0.0) ++s.backlog_steps;
@@ -391,13 +403,19 @@ class fleet_day_simulator {
     s.replica_hours = paid_total * step_seconds / 3600.0;
     s.over_share = arrivals > 0.0 ? over / arrivals : 0.0;
     s.mean_use = capacity_total > 0.0 ? served / capacity_total : 0.0;
-    s.requests_served = served * step_seconds;
+    s.requests_served = served / scale * step_seconds;
     s.cost = fleet_cost(s.replica_hours, config_.price_per_replica_hour);
     if (config_.price_per_replica_hour > 0.0 && config_.tokens_per_request > 0.0 && served > 0.0) {
-      // ρ̄ over what was paid for: served / (paid replicas × μ*), per step summed.
-      const double paid_use = served / (paid_total * mu);
-      s.cost_per_million_tokens = cost_per_million_tokens(
-          config_.price_per_replica_hour, mu * config_.tokens_per_request, paid_use);
+      // ρ̄ over what was paid for: served / (paid replicas × μ*), per step summed. At most 1
+      // (served <= ready × μ* <= paid × μ*) but for rounding; it may underflow to 0 with
+      // a tiny traffic, or overflow the token rate: then there is no finite price per token.
+      const double paid_use = std::min(served / (paid_total * mu * scale), 1.0);
+      const double tokens_per_second = mu * config_.tokens_per_request;
+      if (paid_use > 0.0 && tokens_per_second > 0.0 && detail::is_finite(tokens_per_second)) {
+        const double price =
+            cost_per_million_tokens(config_.price_per_replica_hour, tokens_per_second, paid_use);
+        if (detail::is_finite(price)) s.cost_per_million_tokens = price;
+      }
     }
     return s;
   }
