@@ -30,6 +30,18 @@ namespace headroom {
 inline namespace v0 {
 
 namespace detail {
+/// A gap CV: finite and >= 0, and for cv > 0 the gamma shape 1/cv² finite and > 0 (cv within
+/// about [1.5e-154, 1.3e154]); outside that range every draw would be NaN.
+constexpr double require_gap_cv(const char* name, double cv) {
+  require_non_negative(name, cv);
+  if (cv > 0.0) {
+    const double shape = 1.0 / (cv * cv);
+    if (!(shape > 0.0 && is_finite(shape)))
+      fail(name, cv, "must be 0 or give a finite gamma shape 1/cv^2 > 0 (about 1e-154 to 1e154)");
+  }
+  return cv;
+}
+
 /// A gap of mean 1 and coefficient of variation cv >= 0: constant for cv = 0, standard
 /// exponential for cv = 1, otherwise Gamma(1/cv², cv²).
 template <std::uniform_random_bit_generator G>
@@ -78,11 +90,15 @@ class gamma_gaps {
   /// rate_per_s: λ, finite and > 0; cv: finite and >= 0.
   constexpr gamma_gaps(double rate_per_s, double cv)
       : rate_per_s_(detail::require_positive("rate_per_s", rate_per_s)),
-        cv_(detail::require_non_negative("cv", cv)) {}
+        cv_(detail::require_gap_cv("cv", cv)) {}
   /// The gamma gaps with vLLM's burstiness parameter b = 1/cv² (b > 0, finite).
   [[nodiscard]] static gamma_gaps from_burstiness(double rate_per_s, double burstiness) {
     detail::require_positive("burstiness", burstiness);
-    return gamma_gaps(rate_per_s, 1.0 / std::sqrt(burstiness));
+    const double cv = 1.0 / std::sqrt(burstiness);
+    const double shape = 1.0 / (cv * cv);
+    if (!(shape > 0.0 && detail::is_finite(shape)))
+      detail::fail("burstiness", burstiness, "gives a gamma shape that is not finite and > 0");
+    return gamma_gaps(rate_per_s, cv);
   }
   /// The next gap in seconds.
   template <std::uniform_random_bit_generator G>
@@ -132,6 +148,7 @@ requires GapSampler<S, G>
     std::chrono::duration<double> start = std::chrono::duration<double>::zero()) {
   detail::require_finite("start", start.count());
   std::vector<std::chrono::duration<double>> times;
+  if (count > times.max_size()) detail::fail("count", count, "exceeds the largest vector");
   times.reserve(count);
   std::chrono::duration<double> t = start;
   for (std::size_t i = 0; i < count; ++i) {
@@ -165,6 +182,7 @@ template <std::uniform_random_bit_generator G>
   detail::require_positive("rate_per_s", rate_per_s);
   detail::require_finite("start", start.count());
   std::vector<std::chrono::duration<double>> times;
+  if (count > times.max_size()) detail::fail("count", count, "exceeds the largest vector");
   times.reserve(count);
   for (std::size_t i = 0; i < count; ++i)
     times.push_back(start + std::chrono::duration<double>(static_cast<double>(i + 1) / rate_per_s));
@@ -206,6 +224,9 @@ template <std::uniform_random_bit_generator G>
     detail::fail("rate_end_per_s", r1, "the ramp needs a positive rate at one end at least");
   const double slope = (r1 - r0) / length_s;        // rate change per second
   const double total = 0.5 * (r0 + r1) * length_s;  // Λ(T), the expected count
+  if (!(total <= 9007199254740992.0))  // 2^53: the reservation below and the loop stay finite
+    detail::fail("duration", duration,
+                 "gives an expected count (rate_begin + rate_end) / 2 x duration above 2^53");
   std::vector<std::chrono::duration<double>> times;
   times.reserve(static_cast<std::size_t>(total + 4.0 * std::sqrt(total) + 8.0));
   double s = 0.0;
@@ -282,7 +303,7 @@ class closed_loop_population {
                          double think_cv = 1.0)
       : users_(users),
         mean_think_time_(mean_think_time),
-        think_cv_(detail::require_non_negative("think_cv", think_cv)) {
+        think_cv_(detail::require_gap_cv("think_cv", think_cv)) {
     if (users == 0) detail::fail("users", users, "must be > 0");
     detail::require_non_negative("mean_think_time", mean_think_time.count());
   }
@@ -312,6 +333,9 @@ class closed_loop_population {
   /// interactive response-time law N/(W + Z) req/s (queueing.hpp closed_loop_rate).
   /// mean_sojourn finite and >= 0, W + Z > 0.
   [[nodiscard]] double offered_rate_per_s(std::chrono::duration<double> mean_sojourn) const {
+    detail::require_non_negative("mean_sojourn", mean_sojourn.count());
+    if (!(mean_sojourn.count() + mean_think_time_.count() > 0.0))
+      detail::fail("mean_sojourn", mean_sojourn, "mean_sojourn + mean_think_time must be > 0");
     return closed_loop_rate(static_cast<double>(users_), mean_sojourn, mean_think_time_);
   }
   /// N, the number of users.

@@ -308,7 +308,12 @@ namespace detail {
 [[nodiscard]] inline std::vector<capacity_point> sorted_curve(
     std::span<const capacity_point> curve) {
   if (curve.empty()) fail("curve.size()", 0, "the curve has no points");
-  for (const auto& p : curve) require_positive("curve[i].rate_per_s", p.rate_per_s);
+  for (const auto& p : curve) {
+    require_positive("curve[i].rate_per_s", p.rate_per_s);
+    require_unit("curve[i].conformance.share", p.conformance.share);
+    require_unit("curve[i].conformance.wilson_lower", p.conformance.wilson_lower);
+    require_unit("curve[i].conformance.wilson_upper", p.conformance.wilson_upper);
+  }
   std::vector<capacity_point> sorted(curve.begin(), curve.end());
   std::stable_sort(
       sorted.begin(), sorted.end(),
@@ -436,8 +441,12 @@ requires std::is_invocable_v<Measure&, double>
     } else {
       static_assert(std::is_convertible_v<returned, double>,
                     "measure(rate) must return a conformance_estimate or a double");
-      e = exact_conformance(static_cast<double>(measure(rate)));
+      const auto share = static_cast<double>(measure(rate));
+      e = exact_conformance(detail::require_unit("measure(rate)", share));
     }
+    detail::require_unit("measure(rate).share", e.share);
+    detail::require_unit("measure(rate).wilson_lower", e.wilson_lower);
+    detail::require_unit("measure(rate).wilson_upper", e.wilson_upper);
     result.measured.push_back({rate, e});
     if (e.exact) return e.share >= q ? verdict::pass : verdict::fail;
     if (!e.empty()) {

@@ -267,7 +267,10 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
                                                   detail::same_t<T> capacity) {
   const T step =
       detail::require_non_negative("step_rate_per_second", static_cast<T>(step_rate_per_second));
-  return replicas_needed(step, rho_target, capacity);
+  const T rho = detail::require_unit_positive("rho_target", rho_target);
+  const T mu = detail::require_positive("capacity", capacity);
+  // replicas_needed's formula, with the overflow check naming this function's parameter.
+  return detail::require_ceil_count("step_rate_per_second", step / (rho * mu));
 }
 
 /// true iff `spare_replicas` held at ρ*μ* each cover a step of Δλ: spare >= step_reserve.

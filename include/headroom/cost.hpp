@@ -177,7 +177,8 @@ using two_tier_plan = basic_two_tier_plan<double>;
 /// minimum_replicas >= 0, share in [0, 1], price >= 0, d and ω in [0, 1).
 template <class T>
 [[nodiscard]] constexpr basic_two_tier_plan<T> two_tier_split(const basic_two_tier_inputs<T>& in) {
-  const auto replicas = detail::require_count_at_least("inputs.replicas", in.replicas, 0);
+  const auto replicas = detail::require_count_at_most_max(
+      "inputs.replicas", detail::require_count_at_least("inputs.replicas", in.replicas, 0));
   const auto minimum =
       detail::require_count_at_least("inputs.minimum_replicas", in.minimum_replicas, 0);
   const T share =

@@ -66,6 +66,8 @@ namespace detail {
                                              target_rounding rounding = target_rounding::whole) {
   if (!(mean_sojourn.count() > 0.0 && headroom::detail::is_finite(mean_sojourn.count())))
     headroom::detail::fail("mean_sojourn", mean_sojourn, "must be a finite duration > 0");
+  headroom::detail::require_unit_positive("rho_target", rho_target);
+  headroom::detail::require_positive("capacity_per_second", capacity_per_second);
   const double exact = target_concurrency(rho_target, capacity_per_second, mean_sojourn);
   const double rounded = detail::floor_to(exact, rounding == target_rounding::whole ? 1.0 : 1000.0);
   if (!(rounded > 0.0))
@@ -187,6 +189,13 @@ inline void append_selector(std::string& out, std::string_view metric, std::stri
 /// e.g. sum(vllm:num_requests_running{model_name="m"}) + sum(vllm:num_requests_waiting{...}).
 [[nodiscard]] inline std::string in_flight_query(const prometheus::engine_preset& preset,
                                                  std::string_view model_name) {
+  if (!detail::is_promql_metric_name(preset.running) ||
+      !detail::is_promql_metric_name(preset.waiting))
+    headroom::detail::fail("preset", preset.engine,
+                           "must name its running and waiting metrics (PromQL metric names)");
+  if (!model_name.empty() && !detail::is_promql_label_name(preset.model_label))
+    headroom::detail::fail("preset", preset.engine,
+                           "must name its model label (a PromQL label name) to filter by model");
   return in_flight_query(preset.running, preset.waiting, preset.model_label, model_name);
 }
 

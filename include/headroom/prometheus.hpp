@@ -1045,6 +1045,9 @@ namespace detail {
   if (preset.running.empty() || preset.waiting.empty() || preset.kv_usage.empty())
     headroom::detail::fail("preset", preset.engine,
                            "must name the running, waiting and kv_usage metrics");
+  if (!model_name.empty() && preset.model_label.empty())
+    headroom::detail::fail("preset", preset.engine,
+                           "must name its model label to filter by model_name");
   const std::string_view label = model_name.empty() ? std::string_view{} : preset.model_label;
   replica_load out;
   out.running = detail::read_metric(p, preset.running, label, model_name, false);
@@ -1069,6 +1072,11 @@ namespace detail {
 [[nodiscard]] inline std::optional<double> ttft_quantile(const page& p, const engine_preset& preset,
                                                          double q,
                                                          std::string_view model_name = {}) {
+  if (preset.ttft.empty())
+    headroom::detail::fail("preset", preset.engine, "must name the ttft histogram");
+  if (!model_name.empty() && preset.model_label.empty())
+    headroom::detail::fail("preset", preset.engine,
+                           "must name its model label to filter by model_name");
   const std::string_view label = model_name.empty() ? std::string_view{} : preset.model_label;
   return histogram_quantile(p, preset.ttft, q, label, model_name);
 }

@@ -353,7 +353,8 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
                                                std::int64_t servers) {
   const T lambda = detail::require_non_negative("arrival_rate", static_cast<T>(arrival_rate));
   const T mu = detail::require_positive("service_rate", service_rate);
-  return erlang_c(servers, lambda / mu);
+  detail::require_count_at_least("servers", servers, 1);
+  return erlang_c(servers, detail::require_offered_load("arrival_rate", lambda / mu));
 }
 
 /// Waiting-time conformance of an M/M/c queue, P(W_q <= t) = 1 − C·e^{−(cμ−λ)t} (the

@@ -165,7 +165,9 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
 
 /// The ridge point of a spec.
 [[nodiscard]] constexpr double ridge_point(const accelerator_spec& spec) {
-  return ridge_point(spec.peak_flops_per_second, spec.peak_bytes_per_second);
+  return ridge_point(
+      detail::require_positive("spec.peak_flops_per_second", spec.peak_flops_per_second),
+      detail::require_positive("spec.peak_bytes_per_second", spec.peak_bytes_per_second));
 }
 
 /// Arithmetic intensity of a decode step with b sequences of context n_ctx:
@@ -268,7 +270,10 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
 /// Roofline time of a step on an accelerator's peaks.
 [[nodiscard]] constexpr std::chrono::duration<double> roofline_time(double flops, double bytes,
                                                                     const accelerator_spec& spec) {
-  return roofline_time(flops, bytes, spec.peak_flops_per_second, spec.peak_bytes_per_second);
+  return roofline_time(
+      flops, bytes,
+      detail::require_positive("spec.peak_flops_per_second", spec.peak_flops_per_second),
+      detail::require_positive("spec.peak_bytes_per_second", spec.peak_bytes_per_second));
 }
 
 }  // namespace v0

@@ -374,7 +374,8 @@ TEST_SUITE("kubernetes") {
     CHECK(k8s::in_flight_target(0.5, 1.0, 1s, k8s::target_rounding::milli) == 0.5);
     CHECK(thrown_parameter([] { (void)k8s::in_flight_target(0.0, 8.0, 8s); }) == "rho_target");
     CHECK(thrown_parameter([] { (void)k8s::in_flight_target(1.2, 8.0, 8s); }) == "rho_target");
-    CHECK(thrown_parameter([] { (void)k8s::in_flight_target(0.8, -1.0, 8s); }) == "capacity");
+    CHECK(thrown_parameter([] { (void)k8s::in_flight_target(0.8, -1.0, 8s); }) ==
+          "capacity_per_second");  // its own parameter's name, not target_concurrency's
     CHECK(thrown_parameter([] { (void)k8s::in_flight_target(0.8, 8.0, 0s); }) == "mean_sojourn");
     CHECK(thrown_parameter([] {
             (void)k8s::in_flight_target(0.8, 8.0, std::chrono::duration<double>(-1.0));

@@ -336,6 +336,13 @@ constexpr std::int64_t require_count_at_least(const char* name, std::int64_t val
   return value;
 }
 
+/// An integer count that must be <= 2^62 (cxm::max_count), so that converting it to a
+/// floating-point value and back (ceil_count of a share of it) stays defined.
+constexpr std::int64_t require_count_at_most_max(const char* name, std::int64_t value) {
+  if (value > cxm::max_count) fail(name, value, "must be <= 2^62");
+  return value;
+}
+
 /// A duration (any std::chrono duration) that must be finite and >= 0; returns seconds.
 template <class T, class Rep, class Period>
 constexpr T require_non_negative_seconds(const char* name,

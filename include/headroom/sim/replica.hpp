@@ -95,6 +95,8 @@ inline void validate(const replica_config& config) {
   const double tokens = std::floor((memory * fraction - weights) / per_token);
   if (!(tokens >= 1.0))
     detail::fail("weight_bytes", weights, "the weights leave no room for one KV-cache token");
+  if (!(tokens <= 4611686018427387904.0))  // 2^62: the conversion below stays defined
+    detail::fail("kv_bytes_per_token", per_token, "gives more than 2^62 KV-cache tokens");
   return static_cast<std::size_t>(tokens);
 }
 
@@ -400,6 +402,8 @@ struct utilisation {
 [[nodiscard]] inline utilisation utilisation_of(const replica_stats& stats,
                                                 const roofline_step_time& model,
                                                 const accelerator_spec& spec) {
+  detail::require_positive("spec.peak_flops_per_second", spec.peak_flops_per_second);
+  detail::require_positive("spec.peak_bytes_per_second", spec.peak_bytes_per_second);
   utilisation u;
   if (stats.steps == 0 || !(stats.end.count() > 0.0) || !(stats.busy.count() > 0.0)) return u;
   const double tokens = static_cast<double>(stats.prefill_tokens + stats.decode_tokens);
@@ -523,7 +527,8 @@ class replica_core {
     replica_sequence& s = seqs_[i];
     if (!seen_arrival_ || s.arrival_s < first_arrival_s_) first_arrival_s_ = s.arrival_s;
     seen_arrival_ = true;
-    if (s.prompt + s.output - 1 > config_.kv_budget_tokens) {
+    // prompt + output - 1 > budget, written so that huge counts cannot wrap around.
+    if (s.prompt > config_.kv_budget_tokens || s.output - 1 > config_.kv_budget_tokens - s.prompt) {
       s.state = replica_phase::rejected;
       return false;
     }
@@ -969,6 +974,10 @@ requires LengthSampler<L, std::mt19937_64> && std::copy_constructible<M> &&
   if (!(options.warm_up_fraction + options.cool_down_fraction < 1.0))
     detail::fail("options.cool_down_fraction", options.cool_down_fraction,
                  "warm-up and cool-down must leave part of the run");
+  detail::require_positive("options.z", options.z);
+  if (rates_per_s.empty())
+    detail::fail("rates_per_s.size()", std::size_t{0}, "the sweep needs at least one rate");
+  for (const double rate : rates_per_s) detail::require_positive("rates_per_s[i]", rate);
   sweep_result result;
   result.curve.reserve(rates_per_s.size());
   result.stats.reserve(rates_per_s.size());

@@ -1,0 +1,1272 @@
+// SPDX-License-Identifier: Apache-2.0
+// The error policy (docs/errors.md), one TEST_CASE per row of its table: every public entry
+// point fed each kind of bad input it can receive. A caller's mistake throws
+// headroom::invalid_argument whose what() names the parameter ("name = value: rule"); a
+// domain outcome is a value with a reason. Rows for autoscaler.hpp, scheduler*.hpp and
+// sim/fleet_day.hpp pin today's behaviour; their known gaps are listed under the table.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <headroom/headroom.hpp>
+
+#include "archetypes.hpp"
+
+using namespace std::chrono_literals;
+
+namespace {
+using namespace headroom;
+using seconds_d = std::chrono::duration<double>;
+
+constexpr double not_a_number = std::numeric_limits<double>::quiet_NaN();
+constexpr double inf = std::numeric_limits<double>::infinity();
+constexpr std::int64_t i64_max = std::numeric_limits<std::int64_t>::max();
+const seconds_d nan_s{not_a_number};
+const seconds_d inf_s{inf};
+
+}  // namespace
+
+// Throws headroom::invalid_argument whose what() starts with "name = ".
+#define CHECK_REJECTS(expr, name)                                              \
+  CHECK_THROWS_WITH_AS(static_cast<void>(expr), doctest::Contains(name " = "), \
+                       headroom::invalid_argument)
+
+TEST_SUITE("errors") {
+  // ---- queueing.hpp ------------------------------------------------------------------------
+
+  TEST_CASE("errors: queueing littles_law_in_flight") {
+    CHECK_REJECTS(littles_law_in_flight(not_a_number, 1s), "rate_per_second");
+    CHECK_REJECTS(littles_law_in_flight(inf, 1s), "rate_per_second");
+    CHECK_REJECTS(littles_law_in_flight(-1.0, 1s), "rate_per_second");
+    CHECK_REJECTS(littles_law_in_flight(1.0, nan_s), "sojourn");
+    CHECK_REJECTS(littles_law_in_flight(1.0, -1s), "sojourn");
+    CHECK(littles_law_in_flight(0.0, 0s) == 0.0);
+  }
+
+  TEST_CASE("errors: queueing littles_law_rate") {
+    CHECK_REJECTS(littles_law_rate(not_a_number, 1s), "in_flight");
+    CHECK_REJECTS(littles_law_rate(-inf, 1s), "in_flight");
+    CHECK_REJECTS(littles_law_rate(-1.0, 1s), "in_flight");
+    CHECK_REJECTS(littles_law_rate(1.0, inf_s), "sojourn");
+    CHECK_REJECTS(littles_law_rate(1.0, 0s), "sojourn");
+    CHECK_REJECTS(littles_law_rate(1.0, -1s), "sojourn");
+  }
+
+  TEST_CASE("errors: queueing littles_law_sojourn") {
+    CHECK_REJECTS(littles_law_sojourn(not_a_number, 1.0), "in_flight");
+    CHECK_REJECTS(littles_law_sojourn(-1.0, 1.0), "in_flight");
+    CHECK_REJECTS(littles_law_sojourn(1.0, inf), "rate_per_second");
+    CHECK_REJECTS(littles_law_sojourn(1.0, 0.0), "rate_per_second");
+    CHECK_REJECTS(littles_law_sojourn(1.0, -2.0), "rate_per_second");
+  }
+
+  TEST_CASE("errors: queueing in_flight_per_replica") {
+    CHECK_REJECTS(in_flight_per_replica(not_a_number, 1s, 1), "rate_per_second");
+    CHECK_REJECTS(in_flight_per_replica(-1.0, 1s, 1), "rate_per_second");
+    CHECK_REJECTS(in_flight_per_replica(1.0, nan_s, 1), "sojourn");
+    CHECK_REJECTS(in_flight_per_replica(1.0, 1s, 0), "replicas");
+    CHECK_REJECTS(in_flight_per_replica(1.0, 1s, -3), "replicas");
+  }
+
+  TEST_CASE("errors: queueing target_concurrency") {
+    CHECK_REJECTS(target_concurrency(not_a_number, 8.0, 1s), "rho_target");
+    CHECK_REJECTS(target_concurrency(0.0, 8.0, 1s), "rho_target");
+    CHECK_REJECTS(target_concurrency(1.2, 8.0, 1s), "rho_target");
+    CHECK_REJECTS(target_concurrency(0.8, inf, 1s), "capacity");
+    CHECK_REJECTS(target_concurrency(0.8, 0.0, 1s), "capacity");
+    CHECK_REJECTS(target_concurrency(0.8, 8.0, -1s), "mean_sojourn");
+  }
+
+  TEST_CASE("errors: queueing replicas_needed") {
+    CHECK_REJECTS(replicas_needed(not_a_number, 0.8, 8.0), "rate_per_second");
+    CHECK_REJECTS(replicas_needed(-1.0, 0.8, 8.0), "rate_per_second");
+    CHECK_REJECTS(replicas_needed(1.0, 0.0, 8.0), "rho_target");
+    CHECK_REJECTS(replicas_needed(1.0, 1.5, 8.0), "rho_target");
+    CHECK_REJECTS(replicas_needed(1.0, 0.8, 0.0), "capacity");
+    CHECK_REJECTS(replicas_needed(1e300, 0.8, 1e-10), "rate_per_second");  // count > 2^62
+    CHECK(replicas_needed(0.0, 0.8, 8.0) == 0);
+  }
+
+  TEST_CASE("errors: queueing conformance_standard_error") {
+    CHECK_REJECTS(conformance_standard_error(not_a_number, 10), "conformance");
+    CHECK_REJECTS(conformance_standard_error(1.1, 10), "conformance");
+    CHECK_REJECTS(conformance_standard_error(-0.1, 10), "conformance");
+    CHECK_REJECTS(conformance_standard_error(0.9, 0), "samples");
+  }
+
+  TEST_CASE("errors: queueing conformance_samples_needed") {
+    CHECK_REJECTS(conformance_samples_needed(not_a_number, 0.01), "conformance");
+    CHECK_REJECTS(conformance_samples_needed(2.0, 0.01), "conformance");
+    CHECK_REJECTS(conformance_samples_needed(0.9, 0.0), "standard_error");
+    CHECK_REJECTS(conformance_samples_needed(0.9, -0.1), "standard_error");
+    CHECK_REJECTS(conformance_samples_needed(0.5, 1e-200), "standard_error");  // count > 2^62
+  }
+
+  TEST_CASE("errors: queueing closed_loop_rate") {
+    CHECK_REJECTS(closed_loop_rate(not_a_number, 1s, 1s), "users");
+    CHECK_REJECTS(closed_loop_rate(-1.0, 1s, 1s), "users");
+    CHECK_REJECTS(closed_loop_rate(1.0, nan_s, 1s), "sojourn");
+    CHECK_REJECTS(closed_loop_rate(1.0, 1s, -1s), "think_time");
+    CHECK_REJECTS(closed_loop_rate(1.0, 0s, 0s), "sojourn");
+  }
+
+  TEST_CASE("errors: queueing closed_loop_response_time") {
+    CHECK_REJECTS(closed_loop_response_time(not_a_number, 1.0, 1s), "users");
+    CHECK_REJECTS(closed_loop_response_time(1.0, 0.0, 1s), "rate_per_second");
+    CHECK_REJECTS(closed_loop_response_time(1.0, 1.0, inf_s), "think_time");
+    CHECK_REJECTS(closed_loop_response_time(10.0, 100.0, 1s), "rate_per_second");  // > N/Z
+  }
+
+  TEST_CASE("errors: queueing mm1 means and stability") {
+    CHECK_REJECTS(mm1_is_stable(not_a_number, 1.0), "arrival_rate");
+    CHECK_REJECTS(mm1_utilisation(-1.0, 1.0), "arrival_rate");
+    CHECK_REJECTS(mm1_mean_sojourn(1.0, 0.0), "service_rate");
+    CHECK_REJECTS(mm1_mean_wait(1.0, inf), "service_rate");
+    CHECK_REJECTS(mm1_mean_in_system(inf, 1.0), "arrival_rate");
+    CHECK_REJECTS(mm1_mean_queue_length(1.0, -1.0), "service_rate");
+    // Unstable (λ >= μ): a value, never an exception.
+    CHECK_FALSE(mm1_is_stable(2.0, 1.0));
+    CHECK(mm1_utilisation(2.0, 1.0) == 2.0);
+    CHECK(std::isinf(mm1_mean_sojourn(1.0, 1.0).count()));
+    CHECK(std::isinf(mm1_mean_wait(2.0, 1.0).count()));
+    CHECK(std::isinf(mm1_mean_in_system(2.0, 1.0)));
+    CHECK(std::isinf(mm1_mean_queue_length(2.0, 1.0)));
+  }
+
+  TEST_CASE("errors: queueing mm1 conformances") {
+    CHECK_REJECTS(mm1_sojourn_conformance(not_a_number, 1.0, 1s), "arrival_rate");
+    CHECK_REJECTS(mm1_wait_conformance(1.0, 0.0, 1s), "service_rate");
+    CHECK_REJECTS(mm1_sojourn_conformance(1.0, 2.0, -1s), "threshold");
+    CHECK_REJECTS(mm1_wait_conformance(1.0, 2.0, nan_s), "threshold");
+    CHECK(mm1_sojourn_conformance(3.0, 2.0, 1s) == 0.0);
+    CHECK(mm1_wait_conformance(2.0, 2.0, 1s) == 0.0);
+  }
+
+  TEST_CASE("errors: queueing mm1_sojourn_quantile") {
+    CHECK_REJECTS(mm1_sojourn_quantile(not_a_number, 2.0, 0.9), "arrival_rate");
+    CHECK_REJECTS(mm1_sojourn_quantile(1.0, 0.0, 0.9), "service_rate");
+    CHECK_REJECTS(mm1_sojourn_quantile(1.0, 2.0, 1.0), "quota");
+    CHECK_REJECTS(mm1_sojourn_quantile(1.0, 2.0, 0.0), "quota");
+    CHECK_REJECTS(mm1_sojourn_quantile(1.0, 2.0, not_a_number), "quota");
+    CHECK(std::isinf(mm1_sojourn_quantile(2.0, 2.0, 0.9).count()));
+  }
+
+  TEST_CASE("errors: queueing mm1_capacity") {
+    CHECK_REJECTS(mm1_capacity(not_a_number, 1s, 0.9), "service_rate");
+    CHECK_REJECTS(mm1_capacity(0.0, 1s, 0.9), "service_rate");
+    CHECK_REJECTS(mm1_capacity(10.0, 0s, 0.9), "threshold");
+    CHECK_REJECTS(mm1_capacity(10.0, 1s, 1.2), "quota");
+    CHECK(mm1_capacity(1.0, 1s, 0.9) == 0.0);  // even an idle server misses the quota
+  }
+
+  TEST_CASE("errors: queueing mm1_service_rate_needed") {
+    CHECK_REJECTS(mm1_service_rate_needed(not_a_number, 1s, 0.9), "arrival_rate");
+    CHECK_REJECTS(mm1_service_rate_needed(-1.0, 1s, 0.9), "arrival_rate");
+    CHECK_REJECTS(mm1_service_rate_needed(1.0, 0s, 0.9), "threshold");
+    CHECK_REJECTS(mm1_service_rate_needed(1.0, 1s, -0.5), "quota");
+  }
+
+  TEST_CASE("errors: queueing mm1_wait_capacity") {
+    CHECK_REJECTS(mm1_wait_capacity(inf, 1s, 0.9), "service_rate");
+    CHECK_REJECTS(mm1_wait_capacity(0.0, 1s, 0.9), "service_rate");
+    CHECK_REJECTS(mm1_wait_capacity(1.0, -1s, 0.9), "threshold");
+    CHECK_REJECTS(mm1_wait_capacity(1.0, 1s, 1.0), "quota");
+  }
+
+  TEST_CASE("errors: queueing erlang_b and erlang_c") {
+    CHECK_REJECTS(erlang_b(0, 1.0), "servers");
+    CHECK_REJECTS(erlang_c(-1, 1.0), "servers");
+    CHECK_REJECTS(erlang_b(1, not_a_number), "offered_load");
+    CHECK_REJECTS(erlang_c(1, -1.0), "offered_load");
+    CHECK_REJECTS(erlang_b(1, 1e300), "offered_load");  // > 2^53 Erlangs
+    CHECK(erlang_c(2, 5.0) == 1.0);                     // unstable: always waits
+  }
+
+  TEST_CASE("errors: queueing mmc means and stability") {
+    CHECK_REJECTS(mmc_is_stable(not_a_number, 1.0, 1), "arrival_rate");
+    CHECK_REJECTS(mmc_wait_probability(1.0, 0.0, 1), "service_rate");
+    CHECK_REJECTS(mmc_mean_wait(1.0, 1.0, 0), "servers");
+    CHECK_REJECTS(mmc_mean_sojourn(-1.0, 1.0, 1), "arrival_rate");
+    CHECK_REJECTS(mmc_mean_queue_length(1.0, inf, 1), "service_rate");
+    CHECK_REJECTS(mmc_wait_probability(1e300, 1e-10, 1), "arrival_rate");  // load > 2^53
+    CHECK_REJECTS(mmc_mean_wait(1e300, 1e-10, 1), "arrival_rate");
+    CHECK_FALSE(mmc_is_stable(4.0, 1.0, 2));
+    CHECK(mmc_wait_probability(4.0, 1.0, 2) == 1.0);
+    CHECK(std::isinf(mmc_mean_wait(4.0, 1.0, 2).count()));
+    CHECK(std::isinf(mmc_mean_sojourn(4.0, 1.0, 2).count()));
+    CHECK(std::isinf(mmc_mean_queue_length(4.0, 1.0, 2)));
+  }
+
+  TEST_CASE("errors: queueing mmc_wait_conformance") {
+    CHECK_REJECTS(mmc_wait_conformance(not_a_number, 1.0, 1, 1s), "arrival_rate");
+    CHECK_REJECTS(mmc_wait_conformance(1.0, 0.0, 1, 1s), "service_rate");
+    CHECK_REJECTS(mmc_wait_conformance(1.0, 1.0, 0, 1s), "servers");
+    CHECK_REJECTS(mmc_wait_conformance(1.0, 1.0, 2, -1s), "threshold");
+    CHECK_REJECTS(mmc_wait_conformance(1e300, 1e-10, 2, 1s), "arrival_rate");
+    CHECK(mmc_wait_conformance(4.0, 1.0, 2, 1s) == 0.0);
+  }
+
+  TEST_CASE("errors: queueing mmc_servers_needed") {
+    CHECK_REJECTS(mmc_servers_needed(not_a_number, 1.0, 1s, 0.9), "arrival_rate");
+    CHECK_REJECTS(mmc_servers_needed(1.0, -1.0, 1s, 0.9), "service_rate");
+    CHECK_REJECTS(mmc_servers_needed(1.0, 1.0, nan_s, 0.9), "threshold");
+    CHECK_REJECTS(mmc_servers_needed(1.0, 1.0, 1s, 1.0), "quota");
+    CHECK_REJECTS(mmc_servers_needed(1e300, 1e-10, 1s, 0.9), "arrival_rate");
+    CHECK(mmc_servers_needed(0.0, 1.0, 1s, 0.9) == 1);
+  }
+
+  TEST_CASE("errors: queueing mg1 means") {
+    CHECK_REJECTS(mg1_mean_wait(not_a_number, 1.0, 1.0), "arrival_rate");
+    CHECK_REJECTS(mg1_mean_sojourn(1.0, 0.0, 1.0), "service_rate");
+    CHECK_REJECTS(mg1_mean_wait(1.0, 2.0, -1.0), "service_cv");
+    CHECK_REJECTS(mg1_mean_sojourn(1.0, 2.0, inf), "service_cv");
+    CHECK(std::isinf(mg1_mean_wait(2.0, 2.0, 1.0).count()));
+    CHECK(std::isinf(mg1_mean_sojourn(3.0, 2.0, 1.0).count()));
+  }
+
+  TEST_CASE("errors: queueing md1 means") {
+    CHECK_REJECTS(md1_mean_wait(-1.0, 1.0), "arrival_rate");
+    CHECK_REJECTS(md1_mean_sojourn(1.0, not_a_number), "service_rate");
+    CHECK_REJECTS(md1_mean_queue_length(inf, 1.0), "arrival_rate");
+    CHECK(std::isinf(md1_mean_wait(1.0, 1.0).count()));
+    CHECK(std::isinf(md1_mean_sojourn(2.0, 1.0).count()));
+    CHECK(std::isinf(md1_mean_queue_length(2.0, 1.0)));
+  }
+
+  // ---- coldstart.hpp -----------------------------------------------------------------------
+
+  TEST_CASE("errors: coldstart slowest_channel") {
+    const std::vector<double> with_nan{1e9, not_a_number};
+    const std::vector<double> with_zero{1e9, 0.0};
+    const std::vector<double> none{};
+    CHECK_REJECTS(slowest_channel(with_nan), "bandwidths");
+    CHECK_REJECTS(slowest_channel(with_zero), "bandwidths");
+    CHECK_REJECTS(slowest_channel({1e9, -1.0}), "bandwidths");
+    CHECK_REJECTS(slowest_channel({1e9, inf}), "bandwidths");
+    CHECK_REJECTS(slowest_channel(none), "bandwidths");
+    CHECK_REJECTS(slowest_channel(std::initializer_list<double>{}), "bandwidths");
+  }
+
+  TEST_CASE("errors: coldstart weight_load_time") {
+    CHECK_REJECTS(weight_load_time(not_a_number, 1e9), "weight_bytes");
+    CHECK_REJECTS(weight_load_time(-1.0, 1e9), "weight_bytes");
+    CHECK_REJECTS(weight_load_time(1e9, 0.0), "channel_bytes_per_second");
+    CHECK_REJECTS(weight_load_time(1e9, inf), "channel_bytes_per_second");
+    CHECK_REJECTS(weight_load_time(1e9, 1e9, 0), "gpus");
+  }
+
+  TEST_CASE("errors: coldstart tier bandwidths") {
+    storage_bandwidths b = typical_storage_bandwidths();
+    b.local_nvme = not_a_number;
+    CHECK_REJECTS(tier_channel_bandwidth(b, storage_tier::local_nvme), "bandwidths.local_nvme");
+    CHECK_REJECTS(weight_load_time(1e9, b, storage_tier::local_nvme), "bandwidths.local_nvme");
+    b = typical_storage_bandwidths();
+    b.host_memory = 0.0;  // every tier but peer_gpu crosses the host link
+    CHECK_REJECTS(tier_channel_bandwidth(b, storage_tier::object_store), "bandwidths.host_memory");
+    CHECK(tier_channel_bandwidth(b, storage_tier::peer_gpu) == 450e9);
+    CHECK_REJECTS(weight_load_time(-1.0, typical_storage_bandwidths(), storage_tier::peer_gpu),
+                  "weight_bytes");
+  }
+
+  TEST_CASE("errors: coldstart startup_breakdown") {
+    startup_breakdown b{1s, 1s, 1s, 1s};
+    b.image = nan_s;
+    CHECK_REJECTS(b.start_time(), "breakdown.image");
+    CHECK_REJECTS(b.largest_phase(), "breakdown.image");
+    b.image = -1s;
+    CHECK_REJECTS(b.start_time(), "breakdown.image");
+    b.image = 1s;
+    b.warmup = inf_s;
+    CHECK_REJECTS(b.start_time(), "breakdown.warmup");
+  }
+
+  TEST_CASE("errors: coldstart ramp_reserve") {
+    CHECK_REJECTS(ramp_reserve(not_a_number, 60s, 0.8, 8.0), "max_ramp_per_second");
+    CHECK_REJECTS(ramp_reserve(-1.0, 60s, 0.8, 8.0), "max_ramp_per_second");
+    CHECK_REJECTS(ramp_reserve(1.0, -1s, 0.8, 8.0), "start_time");
+    CHECK_REJECTS(ramp_reserve(1.0, 60s, 0.0, 8.0), "rho_target");
+    CHECK_REJECTS(ramp_reserve(1.0, 60s, 0.8, 0.0), "capacity");
+    CHECK_REJECTS(ramp_reserve(1e300, 60s, 0.8, 1e-10), "max_ramp_per_second");  // > 2^62
+  }
+
+  TEST_CASE("errors: coldstart step_reserve and reserve_covers_step") {
+    CHECK_REJECTS(step_reserve(not_a_number, 0.8, 8.0), "step_rate_per_second");
+    CHECK_REJECTS(step_reserve(-1.0, 0.8, 8.0), "step_rate_per_second");
+    CHECK_REJECTS(step_reserve(1.0, 1.5, 8.0), "rho_target");
+    CHECK_REJECTS(step_reserve(1.0, 0.8, -8.0), "capacity");
+    CHECK_REJECTS(step_reserve(1e300, 0.5, 1e-10), "step_rate_per_second");  // > 2^62
+    CHECK_REJECTS(reserve_covers_step(1e300, 0.5, 1e-10, 1), "step_rate_per_second");
+    CHECK_REJECTS(reserve_covers_step(1.0, 0.8, 8.0, -1), "spare_replicas");
+  }
+
+  TEST_CASE("errors: coldstart step_uncovered_time") {
+    CHECK_REJECTS(step_uncovered_time(nan_s), "start_time");
+    CHECK_REJECTS(step_uncovered_time(-1s), "start_time");
+    CHECK_REJECTS(step_uncovered_time(60s, inf_s), "look_ahead");
+    CHECK_REJECTS(step_uncovered_time(60s, -1s), "look_ahead");
+  }
+
+  TEST_CASE("errors: coldstart decide_scale_to_zero") {
+    const scale_to_zero_inputs good{3600s, 120s, 500ms, 100ms};
+    auto in = good;
+    in.idle_period = nan_s;
+    CHECK_REJECTS(decide_scale_to_zero(in), "inputs.idle_period");
+    in = good;
+    in.start_time = -1s;
+    CHECK_REJECTS(decide_scale_to_zero(in), "inputs.start_time");
+    in = good;
+    in.ttft_promise = 0s;
+    CHECK_REJECTS(decide_scale_to_zero(in), "inputs.ttft_promise");
+    in = good;
+    in.warm_ttft = inf_s;
+    CHECK_REJECTS(decide_scale_to_zero(in), "inputs.warm_ttft");
+    in = good;
+    in.min_idle_to_start_ratio = 0.0;
+    CHECK_REJECTS(decide_scale_to_zero(in), "inputs.min_idle_to_start_ratio");
+    in = good;
+    in.cold_request_share = 1.5;
+    CHECK_REJECTS(decide_scale_to_zero(in), "inputs.cold_request_share");
+    in = good;
+    in.ttft_miss_budget = 1.0;
+    CHECK_REJECTS(decide_scale_to_zero(in), "inputs.ttft_miss_budget");
+    // A domain outcome: keep one warm, with the reason.
+    const auto d = decide_scale_to_zero(good);
+    CHECK_FALSE(d.scale_to_zero);
+    CHECK(d.reason == scale_to_zero_reason::ttft_promise_broken);
+  }
+
+  // ---- cost.hpp ----------------------------------------------------------------------------
+
+  TEST_CASE("errors: cost replica_token_rate") {
+    CHECK_REJECTS(replica_token_rate(not_a_number, 320.0), "capacity");
+    CHECK_REJECTS(replica_token_rate(0.0, 320.0), "capacity");
+    CHECK_REJECTS(replica_token_rate(8.0, -1.0), "mean_output_tokens");
+    CHECK_REJECTS(replica_token_rate(8.0, inf), "mean_output_tokens");
+  }
+
+  TEST_CASE("errors: cost tokens_per_hour") {
+    CHECK_REJECTS(tokens_per_hour(not_a_number), "tokens_per_second");
+    CHECK_REJECTS(tokens_per_hour(-1.0), "tokens_per_second");
+    CHECK_REJECTS(tokens_per_hour(inf), "tokens_per_second");
+  }
+
+  TEST_CASE("errors: cost mean_utilisation") {
+    CHECK_REJECTS(mean_utilisation(not_a_number, 1.0), "served");
+    CHECK_REJECTS(mean_utilisation(-1.0, 1.0), "served");
+    CHECK_REJECTS(mean_utilisation(1.0, 0.0), "servable");
+    CHECK_REJECTS(mean_utilisation(2.0, 1.0), "served");  // served > servable
+  }
+
+  TEST_CASE("errors: cost cost_per_token and cost_per_million_tokens") {
+    CHECK_REJECTS(cost_per_token(not_a_number, 2560.0), "hourly_cost");
+    CHECK_REJECTS(cost_per_token(-2.0, 2560.0), "hourly_cost");
+    CHECK_REJECTS(cost_per_token(2.0, 0.0), "tokens_per_second");
+    CHECK_REJECTS(cost_per_million_tokens(2.0, 2560.0, 0.0), "mean_utilisation");
+    CHECK_REJECTS(cost_per_million_tokens(2.0, 2560.0, 1.5), "mean_utilisation");
+    CHECK_REJECTS(cost_per_million_tokens(inf, 2560.0), "hourly_cost");
+  }
+
+  TEST_CASE("errors: cost replica_hours") {
+    const std::vector<double> bad{1.0, not_a_number};
+    const std::vector<double> negative{1.0, -1.0};
+    const std::vector<int> ok{1, 2};
+    CHECK_REJECTS(replica_hours(bad, 60s), "replicas_per_step");
+    CHECK_REJECTS(replica_hours(negative, 60s), "replicas_per_step");
+    CHECK_REJECTS(replica_hours(ok, 0s), "step");
+    CHECK_REJECTS(replica_hours(ok, nan_s), "step");
+    CHECK(replica_hours(std::vector<int>{}, 60s) == 0.0);  // an empty fleet costs nothing
+  }
+
+  TEST_CASE("errors: cost fleet_hourly_cost and fleet_cost") {
+    CHECK_REJECTS(fleet_hourly_cost(not_a_number, 2.0), "replicas");
+    CHECK_REJECTS(fleet_hourly_cost(-1, 2.0), "replicas");
+    CHECK_REJECTS(fleet_hourly_cost(1, -2.0), "price_per_replica_hour");
+    CHECK_REJECTS(fleet_cost(inf, 2.0), "replica_hours");
+    CHECK_REJECTS(fleet_cost(1.0, not_a_number), "price_per_replica_hour");
+  }
+
+  TEST_CASE("errors: cost spot functions") {
+    CHECK_REJECTS(spot_factor(not_a_number, 0.1), "discount");
+    CHECK_REJECTS(spot_factor(1.0, 0.1), "discount");
+    CHECK_REJECTS(spot_pays(0.5, -0.1), "lost_work");
+    CHECK_REJECTS(spot_break_even_discount(1.0), "lost_work");
+    CHECK_REJECTS(spot_cost(-1.0, 0.5, 0.1), "on_demand_cost");
+    CHECK_REJECTS(spot_cost(1.0, 0.5, inf), "lost_work");
+  }
+
+  TEST_CASE("errors: cost two_tier_split") {
+    two_tier_inputs good;
+    good.replicas = 10;
+    good.minimum_replicas = 2;
+    good.non_interruptible_share = 0.3;
+    good.on_demand_price_per_hour = 2.0;
+    good.spot_discount = 0.6;
+    good.lost_work = 0.1;
+    auto in = good;
+    in.replicas = -1;
+    CHECK_REJECTS(two_tier_split(in), "inputs.replicas");
+    in = good;
+    in.replicas = i64_max;  // share x replicas would not convert back to a count
+    CHECK_REJECTS(two_tier_split(in), "inputs.replicas");
+    in = good;
+    in.minimum_replicas = -1;
+    CHECK_REJECTS(two_tier_split(in), "inputs.minimum_replicas");
+    in = good;
+    in.non_interruptible_share = not_a_number;
+    CHECK_REJECTS(two_tier_split(in), "inputs.non_interruptible_share");
+    in = good;
+    in.on_demand_price_per_hour = -1.0;
+    CHECK_REJECTS(two_tier_split(in), "inputs.on_demand_price_per_hour");
+    in = good;
+    in.spot_discount = 1.0;
+    CHECK_REJECTS(two_tier_split(in), "inputs.spot_discount");
+    in = good;
+    in.lost_work = inf;
+    CHECK_REJECTS(two_tier_split(in), "inputs.lost_work");
+    in = good;
+    in.replicas = std::int64_t{1} << 62;  // the largest accepted count
+    in.non_interruptible_share = 1.0;
+    CHECK(two_tier_split(in).on_demand_replicas == in.replicas);
+  }
+
+  TEST_CASE("errors: cost split_cost_by_gpu_time") {
+    CHECK_REJECTS(split_cost_by_gpu_time(not_a_number, 1.0, 1s, 1.0, 1s), "hourly_cost");
+    CHECK_REJECTS(split_cost_by_gpu_time(1.0, 0.0, 1s, 1.0, 1s), "prefill_tokens");
+    CHECK_REJECTS(split_cost_by_gpu_time(1.0, 1.0, -1s, 1.0, 1s), "prefill_gpu_time");
+    CHECK_REJECTS(split_cost_by_gpu_time(1.0, 1.0, 1s, -1.0, 1s), "decode_tokens");
+    CHECK_REJECTS(split_cost_by_gpu_time(1.0, 1.0, 1s, 1.0, inf_s), "decode_gpu_time");
+    CHECK_REJECTS(split_cost_by_gpu_time(1.0, 1.0, 0s, 1.0, 0s), "decode_gpu_time");
+  }
+
+  // ---- roofline.hpp ------------------------------------------------------------------------
+
+  TEST_CASE("errors: roofline find_accelerator") {
+    CHECK_FALSE(find_accelerator("").has_value());
+    CHECK_FALSE(find_accelerator("H100").has_value());
+  }
+
+  TEST_CASE("errors: roofline weight_bytes") {
+    CHECK_REJECTS(weight_bytes(not_a_number, 2.0), "parameters");
+    CHECK_REJECTS(weight_bytes(-1.0, 2.0), "parameters");
+    CHECK_REJECTS(weight_bytes(8e9, 0.0), "bytes_per_parameter");
+    CHECK_REJECTS(weight_bytes(8e9, inf), "bytes_per_parameter");
+  }
+
+  TEST_CASE("errors: roofline kv_bytes_per_token") {
+    CHECK_REJECTS(kv_bytes_per_token(0, 8, 128, 2.0), "layers");
+    CHECK_REJECTS(kv_bytes_per_token(32, -1, 128, 2.0), "kv_heads");
+    CHECK_REJECTS(kv_bytes_per_token(32, 8, 0, 2.0), "head_dim");
+    CHECK_REJECTS(kv_bytes_per_token(32, 8, 128, not_a_number), "dtype_bytes");
+    CHECK_REJECTS(kv_bytes_per_token(32, 8, 128, 0.0), "dtype_bytes");
+  }
+
+  TEST_CASE("errors: roofline kv_cache_bytes") {
+    CHECK_REJECTS(kv_cache_bytes(not_a_number, 2000.0, 131072.0), "batch");
+    CHECK_REJECTS(kv_cache_bytes(64.0, -1.0, 131072.0), "context_tokens");
+    CHECK_REJECTS(kv_cache_bytes(64.0, 2000.0, inf), "kv_bytes_per_token");
+  }
+
+  TEST_CASE("errors: roofline min_gpus_for_weights") {
+    CHECK_REJECTS(min_gpus_for_weights(not_a_number, 80e9), "weight_bytes");
+    CHECK_REJECTS(min_gpus_for_weights(-1.0, 80e9), "weight_bytes");
+    CHECK_REJECTS(min_gpus_for_weights(140e9, 0.0), "gpu_memory_bytes");
+    CHECK_REJECTS(min_gpus_for_weights(1e300, 1e-10), "weight_bytes");  // count > 2^62
+  }
+
+  TEST_CASE("errors: roofline mfu") {
+    CHECK_REJECTS(mfu(not_a_number, 2560.0, 1e15), "parameters");
+    CHECK_REJECTS(mfu(8e9, -1.0, 1e15), "tokens_per_second");
+    CHECK_REJECTS(mfu(8e9, 2560.0, 0.0), "peak_flops_per_second");
+  }
+
+  TEST_CASE("errors: roofline decode_bandwidth and mbu") {
+    CHECK_REJECTS(decode_bandwidth(not_a_number, 0.0, 25ms), "weight_bytes");
+    CHECK_REJECTS(decode_bandwidth(16e9, -1.0, 25ms), "kv_bytes");
+    CHECK_REJECTS(decode_bandwidth(16e9, 0.0, 0s), "tpot");
+    CHECK_REJECTS(mbu(16e9, 0.0, 25ms, 0.0), "peak_bytes_per_second");
+    CHECK_REJECTS(mbu(16e9, 0.0, -25ms, 3e12), "tpot");
+  }
+
+  TEST_CASE("errors: roofline ridge_point") {
+    CHECK_REJECTS(ridge_point(not_a_number, 3e12), "peak_flops_per_second");
+    CHECK_REJECTS(ridge_point(1e15, 0.0), "peak_bytes_per_second");
+    accelerator_spec s = accelerators::h100_sxm;
+    s.peak_flops_per_second = 0.0;
+    CHECK_REJECTS(ridge_point(s), "spec.peak_flops_per_second");
+    s = accelerators::h100_sxm;
+    s.peak_bytes_per_second = not_a_number;
+    CHECK_REJECTS(ridge_point(s), "spec.peak_bytes_per_second");
+  }
+
+  TEST_CASE("errors: roofline decode_intensity") {
+    CHECK_REJECTS(decode_intensity(not_a_number, 16e9, 1.0, 2000.0, 131072.0), "parameters");
+    CHECK_REJECTS(decode_intensity(8e9, -1.0, 1.0, 2000.0, 131072.0), "weight_bytes");
+    CHECK_REJECTS(decode_intensity(8e9, 16e9, -1.0, 2000.0, 131072.0), "batch");
+    CHECK_REJECTS(decode_intensity(8e9, 16e9, 1.0, inf, 131072.0), "context_tokens");
+    CHECK_REJECTS(decode_intensity(8e9, 16e9, 1.0, 2000.0, -1.0), "kv_bytes_per_token");
+    CHECK_REJECTS(decode_intensity(8e9, 0.0, 0.0, 2000.0, 131072.0), "weight_bytes");  // 0 bytes
+  }
+
+  TEST_CASE("errors: roofline decode_intensity_limit") {
+    CHECK_REJECTS(decode_intensity_limit(not_a_number, 2000.0, 131072.0), "parameters");
+    CHECK_REJECTS(decode_intensity_limit(8e9, 0.0, 131072.0), "context_tokens");
+    CHECK_REJECTS(decode_intensity_limit(8e9, 2000.0, 0.0), "kv_bytes_per_token");
+  }
+
+  TEST_CASE("errors: roofline is_compute_bound and mfu_ceiling") {
+    CHECK_REJECTS(is_compute_bound(not_a_number, 333.0), "intensity");
+    CHECK_REJECTS(is_compute_bound(-1.0, 333.0), "intensity");
+    CHECK_REJECTS(mfu_ceiling(61.0, 0.0), "ridge");
+    CHECK_REJECTS(mfu_ceiling(61.0, inf), "ridge");
+  }
+
+  TEST_CASE("errors: roofline attainable_flops_per_second") {
+    CHECK_REJECTS(attainable_flops_per_second(not_a_number, accelerators::h100_sxm), "intensity");
+    CHECK_REJECTS(attainable_flops_per_second(-1.0, accelerators::h100_sxm), "intensity");
+    accelerator_spec s = accelerators::h100_sxm;
+    s.peak_flops_per_second = -1.0;
+    CHECK_REJECTS(attainable_flops_per_second(10.0, s), "spec.peak_flops_per_second");
+    s = accelerators::h100_sxm;
+    s.peak_bytes_per_second = 0.0;
+    CHECK_REJECTS(attainable_flops_per_second(10.0, s), "spec.peak_bytes_per_second");
+  }
+
+  TEST_CASE("errors: roofline max_compute_bound_context") {
+    CHECK_REJECTS(max_compute_bound_context(not_a_number, 131072.0, 333.0), "parameters");
+    CHECK_REJECTS(max_compute_bound_context(8e9, 0.0, 333.0), "kv_bytes_per_token");
+    CHECK_REJECTS(max_compute_bound_context(8e9, 131072.0, -1.0), "ridge");
+    CHECK_REJECTS(max_compute_bound_context(8e9, 16e9, 0.0, 131072.0, 333.0), "batch");
+    CHECK_REJECTS(max_compute_bound_context(8e9, not_a_number, 1.0, 131072.0, 333.0),
+                  "weight_bytes");
+    // Bandwidth-bound even with an empty context: a domain outcome.
+    CHECK_FALSE(max_compute_bound_context(8e9, 16e9, 1.0, 131072.0, 333.0).has_value());
+  }
+
+  TEST_CASE("errors: roofline roofline_time") {
+    CHECK_REJECTS(roofline_time(not_a_number, 1.0, 1e15, 3e12), "flops");
+    CHECK_REJECTS(roofline_time(1.0, -1.0, 1e15, 3e12), "bytes");
+    CHECK_REJECTS(roofline_time(1.0, 1.0, 0.0, 3e12), "flops_per_second");
+    CHECK_REJECTS(roofline_time(1.0, 1.0, 1e15, inf), "bytes_per_second");
+    accelerator_spec s = accelerators::h100_sxm;
+    s.peak_flops_per_second = 0.0;
+    CHECK_REJECTS(roofline_time(1.0, 1.0, s), "spec.peak_flops_per_second");
+    CHECK_REJECTS(roofline_time(-1.0, 1.0, accelerators::h100_sxm), "flops");
+  }
+
+  // ---- arrivals.hpp ------------------------------------------------------------------------
+
+  TEST_CASE("errors: arrivals constant-rate samplers and schedules") {
+    std::mt19937_64 engine(1);
+    CHECK_REJECTS(exponential_gaps(not_a_number), "rate_per_s");
+    CHECK_REJECTS(exponential_gaps(0.0), "rate_per_s");
+    CHECK_REJECTS(constant_gaps(-1.0), "rate_per_s");
+    CHECK_REJECTS(poisson_schedule(inf, 3, engine), "rate_per_s");
+    CHECK_REJECTS(constant_schedule(0.0, 3), "rate_per_s");
+    CHECK_REJECTS(poisson_schedule(1.0, 3, engine, nan_s), "start");
+    CHECK_REJECTS(constant_schedule(1.0, 3, inf_s), "start");
+    CHECK_REJECTS(constant_schedule(1.0, static_cast<std::size_t>(-1)), "count");
+    CHECK(constant_schedule(1.0, 0).empty());  // zero arrivals asked, zero given
+  }
+
+  TEST_CASE("errors: arrivals gamma_gaps") {
+    std::mt19937_64 engine(1);
+    CHECK_REJECTS(gamma_gaps(not_a_number, 1.0), "rate_per_s");
+    CHECK_REJECTS(gamma_gaps(1.0, -1.0), "cv");
+    CHECK_REJECTS(gamma_gaps(1.0, inf), "cv");
+    CHECK_REJECTS(gamma_gaps(1.0, 1e200), "cv");   // shape 1/cv^2 underflows to 0
+    CHECK_REJECTS(gamma_gaps(1.0, 1e-170), "cv");  // shape 1/cv^2 overflows
+    CHECK_REJECTS(gamma_gaps::from_burstiness(1.0, 0.0), "burstiness");
+    CHECK_REJECTS(gamma_gaps::from_burstiness(1.0, 1e-320), "burstiness");
+    CHECK_REJECTS(gamma_schedule(1.0, not_a_number, 3, engine), "cv");
+    CHECK(std::isfinite(gamma_gaps(1.0, 1e150)(engine).count()));
+    CHECK(std::isfinite(gamma_gaps(1.0, 1e-150)(engine).count()));
+  }
+
+  TEST_CASE("errors: arrivals open_loop_schedule and vllm_rescaled_schedule") {
+    std::mt19937_64 engine(1);
+    const exponential_gaps gaps(1.0);
+    CHECK_REJECTS(open_loop_schedule(gaps, 3, engine, nan_s), "start");
+    CHECK_REJECTS(open_loop_schedule(gaps, static_cast<std::size_t>(-1), engine), "count");
+    CHECK(open_loop_schedule(gaps, 0, engine).empty());
+    CHECK(vllm_rescaled_schedule(gaps, 0, engine).empty());
+  }
+
+  TEST_CASE("errors: arrivals linear_ramp_schedule") {
+    std::mt19937_64 engine(1);
+    CHECK_REJECTS(linear_ramp_schedule(not_a_number, 1.0, 60s, engine), "rate_begin_per_s");
+    CHECK_REJECTS(linear_ramp_schedule(1.0, -1.0, 60s, engine), "rate_end_per_s");
+    CHECK_REJECTS(linear_ramp_schedule(1.0, 1.0, 0s, engine), "duration");
+    CHECK_REJECTS(linear_ramp_schedule(1.0, 1.0, inf_s, engine), "duration");
+    CHECK_REJECTS(linear_ramp_schedule(0.0, 0.0, 60s, engine), "rate_end_per_s");
+    CHECK_REJECTS(linear_ramp_schedule(1e300, 1e300, seconds_d(1e300), engine), "duration");
+  }
+
+  TEST_CASE("errors: arrivals replay_schedule and observed_rate_per_s") {
+    const std::vector<seconds_d> empty{};
+    const std::vector<seconds_d> with_nan{0s, nan_s};
+    const std::vector<seconds_d> unsorted{2s, 1s};
+    const std::vector<seconds_d> single{5s};
+    CHECK_REJECTS(replay_schedule(empty), "trace.size()");
+    CHECK_REJECTS(replay_schedule(with_nan), "trace[i]");
+    CHECK_REJECTS(replay_schedule(unsorted), "trace[i]");
+    CHECK_REJECTS(replay_schedule(single, 0.0), "target_rate_per_s");
+    CHECK_REJECTS(replay_schedule(single, 1.0), "trace.size()");
+    CHECK_REJECTS(observed_rate_per_s(single), "schedule.size()");
+    CHECK_REJECTS(observed_rate_per_s(empty), "trace.size()");
+  }
+
+  TEST_CASE("errors: arrivals closed_loop_population") {
+    CHECK_REJECTS(closed_loop_population(0, 1s), "users");
+    CHECK_REJECTS(closed_loop_population(3, nan_s), "mean_think_time");
+    CHECK_REJECTS(closed_loop_population(3, -1s), "mean_think_time");
+    CHECK_REJECTS(closed_loop_population(3, 1s, -1.0), "think_cv");
+    CHECK_REJECTS(closed_loop_population(3, 1s, 1e200), "think_cv");
+    const closed_loop_population idle(3, 0s);
+    CHECK_REJECTS(idle.offered_rate_per_s(seconds_d(not_a_number)), "mean_sojourn");
+    CHECK_REJECTS(idle.offered_rate_per_s(-1s), "mean_sojourn");
+    CHECK_REJECTS(idle.offered_rate_per_s(0s), "mean_sojourn");  // W + Z = 0
+  }
+
+  // ---- capacity.hpp ------------------------------------------------------------------------
+
+  TEST_CASE("errors: capacity outcome accessors and meets_slo") {
+    // No validation by design (noexcept, per outcome): NaN times compare false and fail.
+    const slo objective{1s, 100ms};
+    request_outcome o{0s, 0s, nan_s, 1s, 10, 10, false};
+    CHECK(std::isnan(time_to_first_token(o).count()));
+    CHECK_FALSE(meets_slo(objective, o));
+    o.first_token = 100ms;
+    o.error = true;
+    CHECK_FALSE(meets_slo(objective, o));
+  }
+
+  TEST_CASE("errors: capacity validate slo") {
+    CHECK_REJECTS(validate(slo{nan_s, 1s}), "slo.ttft");
+    CHECK_REJECTS(validate(slo{0s, 1s}), "slo.ttft");
+    CHECK_REJECTS(validate(slo{1s, -1s}), "slo.tpot");
+    CHECK_REJECTS(validate(slo{1s, 1s, inf_s}), "slo.e2e");
+  }
+
+  TEST_CASE("errors: capacity wilson_interval") {
+    CHECK_REJECTS(wilson_interval(0, 0), "n");
+    CHECK_REJECTS(wilson_interval(5, 4), "successes");
+    CHECK_REJECTS(wilson_interval(1, 4, not_a_number), "z");
+    CHECK_REJECTS(wilson_interval(1, 4, 0.0), "z");
+  }
+
+  TEST_CASE("errors: capacity conformance_from_counts and exact_conformance") {
+    CHECK_REJECTS(conformance_from_counts(5, 4), "conforming");
+    CHECK_REJECTS(conformance_from_counts(1, 4, -1.0), "z");
+    CHECK_REJECTS(exact_conformance(not_a_number), "share");
+    CHECK_REJECTS(exact_conformance(1.5), "share");
+    CHECK(conformance_from_counts(0, 0).empty());  // no information: a value
+  }
+
+  TEST_CASE("errors: capacity measure_conformance") {
+    const slo objective{1s, 100ms};
+    const std::vector<request_outcome> one{{0s, 0s, 100ms, 200ms, 10, 2, false}};
+    const std::vector<request_outcome> none{};
+    CHECK_REJECTS(measure_conformance(none, objective), "outcomes.size()");
+    CHECK_REJECTS(measure_conformance(one, slo{0s, 1s}), "slo.ttft");
+    CHECK_REJECTS(measure_conformance(one, objective, {}, not_a_number), "z");
+    CHECK_REJECTS(measure_conformance(one, objective, {-1s}), "window.warm_up");
+    CHECK_REJECTS(measure_conformance(one, objective, {0s, nan_s}), "window.cool_down");
+    CHECK_REJECTS(measure_conformance(one, objective, {0s, 0s, inf_s}), "window.run_end");
+    std::vector<request_outcome> bad = one;
+    bad[0].intended_arrival = nan_s;
+    CHECK_REJECTS(measure_conformance(bad, objective), "outcome.intended_arrival");
+    bad = one;
+    bad[0].finished = inf_s;
+    CHECK_REJECTS(measure_conformance(bad, objective), "outcome.finished");
+    // Everything discarded by the window: an empty estimate, not an error.
+    CHECK(measure_conformance(one, objective, {10s}).empty());
+  }
+
+  TEST_CASE("errors: capacity find_capacity") {
+    const std::vector<capacity_point> none{};
+    std::vector<capacity_point> curve{{1.0, conformance_from_counts(95, 100)},
+                                      {2.0, conformance_from_counts(50, 100)}};
+    CHECK_REJECTS(find_capacity(none), "curve.size()");
+    CHECK_REJECTS(find_capacity(curve, {not_a_number}), "options.quota");
+    CHECK_REJECTS(find_capacity(curve, {1.0}), "options.quota");
+    auto bad = curve;
+    bad[1].rate_per_s = 0.0;
+    CHECK_REJECTS(find_capacity(bad), "curve[i].rate_per_s");
+    bad = curve;
+    bad[1].rate_per_s = 1.0;
+    CHECK_REJECTS(find_capacity(bad), "curve[i].rate_per_s");  // duplicate rate
+    bad = curve;
+    bad[1].conformance.share = not_a_number;
+    CHECK_REJECTS(find_capacity(bad), "curve[i].conformance.share");
+    bad = curve;
+    bad[0].conformance.wilson_upper = 1.5;
+    CHECK_REJECTS(find_capacity(bad), "curve[i].conformance.wilson_upper");
+    // No point reaches the quota: nullopt, saturated.
+    const std::vector<capacity_point> failing{{1.0, conformance_from_counts(10, 100)}};
+    const auto r = find_capacity(failing);
+    CHECK_FALSE(r.capacity_per_s.has_value());
+    CHECK(r.saturated);
+  }
+
+  TEST_CASE("errors: capacity search_capacity") {
+    const auto model = [](double rate) { return rate < 10.0 ? 0.95 : 0.5; };
+    capacity_search_options good;
+    auto o = good;
+    o.quota = 0.0;
+    CHECK_REJECTS(search_capacity(model, o), "options.quota");
+    o = good;
+    o.rate_low_per_s = not_a_number;
+    CHECK_REJECTS(search_capacity(model, o), "options.rate_low_per_s");
+    o = good;
+    o.rate_high_per_s = 0.5;
+    CHECK_REJECTS(search_capacity(model, o), "options.rate_high_per_s");
+    o = good;
+    o.relative_tolerance = 0.0;
+    CHECK_REJECTS(search_capacity(model, o), "options.relative_tolerance");
+    o = good;
+    o.growth_factor = 1.0;
+    CHECK_REJECTS(search_capacity(model, o), "options.growth_factor");
+    o = good;
+    o.max_measurements = 1;
+    CHECK_REJECTS(search_capacity(model, o), "options.max_measurements");
+    CHECK_REJECTS(search_capacity([](double) { return not_a_number; }, good), "measure(rate)");
+    CHECK_REJECTS(search_capacity([](double) { return 1.5; }, good), "measure(rate)");
+    CHECK_REJECTS(search_capacity(
+                      [](double) {
+                        auto e = conformance_from_counts(9, 10);
+                        e.share = not_a_number;
+                        return e;
+                      },
+                      good),
+                  "measure(rate).share");
+    // Nothing passes within the budget: a reason, not an exception.
+    o = good;
+    o.max_measurements = 3;
+    const auto r = search_capacity([](double) { return 0.0; }, o);
+    CHECK(r.reason == search_stop::no_passing_rate);
+    CHECK_FALSE(r.capacity_per_s.has_value());
+  }
+
+  // ---- prometheus.hpp ----------------------------------------------------------------------
+
+  TEST_CASE("errors: prometheus parse") {
+    // Never throws: a malformed page is a value with a reason.
+    const auto p = prometheus::parse("metric{ 1\n");
+    CHECK_FALSE(p.ok());
+    REQUIRE(p.error().has_value());
+    CHECK_FALSE(p.error()->reason().empty());
+    CHECK(prometheus::parse("").ok());
+    const auto lenient = prometheus::parse("bad{ 1\ngood 2\n", {prometheus::parse_mode::lenient});
+    CHECK(lenient.ok());
+    CHECK(lenient.skipped().size() == 1);
+  }
+
+  TEST_CASE("errors: prometheus aggregate") {
+    const auto p = prometheus::parse("a{m=\"x\"} 1\nb NaN\n");
+    CHECK_REJECTS(prometheus::aggregate(p, ""), "metric");
+    CHECK_REJECTS(prometheus::aggregate(p, "a", "", "x"), "label_name");
+    CHECK(prometheus::aggregate(p, "zzz").missing == prometheus::missing_reason::metric_absent);
+    CHECK(prometheus::aggregate(p, "a", "m", "y").missing ==
+          prometheus::missing_reason::no_matching_series);
+    CHECK(prometheus::aggregate(p, "b").missing == prometheus::missing_reason::not_finite);
+    CHECK(prometheus::aggregate(prometheus::parse("a{ 1\n"), "a").missing ==
+          prometheus::missing_reason::page_invalid);
+  }
+
+  TEST_CASE("errors: prometheus bucket_quantile") {
+    std::vector<prometheus::histogram_bucket> b{{1.0, 5.0}, {inf, 10.0}};
+    CHECK_REJECTS(prometheus::bucket_quantile(not_a_number, b), "q");
+    CHECK_REJECTS(prometheus::bucket_quantile(1.5, b), "q");
+    CHECK_REJECTS(prometheus::bucket_quantile(-0.1, b), "q");
+    std::vector<prometheus::histogram_bucket> empty{};
+    CHECK(std::isnan(prometheus::bucket_quantile(0.5, empty)));
+    std::vector<prometheus::histogram_bucket> no_inf{{1.0, 5.0}, {2.0, 10.0}};
+    CHECK(std::isnan(prometheus::bucket_quantile(0.5, no_inf)));
+  }
+
+  TEST_CASE("errors: prometheus histogram_quantile") {
+    const auto p = prometheus::parse("h_bucket{le=\"1\"} 5\nh_bucket{le=\"+Inf\"} 10\n");
+    CHECK_REJECTS(prometheus::histogram_quantile(p, "", 0.5), "histogram");
+    CHECK_REJECTS(prometheus::histogram_quantile(p, "h", not_a_number), "q");
+    CHECK_REJECTS(prometheus::histogram_quantile(p, "h", 0.5, "", "x"), "label_name");
+    CHECK_FALSE(prometheus::histogram_quantile(p, "absent", 0.5).has_value());
+    CHECK_FALSE(prometheus::histogram_quantile(prometheus::parse("h{ 1\n"), "h", 0.5));
+  }
+
+  TEST_CASE("errors: prometheus read_replica_load") {
+    const auto p = prometheus::parse("vllm:num_requests_running 3\n");
+    auto preset = prometheus::vllm_preset;
+    preset.waiting = {};
+    CHECK_REJECTS(prometheus::read_replica_load(p, preset), "preset");
+    preset = prometheus::vllm_preset;
+    preset.model_label = {};
+    CHECK_REJECTS(prometheus::read_replica_load(p, preset, "m"), "preset");
+    const auto load = prometheus::read_replica_load(p, prometheus::vllm_preset);
+    CHECK(load.running.value == 3.0);
+    CHECK(load.waiting.missing == prometheus::missing_reason::metric_absent);
+    CHECK_FALSE(load.in_flight().has_value());
+  }
+
+  TEST_CASE("errors: prometheus ttft_quantile") {
+    const auto p = prometheus::parse("x 1\n");
+    auto preset = prometheus::vllm_preset;
+    preset.ttft = {};
+    CHECK_REJECTS(prometheus::ttft_quantile(p, preset, 0.5), "preset");
+    preset = prometheus::vllm_preset;
+    preset.model_label = {};
+    CHECK_REJECTS(prometheus::ttft_quantile(p, preset, 0.5, "m"), "preset");
+    CHECK_REJECTS(prometheus::ttft_quantile(p, prometheus::vllm_preset, 2.0), "q");
+    CHECK_FALSE(prometheus::ttft_quantile(p, prometheus::vllm_preset, 0.5).has_value());
+  }
+
+  // ---- kubernetes.hpp ----------------------------------------------------------------------
+
+  TEST_CASE("errors: kubernetes in_flight_target") {
+    CHECK_REJECTS(kubernetes::in_flight_target(not_a_number, 8.0, 8s), "rho_target");
+    CHECK_REJECTS(kubernetes::in_flight_target(0.8, 0.0, 8s), "capacity_per_second");
+    CHECK_REJECTS(kubernetes::in_flight_target(0.8, 8.0, 0s), "mean_sojourn");
+    CHECK_REJECTS(kubernetes::in_flight_target(0.8, 8.0, nan_s), "mean_sojourn");
+    CHECK_REJECTS(kubernetes::in_flight_target(0.1, 1.0, 1s), "rounding");  // 0.1 -> 0
+    CHECK_REJECTS(kubernetes::in_flight_target(1.0, 1e300, 1s), "capacity_per_second");
+  }
+
+  TEST_CASE("errors: kubernetes in_flight_query") {
+    CHECK_REJECTS(kubernetes::in_flight_query("", "w", "m", "x"), "running_metric");
+    CHECK_REJECTS(kubernetes::in_flight_query("r", "1w", "m", "x"), "waiting_metric");
+    CHECK_REJECTS(kubernetes::in_flight_query("r", "w", "bad:label", "x"), "label_name");
+    auto preset = prometheus::vllm_preset;
+    preset.running = {};
+    CHECK_REJECTS(kubernetes::in_flight_query(preset, "m"), "preset");
+    preset = prometheus::vllm_preset;
+    preset.model_label = {};
+    CHECK_REJECTS(kubernetes::in_flight_query(preset, "m"), "preset");
+    CHECK(kubernetes::in_flight_query(preset, "") ==
+          "sum(vllm:num_requests_running) + sum(vllm:num_requests_waiting)");
+  }
+
+  TEST_CASE("errors: kubernetes horizontal_pod_autoscaler_yaml") {
+    const kubernetes::scaled_workload good{"llm", "serving", "llm", "Deployment", "apps/v1"};
+    autoscaler_config config;
+    config.metrics = {metric_spec{"vllm_in_flight", metric_source::pods,
+                                  metric_target_type::average_value, 51.0}};
+    auto w = good;
+    w.name = "Bad_Name";
+    CHECK_REJECTS(kubernetes::horizontal_pod_autoscaler_yaml(w, config), "workload.name");
+    w = good;
+    w.namespace_name = "a.b";
+    CHECK_REJECTS(kubernetes::horizontal_pod_autoscaler_yaml(w, config), "workload.namespace_name");
+    w = good;
+    w.target_kind = "a/b";
+    CHECK_REJECTS(kubernetes::horizontal_pod_autoscaler_yaml(w, config), "workload.target_kind");
+    auto c = config;
+    c.max_replicas = 0;
+    CHECK_REJECTS(kubernetes::horizontal_pod_autoscaler_yaml(good, c), "config.max_replicas");
+    c = config;
+    c.metrics[0].target = 51.0001;  // not a whole number of milli-units
+    CHECK_REJECTS(kubernetes::horizontal_pod_autoscaler_yaml(good, c), "config.metrics.target");
+    c = config;
+    c.metrics[0].source = metric_source::object;
+    c.metrics[0].target_type = metric_target_type::value;
+    CHECK_REJECTS(kubernetes::horizontal_pod_autoscaler_yaml(good, c), "config.metrics.source");
+    c = config;
+    c.behavior = scaling_behavior{};
+    c.behavior->scale_down.stabilization_window = std::chrono::seconds{3601};
+    CHECK_REJECTS(kubernetes::horizontal_pod_autoscaler_yaml(good, c),
+                  "config.behavior.scale_down.stabilization_window");
+    c = config;
+    c.scale_up_tolerance = 1e7;
+    CHECK_REJECTS(kubernetes::horizontal_pod_autoscaler_yaml(good, c), "config.scale_up_tolerance");
+  }
+
+  TEST_CASE("errors: kubernetes scaled_object_yaml") {
+    const kubernetes::scaled_workload workload{"llm", "", "llm", "Deployment", "apps/v1"};
+    autoscaler_config config;
+    config.min_replicas = 0;
+    config.metrics = {
+        metric_spec{"in_flight", metric_source::external, metric_target_type::average_value, 51.0}};
+    const kubernetes::keda_prometheus_options good{"http://prometheus:9090", {"sum(x)"}};
+    auto k = good;
+    k.server_address = "prometheus:9090";
+    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.server_address");
+    k = good;
+    k.queries = {};
+    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.queries");
+    k = good;
+    k.queries = {" "};
+    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.queries");
+    k = good;
+    k.activation_threshold = not_a_number;
+    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.activation_threshold");
+    k = good;
+    k.cooldown_period = std::chrono::seconds{-1};
+    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.cooldown_period");
+    auto c = config;
+    c.sync_period = std::chrono::milliseconds{1500};
+    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, c, good), "config.sync_period");
+    c = config;
+    c.metrics[0].target = -1.0;
+    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, c, good), "config.metrics.target");
+  }
+
+  // ---- autoscaler.hpp (pinned; see the known gaps) -----------------------------------------
+
+  TEST_CASE("errors: autoscaler constructor") {
+    autoscaler_config good;
+    good.metrics = {
+        metric_spec{"in_flight", metric_source::external, metric_target_type::average_value, 51.0}};
+    auto c = good;
+    c.min_replicas = -1;
+    CHECK_REJECTS(autoscaler(c), "config.min_replicas");
+    c = good;
+    c.min_replicas = 5;
+    c.max_replicas = 4;
+    CHECK_REJECTS(autoscaler(c), "config.min_replicas");  // min > max
+    c = good;
+    c.max_replicas = 0;
+    CHECK_REJECTS(autoscaler(c), "config.max_replicas");
+    c = good;
+    c.metrics = {};
+    CHECK_REJECTS(autoscaler(c), "config.metrics");
+    c = good;
+    c.metrics[0].target = not_a_number;
+    CHECK_REJECTS(autoscaler(c), "config.metrics.target");
+    c = good;
+    c.metrics[0].target = 0.0;
+    CHECK_REJECTS(autoscaler(c), "config.metrics.target");
+    c = good;
+    c.scale_up_tolerance = -0.1;
+    CHECK_REJECTS(autoscaler(c), "config.scale_up_tolerance");
+    c = good;
+    c.scale_down_tolerance = inf;
+    CHECK_REJECTS(autoscaler(c), "config.scale_down_tolerance");
+    c = good;
+    c.sync_period = std::chrono::milliseconds{0};
+    CHECK_REJECTS(autoscaler(c), "config.sync_period");
+    c = good;
+    c.downscale_stabilization = std::chrono::seconds{-1};
+    CHECK_REJECTS(autoscaler(c), "config.downscale_stabilization");
+    c = good;
+    c.reserve_replicas = -1;
+    CHECK_REJECTS(autoscaler(c), "config.reserve_replicas");
+    c = good;
+    c.behavior = scaling_behavior{};
+    c.behavior->scale_up.policies[0].period = std::chrono::seconds{0};
+    CHECK_REJECTS(autoscaler(c), "config.behavior.scale_up.policies.period");
+    c = good;
+    c.panic = panic_config{};
+    c.panic->threshold = not_a_number;
+    CHECK_REJECTS(autoscaler(c), "config.panic.threshold");
+  }
+
+  TEST_CASE("errors: autoscaler initial_state and step") {
+    autoscaler_config config;
+    config.metrics = {
+        metric_spec{"in_flight", metric_source::external, metric_target_type::average_value, 10.0}};
+    const autoscaler controller(config);
+    CHECK_REJECTS(controller.initial_state(0ms, -1), "replicas");
+    auto state = controller.initial_state();
+    autoscaler_input in;
+    in.ready_replicas = -1;
+    CHECK_REJECTS(controller.step(state, 0ms, in), "input.ready_replicas");
+    in.ready_replicas = 2;
+    in.starting_replicas = -1;
+    CHECK_REJECTS(controller.step(state, 0ms, in), "input.starting_replicas");
+    // A NaN or missing observation: hold, with the reason.
+    in.starting_replicas = 0;
+    const metric_observation missing[1] = {observe_total(not_a_number)};
+    in.metrics = missing;
+    const auto d = controller.step(state, 0ms, in);
+    CHECK(d.reason == scale_reason::metric_missing);
+    CHECK(d.desired_replicas == 2);
+    CHECK(d.first_failed_metric == 0);
+  }
+
+  // ---- scheduler.hpp and scheduler/ (pinned; see the known gaps) ---------------------------
+
+  TEST_CASE("errors: scheduler estimators") {
+    CHECK_REJECTS(vllm_estimator(16 * gib_bytes, 0.0, 32), "gmu");
+    CHECK_REJECTS(vllm_estimator(16 * gib_bytes, 1.5, 32), "gmu");
+    CHECK_REJECTS(vllm_estimator(16 * gib_bytes, not_a_number, 32), "gmu");
+    CHECK_REJECTS(vllm_estimator(16 * gib_bytes, 0.9, 0), "attention_heads");
+    CHECK_REJECTS(layered_estimator(0, 1, 1, 1, 1), "total_layers");
+  }
+
+  TEST_CASE("errors: scheduler scorer chain weights") {
+    dynamic_scorer_chain<candidate> chain;
+    CHECK_REJECTS(chain.add("x", -1.0, placement_scorer{}), "weight");
+    CHECK_REJECTS(chain.add("x", not_a_number, placement_scorer{}), "weight");
+    chain.add("x", 1.0, placement_scorer{});
+    CHECK_REJECTS(chain.set_weight("x", inf), "weight");
+    CHECK_FALSE(chain.set_weight("absent", 1.0));
+  }
+
+  TEST_CASE("errors: scheduler place") {
+    // No feasible worker is a value with a reason, never an exception.
+    const std::vector<archetypes::worker> none{};
+    const std::vector<archetypes::instance> no_instances{};
+    const archetypes::model m(1);
+    const vllm_estimator estimator(16 * gib_bytes, 0.9, 32);
+    auto chain = gpustack_scale_up_chain();
+    workspace ws;
+    const auto empty = place(none, no_instances, m, basic_filters(), estimator, chain, ws);
+    CHECK_FALSE(empty);
+    CHECK(empty.reason == no_placement_reason::no_workers);
+    const std::vector<archetypes::worker> small{
+        archetypes::worker(1, 64 * gib_bytes, {archetypes::gpu(0, 8 * gib_bytes)})};
+    const auto r = place(small, no_instances, m, basic_filters(), estimator, chain, ws);
+    CHECK_FALSE(r);
+    CHECK(r.reason == no_placement_reason::insufficient_resources);
+  }
+
+  // ---- sim/fleet_day.hpp (pinned; see the known gaps) --------------------------------------
+
+  TEST_CASE("errors: fleet_day reference_day_rate") {
+    CHECK_REJECTS(sim::reference_day_rate(-1), "minute");
+    CHECK_REJECTS(sim::reference_day_rate(1440), "minute");
+  }
+
+  TEST_CASE("errors: fleet_day parse_traffic_csv") {
+    // Never throws: the first bad line and why.
+    const auto nan_row = sim::parse_traffic_csv("rate\n1\nnan\n");
+    CHECK_FALSE(nan_row.ok());
+    CHECK(nan_row.error_line == 3);
+    CHECK_FALSE(sim::parse_traffic_csv("rate\n-1\n").ok());
+    CHECK_FALSE(sim::parse_traffic_csv("").ok());
+    CHECK(sim::parse_traffic_csv("").error == "no data row");
+  }
+
+  TEST_CASE("errors: fleet_day fleet_day_simulator") {
+    const sim::fleet_day_config good{};
+    auto c = good;
+    c.capacity_per_replica = not_a_number;
+    CHECK_REJECTS(sim::fleet_day_simulator(c), "config.capacity_per_replica");
+    c = good;
+    c.target_utilisation = 0.0;
+    CHECK_REJECTS(sim::fleet_day_simulator(c), "config.target_utilisation");
+    c = good;
+    c.step = 0s;
+    CHECK_REJECTS(sim::fleet_day_simulator(c), "config.step");
+    c = good;
+    c.step = 100us;
+    CHECK_REJECTS(sim::fleet_day_simulator(c), "config.step");
+    c = good;
+    c.scale_down_window_steps = 0;
+    CHECK_REJECTS(sim::fleet_day_simulator(c), "config.scale_down_window_steps");
+    c = good;
+    c.max_replicas = 0;
+    CHECK_REJECTS(sim::fleet_day_simulator(c), "config.max_replicas");
+    c = good;
+    c.price_per_replica_hour = -1.0;
+    CHECK_REJECTS(sim::fleet_day_simulator(c), "config.price_per_replica_hour");
+    c = good;
+    c.tokens_per_request = inf;
+    CHECK_REJECTS(sim::fleet_day_simulator(c), "config.tokens_per_request");
+  }
+
+  TEST_CASE("errors: fleet_day run and start_delay_steps") {
+    sim::fleet_day_simulator day(sim::fleet_day_config{});
+    const std::vector<double> traffic{10.0, 20.0};
+    const std::vector<double> empty{};
+    const std::vector<double> with_nan{10.0, not_a_number};
+    const std::vector<double> negative{10.0, -1.0};
+    CHECK_REJECTS(day.run(empty, sim::chase(0s)), "traffic_per_second.size()");
+    CHECK_REJECTS(day.run(with_nan, sim::chase(0s)), "traffic_per_second[i]");
+    CHECK_REJECTS(day.run(negative, sim::chase(0s)), "traffic_per_second[i]");
+    CHECK_REJECTS(day.run(traffic, sim::fixed_fleet(-1)), "policy.fixed_replicas");
+    CHECK_REJECTS(day.run(traffic, sim::chase(0s, -1)), "policy.spare_replicas");
+    CHECK_REJECTS(day.run(traffic, sim::chase(seconds_d(not_a_number))), "policy.start_time");
+    CHECK_REJECTS(day.start_delay_steps(sim::chase(-1s)), "policy.start_time");
+  }
+
+  // ---- sim/replica.hpp ---------------------------------------------------------------------
+
+  TEST_CASE("errors: replica validate config") {
+    sim::replica_config c;
+    c.max_batch = 0;
+    CHECK_REJECTS(sim::validate(c), "config.max_batch");
+    c = {};
+    c.kv_budget_tokens = 0;
+    CHECK_REJECTS(sim::validate(c), "config.kv_budget_tokens");
+    c = {};
+    c.max_batched_tokens = c.max_batch - 1;
+    CHECK_REJECTS(sim::validate(c), "config.max_batched_tokens");
+    c = {};
+    c.max_batch = std::size_t{1} << 40;
+    c.max_batched_tokens = c.max_batch;
+    CHECK_REJECTS(sim::validate(c), "config.max_batch");
+  }
+
+  TEST_CASE("errors: replica kv_budget_tokens") {
+    CHECK_REJECTS(sim::kv_budget_tokens(not_a_number, 0.9, 16e9, 131072.0), "memory_bytes");
+    CHECK_REJECTS(sim::kv_budget_tokens(0.0, 0.9, 16e9, 131072.0), "memory_bytes");
+    CHECK_REJECTS(sim::kv_budget_tokens(80e9, 1.5, 16e9, 131072.0), "memory_fraction");
+    CHECK_REJECTS(sim::kv_budget_tokens(80e9, 0.9, -1.0, 131072.0), "weight_bytes");
+    CHECK_REJECTS(sim::kv_budget_tokens(80e9, 0.9, 16e9, 0.0), "kv_bytes_per_token");
+    CHECK_REJECTS(sim::kv_budget_tokens(80e9, 0.9, 80e9, 131072.0), "weight_bytes");  // no room
+    CHECK_REJECTS(sim::kv_budget_tokens(1e300, 1.0, 0.0, 1e-300), "kv_bytes_per_token");
+  }
+
+  TEST_CASE("errors: replica lognormal_lengths") {
+    CHECK_REJECTS(sim::lognormal_lengths(not_a_number, 1.0, 150.0, 0.9), "prompt_median");
+    CHECK_REJECTS(sim::lognormal_lengths(200.0, -1.0, 150.0, 0.9), "prompt_sigma");
+    CHECK_REJECTS(sim::lognormal_lengths(200.0, 1.0, 0.0, 0.9), "output_median");
+    CHECK_REJECTS(sim::lognormal_lengths(200.0, 1.0, 150.0, inf), "output_sigma");
+    CHECK_REJECTS(sim::lognormal_lengths(200.0, 1.0, 150.0, 0.9, {0, 1}), "min.prompt_tokens");
+    CHECK_REJECTS(sim::lognormal_lengths(200.0, 1.0, 150.0, 0.9, {1, 0}), "min.output_tokens");
+    CHECK_REJECTS(sim::lognormal_lengths(200.0, 1.0, 150.0, 0.9, {10, 1}, {5, 10}),
+                  "max.prompt_tokens");
+    CHECK_REJECTS(sim::lognormal_lengths(200.0, 1.0, 150.0, 0.9, {1, 10}, {10, 5}),
+                  "max.output_tokens");
+  }
+
+  TEST_CASE("errors: replica replayed_lengths") {
+    const std::vector<sim::request_lengths> empty{};
+    const std::vector<sim::request_lengths> zero_prompt{{0, 1}};
+    const std::vector<sim::request_lengths> zero_output{{1, 0}};
+    CHECK_REJECTS(sim::replayed_lengths(empty), "list.size()");
+    CHECK_REJECTS(sim::replayed_lengths(zero_prompt), "list[i].prompt_tokens");
+    CHECK_REJECTS(sim::replayed_lengths(zero_output), "list[i].output_tokens");
+  }
+
+  TEST_CASE("errors: replica make_roofline_step_time") {
+    const auto& h = accelerators::h100_sxm;
+    CHECK_REJECTS(sim::make_roofline_step_time(h, 0.0, 2.0, 131072.0, 0.5, 0.8, 1ms), "parameters");
+    CHECK_REJECTS(sim::make_roofline_step_time(h, 8e9, not_a_number, 131072.0, 0.5, 0.8, 1ms),
+                  "bytes_per_parameter");
+    CHECK_REJECTS(sim::make_roofline_step_time(h, 8e9, 2.0, -1.0, 0.5, 0.8, 1ms),
+                  "kv_bytes_per_token");
+    CHECK_REJECTS(sim::make_roofline_step_time(h, 8e9, 2.0, 131072.0, 0.0, 0.8, 1ms),
+                  "flops_efficiency");
+    CHECK_REJECTS(sim::make_roofline_step_time(h, 8e9, 2.0, 131072.0, 0.5, 1.5, 1ms),
+                  "bandwidth_efficiency");
+    CHECK_REJECTS(sim::make_roofline_step_time(h, 8e9, 2.0, 131072.0, 0.5, 0.8, -1ms), "overhead");
+    accelerator_spec s = h;
+    s.peak_bytes_per_second = 0.0;
+    CHECK_REJECTS(sim::make_roofline_step_time(s, 8e9, 2.0, 131072.0, 0.5, 0.8, 1ms),
+                  "spec.peak_bytes_per_second");
+  }
+
+  TEST_CASE("errors: replica exponential_step_time") {
+    CHECK_REJECTS(sim::exponential_step_time(0s, 1), "mean");
+    CHECK_REJECTS(sim::exponential_step_time(nan_s, 1), "mean");
+    CHECK_REJECTS(sim::exponential_step_time(-1s, 1), "mean");
+  }
+
+  TEST_CASE("errors: replica simulate") {
+    const sim::replica_config config{};
+    const sim::constant_step_time model{10ms};
+    std::vector<sim::request> r{{0s, 10, 10}, {1s, 10, 10}};
+    auto bad = r;
+    bad[1].arrival = nan_s;
+    CHECK_REJECTS(sim::simulate(config, bad, model), "requests[i].arrival");
+    bad = r;
+    bad[0].arrival = 2s;  // unsorted
+    CHECK_REJECTS(sim::simulate(config, bad, model), "requests[i].arrival");
+    bad = r;
+    bad[0].prompt_tokens = 0;
+    CHECK_REJECTS(sim::simulate(config, bad, model), "requests[i].prompt_tokens");
+    bad = r;
+    bad[1].output_tokens = 0;
+    CHECK_REJECTS(sim::simulate(config, bad, model), "requests[i].output_tokens");
+    CHECK_REJECTS(sim::simulate(config, r, model, {inf_s}), "options.horizon");
+    CHECK_REJECTS(sim::simulate(config, r, sim::constant_step_time{seconds_d(not_a_number)}),
+                  "step_time");
+    auto c = config;
+    c.max_batch = 0;
+    CHECK_REJECTS(sim::simulate(c, r, model), "config.max_batch");
+    // Domain outcomes: a request that can never fit is rejected, even when its token counts
+    // would overflow a sum; an empty request list is an empty run.
+    const std::vector<sim::request> huge{{0s, static_cast<std::size_t>(-1), 2}};
+    const auto run = sim::simulate(config, huge, model);
+    CHECK(run.stats.rejected == 1);
+    REQUIRE(run.outcomes.size() == 1);
+    CHECK(run.outcomes[0].error);
+    CHECK(sim::simulate(config, std::vector<sim::request>{}, model).outcomes.empty());
+  }
+
+  TEST_CASE("errors: replica simulate_closed_loop") {
+    const sim::replica_config config{};
+    const sim::constant_step_time model{10ms};
+    const closed_loop_population users(2, 100ms);
+    std::mt19937_64 engine(1);
+    CHECK_REJECTS(
+        sim::simulate_closed_loop(config, users, 0, sim::fixed_lengths{{10, 10}}, engine, model),
+        "request_count");
+    CHECK_REJECTS(
+        sim::simulate_closed_loop(config, users, 4, sim::fixed_lengths{{0, 10}}, engine, model),
+        "lengths().prompt_tokens");
+    CHECK_REJECTS(
+        sim::simulate_closed_loop(config, users, 4, sim::fixed_lengths{{10, 0}}, engine, model),
+        "lengths().output_tokens");
+    CHECK_REJECTS(sim::simulate_closed_loop(config, users, 4, sim::fixed_lengths{{10, 10}}, engine,
+                                            model, {nan_s}),
+                  "options.horizon");
+    const auto run = sim::simulate_closed_loop(
+        config, users, 3, sim::fixed_lengths{{static_cast<std::size_t>(-1), 2}}, engine, model);
+    CHECK(run.stats.rejected == 3);
+  }
+
+  TEST_CASE("errors: replica utilisation_of") {
+    sim::replica_stats stats;
+    const auto model =
+        sim::make_roofline_step_time(accelerators::h100_sxm, 8e9, 2.0, 131072.0, 0.5, 0.8, 1ms);
+    accelerator_spec s = accelerators::h100_sxm;
+    s.peak_flops_per_second = 0.0;
+    CHECK_REJECTS(sim::utilisation_of(stats, model, s), "spec.peak_flops_per_second");
+    s = accelerators::h100_sxm;
+    s.peak_bytes_per_second = not_a_number;
+    CHECK_REJECTS(sim::utilisation_of(stats, model, s), "spec.peak_bytes_per_second");
+    // A run without a step: all zero.
+    CHECK(sim::utilisation_of(stats, model, accelerators::h100_sxm).mfu == 0.0);
+  }
+
+  TEST_CASE("errors: replica sweep_capacity") {
+    const sim::replica_config config{};
+    const sim::constant_step_time model{10ms};
+    const slo objective{1s, 100ms};
+    const sim::fixed_lengths lengths{{10, 10}};
+    const std::vector<double> rates{1.0};
+    sim::sweep_options good;
+    good.requests_per_point = 20;
+    CHECK_REJECTS(
+        sim::sweep_capacity(config, model, std::vector<double>{}, lengths, objective, good),
+        "rates_per_s.size()");
+    CHECK_REJECTS(sim::sweep_capacity(config, model, std::vector<double>{1.0, not_a_number},
+                                      lengths, objective, good),
+                  "rates_per_s[i]");
+    CHECK_REJECTS(
+        sim::sweep_capacity(config, model, std::vector<double>{0.0}, lengths, objective, good),
+        "rates_per_s[i]");
+    CHECK_REJECTS(sim::sweep_capacity(config, model, rates, lengths, slo{0s, 1s}, good),
+                  "slo.ttft");
+    auto o = good;
+    o.requests_per_point = 0;
+    CHECK_REJECTS(sim::sweep_capacity(config, model, rates, lengths, objective, o),
+                  "options.requests_per_point");
+    o = good;
+    o.arrival_cv = -1.0;
+    CHECK_REJECTS(sim::sweep_capacity(config, model, rates, lengths, objective, o),
+                  "options.arrival_cv");
+    o = good;
+    o.warm_up_fraction = 1.5;
+    CHECK_REJECTS(sim::sweep_capacity(config, model, rates, lengths, objective, o),
+                  "options.warm_up_fraction");
+    o = good;
+    o.warm_up_fraction = 0.6;
+    o.cool_down_fraction = 0.6;
+    CHECK_REJECTS(sim::sweep_capacity(config, model, rates, lengths, objective, o),
+                  "options.cool_down_fraction");
+    o = good;
+    o.z = not_a_number;
+    CHECK_REJECTS(sim::sweep_capacity(config, model, rates, lengths, objective, o), "options.z");
+  }
+}
