@@ -323,6 +323,8 @@ struct autoscaler_state {
   bool panicking = false;                                   ///< KPA panic mode
   std::chrono::milliseconds panic_time{0};                  ///< last step over the panic threshold
   std::int32_t max_panic_replicas = 0;                      ///< largest desired count in this panic
+  /// The time of the latest step (or of the seed); a step at an earlier time is refused.
+  std::chrono::milliseconds last_time{std::chrono::milliseconds::min()};
   friend bool operator==(const autoscaler_state&, const autoscaler_state&) = default;
 };
 
@@ -421,6 +423,7 @@ class autoscaler {
     autoscaler_state state = initial_state();
     state.recommendations.push_back({at, replicas});
     state.started = true;
+    state.last_time = at;
     return state;
   }
 
@@ -433,11 +436,27 @@ class autoscaler {
       detail::fail("input.ready_replicas", in.ready_replicas, "must be >= 0");
     if (in.starting_replicas < 0)
       detail::fail("input.starting_replicas", in.starting_replicas, "must be >= 0");
+    // The spans are index-aligned with config.metrics: a longer one is a caller's mix-up.
+    const std::size_t metric_count = config_.metrics.size();
+    if (in.metrics.size() > metric_count)
+      detail::fail("input.metrics.size()", in.metrics.size(), "must be <= config.metrics.size()");
+    if (in.forecast.size() > metric_count)
+      detail::fail("input.forecast.size()", in.forecast.size(), "must be <= config.metrics.size()");
+    if (in.panic.size() > metric_count)
+      detail::fail("input.panic.size()", in.panic.size(), "must be <= config.metrics.size()");
+    if (now < state.last_time)
+      detail::fail("now", now, "must not be earlier than the previous step's time");
+    state.last_time = now;
     return step_unchecked(state, now, in);
   }
 
  private:
   using ms = std::chrono::milliseconds;
+
+  /// The longest window or period accepted: a year and a day keeps every sum of times in
+  /// milliseconds far from overflowing (Kubernetes itself caps windows at 3600 s and periods
+  /// at 1800 s; kubernetes.hpp enforces those for manifests).
+  static constexpr std::chrono::seconds longest_duration{366 * 24 * 3600};
 
   autoscaler_config config_;
   std::chrono::seconds longest_up_period_{0};
@@ -446,11 +465,12 @@ class autoscaler {
   // ----- validation -----------------------------------------------------------------
   static void validate_rules(const scaling_rules& rules, const char* window_name,
                              const char* value_name, const char* period_name) {
-    if (rules.stabilization_window.count() < 0)
-      detail::fail(window_name, rules.stabilization_window, "must be >= 0");
+    if (rules.stabilization_window.count() < 0 || rules.stabilization_window > longest_duration)
+      detail::fail(window_name, rules.stabilization_window, "must lie in [0 s, 366 days]");
     for (const auto& policy : rules.policies) {
       if (policy.value <= 0) detail::fail(value_name, policy.value, "must be > 0");
-      if (policy.period.count() <= 0) detail::fail(period_name, policy.period, "must be > 0");
+      if (policy.period.count() <= 0 || policy.period > longest_duration)
+        detail::fail(period_name, policy.period, "must lie in (0 s, 366 days]");
     }
   }
 
@@ -479,10 +499,11 @@ class autoscaler {
                    "0 (scale to zero) needs an Object or External metric");
     detail::require_non_negative("config.scale_up_tolerance", c.scale_up_tolerance);
     detail::require_non_negative("config.scale_down_tolerance", c.scale_down_tolerance);
-    if (c.downscale_stabilization.count() < 0)
-      detail::fail("config.downscale_stabilization", c.downscale_stabilization, "must be >= 0");
-    if (c.sync_period.count() <= 0)
-      detail::fail("config.sync_period", c.sync_period, "must be > 0");
+    if (c.downscale_stabilization.count() < 0 || c.downscale_stabilization > longest_duration)
+      detail::fail("config.downscale_stabilization", c.downscale_stabilization,
+                   "must lie in [0 s, 366 days]");
+    if (c.sync_period.count() <= 0 || c.sync_period > longest_duration)
+      detail::fail("config.sync_period", c.sync_period, "must lie in (0 s, 366 days]");
     if (c.reserve_replicas < 0)
       detail::fail("config.reserve_replicas", c.reserve_replicas, "must be >= 0");
     if (c.behavior) {
@@ -495,8 +516,8 @@ class autoscaler {
     }
     if (c.panic) {
       const auto& p = *c.panic;
-      if (p.stable_window.count() <= 0)
-        detail::fail("config.panic.stable_window", p.stable_window, "must be > 0");
+      if (p.stable_window.count() <= 0 || p.stable_window > longest_duration)
+        detail::fail("config.panic.stable_window", p.stable_window, "must lie in (0 s, 366 days]");
       if (p.panic_window.count() <= 0 || p.panic_window > p.stable_window)
         detail::fail("config.panic.panic_window", p.panic_window,
                      "must be > 0 and <= config.panic.stable_window");

@@ -6,6 +6,8 @@
 
 #include <doctest/doctest.h>
 
+#include "support.hpp"
+
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -1043,4 +1045,49 @@ TEST_SUITE("autoscaler") {
     CHECK(e.desired_replicas == 12);   // the 300 s down window holds the first count
   }
 
+  TEST_CASE("autoscaler: time going backwards and misaligned spans are refused by name") {
+    const autoscaler a(config_with(
+        {"rate", metric_source::external, metric_target_type::average_value, 10.0}, 1, 10));
+    autoscaler_state s = a.initial_state();
+    (void)step_total(a, s, 60s, 2, 20.0);
+    // The same time again is fine (a retried sync); an earlier one is a caller's clock bug.
+    (void)step_total(a, s, 60s, 2, 20.0);
+    const autoscaler_state before = s;
+    CHECK(headroom::test::rejected([&] { (void)step_total(a, s, 59s, 2, 20.0); }) == "now");
+    CHECK(s == before);  // a refused step leaves the state as it was
+    // Two observations for a controller configured with one metric.
+    const metric_observation two[2] = {observe_total(1.0), observe_total(2.0)};
+    CHECK(headroom::test::rejected([&] {
+            (void)a.step(s, 120s, autoscaler_input{2, 0, two, {}, {}});
+          }) == "input.metrics.size()");
+    CHECK(headroom::test::rejected([&] {
+            (void)a.step(s, 120s, autoscaler_input{2, 0, {}, two, {}});
+          }) == "input.forecast.size()");
+    // initial_state(at, n) counts as a step at `at`.
+    autoscaler_state seeded = a.initial_state(-60s, 3);
+    CHECK(headroom::test::rejected([&] { (void)step_total(a, seeded, -61s, 3, 30.0); }) == "now");
+  }
+
+  TEST_CASE("autoscaler: windows and periods longer than a year and a day are refused") {
+    // 366 days = 31 622 400 s is the longest; sums of such times in milliseconds stay far
+    // from the int64 range (9.2e15 s).
+    autoscaler_config c =
+        config_with({"rate", metric_source::external, metric_target_type::average_value, 10.0});
+    c.downscale_stabilization = std::chrono::seconds{31'622'400};
+    CHECK_NOTHROW(autoscaler{c});
+    c.downscale_stabilization = std::chrono::seconds{31'622'401};
+    CHECK(headroom::test::rejected([&] { autoscaler{c}; }) == "config.downscale_stabilization");
+    c = config_with({"rate", metric_source::external, metric_target_type::average_value, 10.0});
+    c.behavior = scaling_behavior{};
+    c.behavior->scale_down.stabilization_window = std::chrono::seconds::max() / 10;
+    CHECK(headroom::test::rejected([&] { autoscaler{c}; }) ==
+          "config.behavior.scale_down.stabilization_window");
+    c.behavior = scaling_behavior{};
+    c.behavior->scale_up.policies[0].period = std::chrono::hours{24 * 400};
+    CHECK(headroom::test::rejected([&] { autoscaler{c}; }) ==
+          "config.behavior.scale_up.policies.period");
+    c.behavior.reset();
+    c.sync_period = std::chrono::hours{24 * 400};
+    CHECK(headroom::test::rejected([&] { autoscaler{c}; }) == "config.sync_period");
+  }
 }  // TEST_SUITE

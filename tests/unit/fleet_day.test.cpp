@@ -270,4 +270,26 @@ TEST_SUITE("fleet_day") {
     CHECK(std::isfinite(*s.cost_per_million_tokens));
     // Everyday traffic is summed unscaled, so the seed's table is unchanged (tested above).
   }
+
+  TEST_CASE("fleet_day: extreme steps and a first rate beyond max_replicas") {
+    // A step longer than 366 days, or a window of steps longer than that, is refused by name.
+    sim::fleet_day_config config;
+    config.step = std::chrono::hours{24 * 367};
+    CHECK_THROWS_WITH_AS(sim::fleet_day_simulator{config}, doctest::Contains("config.step"),
+                         headroom::invalid_argument);
+    config = {};
+    config.step = std::chrono::hours{24 * 100};
+    config.scale_down_window_steps = 4;  // 400 days
+    CHECK_THROWS_WITH_AS(sim::fleet_day_simulator{config},
+                         doctest::Contains("config.scale_down_window_steps"),
+                         headroom::invalid_argument);
+    // A first rate of 1e300 req/s asks for max_replicas (10), not an overflowing count.
+    config = {};
+    config.max_replicas = 10;
+    sim::fleet_day_simulator simulator(config);
+    const std::vector<double> traffic = {1e300, 1.0};
+    std::vector<sim::fleet_step_record> trace;
+    (void)simulator.run(traffic, sim::chase(1min), &trace);
+    CHECK(trace[0].ready == 10);
+  }
 }

@@ -215,8 +215,15 @@ class fleet_day_simulator {
       detail::fail("config.max_replicas", config_.max_replicas, "must be >= 1");
     detail::require_non_negative("config.price_per_replica_hour", config_.price_per_replica_hour);
     detail::require_non_negative("config.tokens_per_request", config_.tokens_per_request);
+    // The controller accepts windows up to a year and a day; so does the day's step.
+    constexpr double longest_seconds = 366.0 * 24 * 3600;
+    if (config_.step.count() > longest_seconds)
+      detail::fail("config.step", config_.step, "must be <= 366 days");
     step_ms_ = std::chrono::round<std::chrono::milliseconds>(config_.step);
     if (step_ms_.count() < 1) detail::fail("config.step", config_.step, "must be >= 1 ms");
+    if (config_.step.count() * config_.scale_down_window_steps > longest_seconds)
+      detail::fail("config.scale_down_window_steps", config_.scale_down_window_steps,
+                   "times config.step must be <= 366 days");
   }
 
   /// The validated configuration.
@@ -317,8 +324,12 @@ class fleet_day_simulator {
     // The first fleet is what the first minute asks for (the seed: servono(arrivi[0]) +
     // reserve); the history starts as five copies of it: seed it one step before t0, so the
     // first window holds it and the steps since.
+    // (A first rate beyond what max_replicas can serve asks for max_replicas.)
+    const double most_servable = config_.target_utilisation * config_.capacity_per_replica *
+                                 static_cast<double>(config_.max_replicas);
     const std::int64_t first =
-        replicas_needed(traffic[0], config_.target_utilisation, config_.capacity_per_replica) +
+        replicas_needed(std::min(traffic[0], most_servable), config_.target_utilisation,
+                        config_.capacity_per_replica) +
         policy.spare_replicas;
     std::int32_t ready =
         static_cast<std::int32_t>(std::min<std::int64_t>(first, config_.max_replicas));
