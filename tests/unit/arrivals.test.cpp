@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include "support.hpp"
+
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -255,11 +257,7 @@ TEST_SUITE("arrivals") {
                     headroom::invalid_argument);
     CHECK_THROWS_AS((void)closed_loop_population(0, 1s), headroom::invalid_argument);
     CHECK_THROWS_AS((void)closed_loop_population(3, seconds_d(nan)), headroom::invalid_argument);
-    try {
-      (void)exponential_gaps(-3.0);
-    } catch (const headroom::invalid_argument& e) {
-      CHECK(e.parameter() == "rate_per_s");
-    }
+    CHECK(headroom::test::rejected([] { (void)exponential_gaps(-3.0); }) == "rate_per_s");
   }
 
   TEST_CASE("arrivals: the samplers satisfy GapSampler") {

@@ -420,12 +420,7 @@ TEST_SUITE("autoscaler") {
 
   TEST_CASE("autoscaler: invalid configuration names the parameter") {
     const auto parameter_of = [](autoscaler_config c) -> std::string {
-      try {
-        autoscaler a(std::move(c));
-      } catch (const headroom::invalid_argument& e) {
-        return e.parameter();
-      }
-      return "";
+      return headroom::test::rejected([&] { autoscaler a(std::move(c)); });
     };
     auto base = config_with(external_average(10.0));
     CHECK(parameter_of(base).empty());

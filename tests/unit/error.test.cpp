@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include "support.hpp"
+
 #include <chrono>
 #include <limits>
 #include <string>
@@ -12,13 +14,10 @@ TEST_SUITE("error") {
   using headroom::detail::fail;
 
   TEST_CASE("error: invalid_argument names the parameter and the value") {
-    try {
-      fail("quota", 1.5, "must lie in the open interval (0, 1)");
-      FAIL("fail() returned");
-    } catch (const headroom::invalid_argument& e) {
-      CHECK(e.parameter() == "quota");
-      CHECK(std::string(e.what()) == "quota = 1.5: must lie in the open interval (0, 1)");
-    }
+    const auto r = headroom::test::rejection_of(
+        [] { fail("quota", 1.5, "must lie in the open interval (0, 1)"); });
+    CHECK(r.parameter == "quota");
+    CHECK(r.message == "quota = 1.5: must lie in the open interval (0, 1)");
   }
 
   TEST_CASE("error: invalid_argument is a std::invalid_argument") {
@@ -27,12 +26,7 @@ TEST_SUITE("error") {
 
   TEST_CASE("error: values render: NaN / infinities / integers / durations / strings / booleans") {
     auto message_of = [](auto value) {
-      try {
-        fail("p", value, "r");
-      } catch (const headroom::invalid_argument& e) {
-        return std::string(e.what());
-      }
-      return std::string();
+      return headroom::test::rejection_message([&] { fail("p", value, "r"); });
     };
     CHECK(message_of(std::numeric_limits<double>::quiet_NaN()) == "p = nan: r");
     CHECK(message_of(std::numeric_limits<double>::infinity()) == "p = inf: r");

@@ -8,6 +8,8 @@
 
 #include <doctest/doctest.h>
 
+#include "support.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -722,11 +724,7 @@ TEST_SUITE("prometheus") {
     CHECK_THROWS_AS((void)prom::aggregate(p, "m", "", "x"), headroom::invalid_argument);
     CHECK_THROWS_AS((void)prom::histogram_quantile(p, "", 0.5), headroom::invalid_argument);
     CHECK_THROWS_AS((void)prom::histogram_quantile(p, "h", -0.1), headroom::invalid_argument);
-    try {
-      (void)prom::aggregate(p, "");
-    } catch (const headroom::invalid_argument& e) {
-      CHECK(e.parameter() == "metric");
-    }
+    CHECK(headroom::test::rejected([&] { (void)prom::aggregate(p, ""); }) == "metric");
     prom::engine_preset blank{};
     CHECK_THROWS_AS((void)prom::read_replica_load(p, blank), headroom::invalid_argument);
     const prom::series_aggregate a = prom::aggregate(p, "m");

@@ -5,6 +5,8 @@
 
 #include <doctest/doctest.h>
 
+#include "support.hpp"
+
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -15,14 +17,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-std::string rejected(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const headroom::invalid_argument& e) {
-    return e.parameter();
-  }
-  return "";
-}
+using headroom::test::rejected;
 
 constexpr double not_a_number = std::numeric_limits<double>::quiet_NaN();
 constexpr double infinity = std::numeric_limits<double>::infinity();
