@@ -3,6 +3,8 @@
 // the comments (GiB throughout; M = max score).
 #include <doctest/doctest.h>
 
+#include "support.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <random>
@@ -265,13 +267,9 @@ TEST_SUITE("scheduler") {
     CHECK_FALSE(e.fits(3 * e.gpu_claim_bytes(16 * GiB, 16 * GiB), 3));
     CHECK_FALSE(e.fits(e.gpu_claim_bytes(16 * GiB, 16 * GiB), 1));  // 14.4 < 18.8
     CHECK_THROWS_AS(vllm_estimator(GiB, 0.0, 32), headroom::invalid_argument);
-    try {
-      (void)vllm_estimator(GiB, 1.5, 32);
-      FAIL("expected invalid_argument");
-    } catch (const headroom::invalid_argument& ex) {
-      CHECK(ex.parameter() == "gmu");
-      CHECK(std::string(ex.what()).find("1.5") != std::string::npos);
-    }
+    const auto bad_gmu = headroom::test::rejection_of([] { (void)vllm_estimator(GiB, 1.5, 32); });
+    CHECK(bad_gmu.parameter == "gmu");
+    CHECK(bad_gmu.message.find("1.5") != std::string::npos);
     CHECK_THROWS_AS(vllm_estimator(GiB, 0.9, 0), headroom::invalid_argument);
   }
 
@@ -630,16 +628,48 @@ TEST_SUITE("scheduler") {
     CHECK(r.strategy == fit_strategy::single_gpu);
   }
 
+  TEST_CASE("scheduler: byte quantities beyond int64 never overcommit RAM or VRAM") {
+    // Found by tests/fuzz/scheduler.fuzz.cpp: the index converted byte counts to int64 by a
+    // plain cast, so a RAM need of 2^63 + 2^40 read as negative and "fit" a 64 GiB worker;
+    // a reservation of 2^64 − 1 read as −1 and made a GPU one byte larger; a claim of 2^63
+    // overflowed the allocatable sum (undefined behaviour); and the layered estimator's
+    // VRAM(L) wrapped to a small need. Quantities now count up to 8 PiB, sums are modular
+    // and needs compare unsigned; VRAM(L)/RAM(L) saturate.
+    const std::uint64_t huge = (std::uint64_t{1} << 63) + (std::uint64_t{1} << 40);
+    std::vector<Wk> workers{{.id = 1, .gpus = {{0, 80 * GiB}}}};  // 64 GiB RAM
+    workspace ws;
+    auto chain = gpustack_scale_up_chain();
+    // A RAM need above 2^63 fits nowhere (GPU, offload or CPU).
+    auto r = place_plain(workers, {}, Model{}, layered_estimator(10, GiB, GiB, 0, huge), chain, ws);
+    CHECK_FALSE(r);
+    CHECK(r.reason == no_placement_reason::insufficient_resources);
+    CHECK_FALSE(place_plain(workers, {}, Model{}, vllm_estimator(GiB, 0.9, 8, huge), chain, ws));
+    // A reservation of 2^64 − 1 bytes leaves nothing allocatable.
+    std::vector<Wk> reserved{{.id = 1, .gpus = {{0, 80 * GiB, ~std::uint64_t{0}}}}};
+    CHECK_FALSE(place_plain(reserved, {}, Model{}, vllm_estimator(GiB, 0.5, 8), chain, ws));
+    // VRAM(8) = 1 GiB + 8·2^62 saturates instead of wrapping to 1 GiB: CPU only.
+    const layered_estimator wrap(8, std::uint64_t{1} << 62, GiB, 0, GiB);
+    CHECK(wrap.vram_bytes(8) == ~std::uint64_t{0});
+    r = place_plain(workers, {}, Model{}, wrap, chain, ws);
+    REQUIRE(r);
+    CHECK(r.strategy == fit_strategy::cpu_only);
+    // A claim of 2^63 bytes makes the GPU full; removing it restores the index exactly.
+    const Inst big{.id = 1, .model_id = 9, .worker_id = 1, .gpus = {{0, std::uint64_t{1} << 63}}};
+    ws.index(workers, std::vector<Inst>{}, Model{});
+    const std::int64_t before = ws.gpus()[0].alloc_bytes;
+    ws.add_instance(big);
+    CHECK(ws.gpus()[0].alloc_bytes < 0);
+    ws.remove_instance(big);
+    CHECK(ws.gpus()[0].alloc_bytes == before);
+  }
+
   TEST_CASE("scheduler: chains reject invalid weights") {
     dynamic_scale_up_chain d;
     CHECK_THROWS_AS(d.add("x", -1.0, binpack_scorer{}), headroom::invalid_argument);
-    try {
-      (void)scorer_chain<binpack_scorer>(normalization::none,
-                                         weighted<binpack_scorer>{{}, -2.0, "b"});
-      FAIL("expected invalid_argument");
-    } catch (const headroom::invalid_argument& ex) {
-      CHECK(ex.parameter() == "weight");
-    }
+    CHECK(headroom::test::rejected([] {
+            (void)scorer_chain<binpack_scorer>(normalization::none,
+                                               weighted<binpack_scorer>{{}, -2.0, "b"});
+          }) == "weight");
     d.add("binpack", 1.0, binpack_scorer{});
     CHECK(d.set_weight("binpack", 2.0));
     CHECK_FALSE(d.set_weight("nope", 2.0));

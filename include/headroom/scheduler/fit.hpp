@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Scheduler step 2: resource fit. The workspace indexes the caller's workers and instances
 // (through the traits) into flat records: allocatable VRAM per GPU and RAM per worker
-// (total − reserved − claims of existing instances; RAM on the main worker only), instance
+// (total − reserved − claims of existing instances; RAM on the main worker only; each
+// quantity counted up to detail::max_counted_bytes = 8 PiB), instance
 // counts per worker/GPU, file readiness. The fit ladder then tries, in order, single worker
 // single GPU → single worker several GPUs → across workers (main + subordinates) → partial
 // offload, else CPU only, and stops at the first strategy that yields candidates.
@@ -41,6 +42,41 @@ namespace detail {
 }
 /// How many items ahead the decision loops prefetch the records they will read.
 inline constexpr std::uint32_t prefetch_distance = 32;
+
+/// The largest byte quantity the index counts (2^53 B = 8 PiB, exact in a double): larger
+/// totals, reservations and claims read through the traits count as this much. Allocatable
+/// amounts then stay within std::int64_t (exact up to 1023 such claims on one GPU or
+/// worker), and a clamped quantity can only make a GPU or worker look less allocatable:
+/// a positive allocatable amount never exceeds the true one.
+inline constexpr std::uint64_t max_counted_bytes = std::uint64_t{1} << 53;
+/// v clamped to max_counted_bytes, as a signed amount.
+[[nodiscard]] constexpr std::int64_t counted_bytes(std::uint64_t v) noexcept {
+  return static_cast<std::int64_t>(std::min(v, max_counted_bytes));
+}
+/// a + b and a − b for allocatable amounts, without undefined behaviour: two's-complement
+/// (modular) arithmetic, so that adding and removing the same claims is exact in any order
+/// (a kept index equals a fresh one bit for bit) even past the exact range.
+[[nodiscard]] constexpr std::int64_t add_bytes(std::int64_t a, std::int64_t b) noexcept {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+}
+[[nodiscard]] constexpr std::int64_t sub_bytes(std::int64_t a, std::int64_t b) noexcept {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
+}
+/// true iff an allocatable amount (possibly negative) holds need bytes.
+[[nodiscard]] constexpr bool holds_bytes(std::int64_t alloc, std::uint64_t need) noexcept {
+  return alloc >= 0 && static_cast<std::uint64_t>(alloc) >= need;
+}
+/// a + b and a × b saturated at the largest std::uint64_t (estimator arithmetic).
+[[nodiscard]] constexpr std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) noexcept {
+  return a > std::numeric_limits<std::uint64_t>::max() - b
+             ? std::numeric_limits<std::uint64_t>::max()
+             : a + b;
+}
+[[nodiscard]] constexpr std::uint64_t sat_mul(std::uint64_t a, std::uint64_t b) noexcept {
+  return b != 0 && a > std::numeric_limits<std::uint64_t>::max() / b
+             ? std::numeric_limits<std::uint64_t>::max()
+             : a * b;
+}
 }  // namespace detail
 
 /// A position that refers to nothing.
@@ -206,7 +242,8 @@ class vllm_estimator {
 };
 
 /// Layer-based estimator (GGUF-like): VRAM(L) = fixed_vram + L × layer_vram for L > 0
-/// layers on GPU (0 for L = 0), RAM(L) = fixed_ram + (total − L) × layer_ram. Full offload
+/// layers on GPU (0 for L = 0), RAM(L) = fixed_ram + (total − L) × layer_ram, both
+/// saturated at the largest std::uint64_t (never wrapping to a small need). Full offload
 /// uses one GPU; partial offload finds the most layers that fit one GPU by binary search
 /// over VRAM(L) (monotone); CPU only needs RAM(0).
 class layered_estimator {
@@ -229,11 +266,12 @@ class layered_estimator {
   }
   /// VRAM with `layers` layers on GPU, bytes.
   [[nodiscard]] constexpr std::uint64_t vram_bytes(std::uint32_t layers) const noexcept {
-    return layers == 0 ? 0 : fixed_vram_ + std::uint64_t{layers} * layer_vram_;
+    return layers == 0 ? 0 : detail::sat_add(fixed_vram_, detail::sat_mul(layers, layer_vram_));
   }
   /// RAM with `layers` layers on GPU (the rest on CPU), bytes.
   [[nodiscard]] constexpr std::uint64_t ram_bytes(std::uint32_t layers) const noexcept {
-    return fixed_ram_ + std::uint64_t{total_ - std::min(layers, total_)} * layer_ram_;
+    return detail::sat_add(fixed_ram_,
+                           detail::sat_mul(total_ - std::min(layers, total_), layer_ram_));
   }
   /// RAM of a full GPU placement.
   [[nodiscard]] constexpr std::uint64_t ram_bytes() const noexcept { return ram_bytes(total_); }
@@ -354,8 +392,8 @@ class workspace {
       worker_record r;
       r.id = WT::id(w);
       r.ram_total_bytes = WT::ram_total_bytes(w);
-      r.ram_alloc_bytes = static_cast<std::int64_t>(r.ram_total_bytes) -
-                          static_cast<std::int64_t>(WT::ram_reserved_bytes(w));
+      r.ram_alloc_bytes = detail::counted_bytes(r.ram_total_bytes) -
+                          detail::counted_bytes(WT::ram_reserved_bytes(w));
       r.ready = WT::ready(w);
       r.main_files = files_ != 0 && WT::files_ready(w, files_);
       r.draft_files = draft_ != 0 && WT::files_ready(w, draft_);
@@ -368,8 +406,8 @@ class workspace {
         gr.index = GT::index(g);
         gr.worker = pos;
         gr.total_bytes = GT::vram_total_bytes(g);
-        gr.alloc_bytes = static_cast<std::int64_t>(gr.total_bytes) -
-                         static_cast<std::int64_t>(GT::vram_reserved_bytes(g));
+        gr.alloc_bytes = detail::counted_bytes(gr.total_bytes) -
+                         detail::counted_bytes(GT::vram_reserved_bytes(g));
         gpus_.push_back(gr);
         vram_base_.push_back(gr.alloc_bytes);
       }
@@ -452,16 +490,16 @@ class workspace {
       using GT = gpu_traits<std::remove_cvref_t<decltype(gpu)>>;
       gpu_record& gr = gpus_[g];
       gr.total_bytes = GT::vram_total_bytes(gpu);
-      const std::int64_t base = static_cast<std::int64_t>(gr.total_bytes) -
-                                static_cast<std::int64_t>(GT::vram_reserved_bytes(gpu));
-      gr.alloc_bytes += base - vram_base_[g];
+      const std::int64_t base = detail::counted_bytes(gr.total_bytes) -
+                                detail::counted_bytes(GT::vram_reserved_bytes(gpu));
+      gr.alloc_bytes = detail::add_bytes(gr.alloc_bytes, base - vram_base_[g]);
       vram_base_[g] = base;
       ++g;
     }
     r.ram_total_bytes = WT::ram_total_bytes(w);
-    const std::int64_t base = static_cast<std::int64_t>(r.ram_total_bytes) -
-                              static_cast<std::int64_t>(WT::ram_reserved_bytes(w));
-    r.ram_alloc_bytes += base - ram_base_[pos];
+    const std::int64_t base =
+        detail::counted_bytes(r.ram_total_bytes) - detail::counted_bytes(WT::ram_reserved_bytes(w));
+    r.ram_alloc_bytes = detail::add_bytes(r.ram_alloc_bytes, base - ram_base_[pos]);
     ram_base_[pos] = base;
     r.ready = WT::ready(w);
     r.main_files = files_ != 0 && WT::files_ready(w, files_);
@@ -481,10 +519,13 @@ class workspace {
     for (std::uint32_t p = 0; p < c.part_count; ++p) {
       const placement_part& part = parts_[c.part_begin + p];
       worker_record& w = workers_[part.worker];
-      if (p == 0) w.ram_alloc_bytes -= static_cast<std::int64_t>(part.ram_bytes);
+      if (p == 0)
+        w.ram_alloc_bytes =
+            detail::sub_bytes(w.ram_alloc_bytes, detail::counted_bytes(part.ram_bytes));
       for (std::uint32_t k = 0; k < part.claim_count; ++k) {
         const claim_record& cl = claims_[part.claim_begin + k];
-        gpus_[cl.gpu].alloc_bytes -= static_cast<std::int64_t>(cl.vram_bytes);
+        gpus_[cl.gpu].alloc_bytes =
+            detail::sub_bytes(gpus_[cl.gpu].alloc_bytes, detail::counted_bytes(cl.vram_bytes));
         ++gpus_[cl.gpu].cur;
       }
       w.cur += p == 0 ? std::max<std::uint32_t>(1, part.claim_count) : part.claim_count;
@@ -537,7 +578,7 @@ class workspace {
     const backend_capabilities caps = e.capabilities();
     const std::uint64_t ram_need = e.ram_bytes();
     auto ram_ok = [&](const worker_record& w) {
-      return ram_need == 0 || w.ram_alloc_bytes >= static_cast<std::int64_t>(ram_need);
+      return ram_need == 0 || detail::holds_bytes(w.ram_alloc_bytes, ram_need);
     };
     // 1. single worker, single GPU. GPUs indistinguishable from an earlier one of their
     //    worker (twins) would never win (equivalent_to_earlier), so without an explicit
@@ -675,7 +716,7 @@ class workspace {
         const std::uint64_t need = e.cpu_ram_bytes();
         for (std::uint32_t w = 0; w < workers_.size(); ++w) {
           const worker_record& wr = workers_[w];
-          if (!wr.eligible || wr.ram_alloc_bytes < static_cast<std::int64_t>(need)) continue;
+          if (!wr.eligible || !detail::holds_bytes(wr.ram_alloc_bytes, need)) continue;
           const auto begin = static_cast<std::uint32_t>(parts_.size());
           push_part(w, need, nullptr, nullptr, 0);
           candidates_.push_back({begin, 1, fit_strategy::cpu_only, 0, 0});
@@ -789,8 +830,9 @@ class workspace {
     if (remove && recording_ && mine) forget_record(IT::id(inst));
     if (!remove) ++next_position_;
     if (w != no_position) {
-      const auto ram = static_cast<std::int64_t>(IT::ram_bytes(inst));
-      workers_[w].ram_alloc_bytes += remove ? ram : -ram;
+      const std::int64_t ram = detail::counted_bytes(IT::ram_bytes(inst));
+      workers_[w].ram_alloc_bytes = remove ? detail::add_bytes(workers_[w].ram_alloc_bytes, ram)
+                                           : detail::sub_bytes(workers_[w].ram_alloc_bytes, ram);
       add_part(w, IT::gpus(inst), IT::ram_bytes(inst), mine, keep, true, remove);
       for (const auto& sub : IT::subordinates(inst)) {
         const std::uint32_t sw = find_worker(static_cast<std::uint64_t>(sub.worker_id));
@@ -816,16 +858,17 @@ class workspace {
       const std::uint32_t g = find_gpu(w, index);
       ++n;
       if (g == no_position) continue;
-      const auto vram = static_cast<std::int64_t>(cl.vram_bytes);
+      const std::uint64_t claimed = static_cast<std::uint64_t>(cl.vram_bytes);
+      const std::int64_t vram = detail::counted_bytes(claimed);
       std::uint32_t& counter = mine ? gpus_[g].cur : gpus_[g].oth;
       if (remove) {
-        gpus_[g].alloc_bytes += vram;
+        gpus_[g].alloc_bytes = detail::add_bytes(gpus_[g].alloc_bytes, vram);
         --counter;
       } else {
-        gpus_[g].alloc_bytes -= vram;
+        gpus_[g].alloc_bytes = detail::sub_bytes(gpus_[g].alloc_bytes, vram);
         ++counter;
       }
-      if (keep) claims_.push_back({g, index, static_cast<std::uint64_t>(vram)});
+      if (keep) claims_.push_back({g, index, claimed});
     }
     // Once per GPU occupied; a CPU instance once on its main worker.
     const std::uint32_t count = main ? std::max<std::uint32_t>(1, n) : n;

@@ -1,0 +1,905 @@
+// SPDX-License-Identifier: Apache-2.0
+// libFuzzer target for headroom/scheduler.hpp. Build by hand:
+//   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+//     -Iinclude tests/fuzz/scheduler.fuzz.cpp -o /tmp/fz_sched
+//   /tmp/fz_sched -max_total_time=120 tests/fuzz/corpus/scheduler
+// The input is a byte program (a byte read past the end is 0, so short inputs decode into
+// small clusters): up to 32 workers (clusters, labels, states, RAM total/reserved, up to 8
+// GPUs with types and VRAM total/reserved: zeros, reserved > total, huge values, duplicate
+// worker ids and GPU indices, empty GPU lists), up to 64 existing instances (on real or
+// missing workers/GPUs, any claims, subordinates, states, layer metadata), a model request
+// (cluster, selectors, explicit GPU selection, policy, local path, files, backend GPU types),
+// an estimator (vLLM: weights, gmu, heads, RAM, distributed; or layered: layers and sizes,
+// CPU allowed), fit options, then up to 16 steps that mutate the cluster (instances added
+// and removed, workers updated, placements committed). Both the gpustack and the default
+// chains run, static (filter_chain, scorer_chain) and dynamic (dynamic_filter_chain,
+// dynamic_scorer_chain), through place (fresh workspaces) and place_indexed (workspaces
+// indexed once and kept current with add_instance / remove_instance / update_worker /
+// commit), and rank_for_removal (full and with a count). Invariants, on every decision:
+//  * no crash, UB or hang; an invalid estimator argument (gmu outside (0, 1], zero heads or
+//    layers) throws headroom::invalid_argument and ends the input; nothing else throws;
+//  * filtered_out and the "no placement" reason agree with the harness's own filters
+//    (re-implemented here on the raw structs); a chosen placement's workers pass every
+//    filter, each checked on its own;
+//  * every claim of a chosen placement names a GPU of its part's worker (once), is honoured
+//    by an explicit selection, and fits the allocatable VRAM as SPEC.md §7 defines it
+//    (total − reserved − Σ claims of instances on the GPU), recomputed here from the raw
+//    cluster in 128-bit arithmetic; the main worker's RAM claim fits its allocatable RAM
+//    likewise; a vLLM placement covers weights × 1.2 + 2 GiB with a GPU count that divides
+//    the heads; a layered placement claims exactly VRAM(L) / RAM(L);
+//  * when the harness itself finds a single-GPU fit (sizes below 2^52), the library finds
+//    one too (stage 1 is never missed);
+//  * static and dynamic chains decide identically (score bit for bit); the kept indexes
+//    (one committing, one adding the placed instance) decide like a fresh index;
+//  * scale down returns each of the model's instances exactly once, ascending by score
+//    (ties: earlier first), static = dynamic = kept; with a count the result is the full
+//    ranking's prefix, in order.
+// Ids must be unique for the incremental updates to be unambiguous (worker_traits::id):
+// when an update or a placement involves a duplicated worker id or GPU index, the harness
+// re-indexes its kept workspaces instead of updating them.
+#include <headroom/scheduler.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+namespace hr = headroom;
+using i128 = __int128;
+
+[[noreturn]] void violated(const char* what, int line) {
+  std::fprintf(stderr, "scheduler fuzz invariant violated (line %d): %s\n", line, what);
+  std::abort();
+}
+#define REQUIRE_INV(cond)                   \
+  do {                                      \
+    if (!(cond)) violated(#cond, __LINE__); \
+  } while (false)
+
+class reader {
+ public:
+  reader(const std::uint8_t* data, std::size_t size) : data_(data), size_(size) {}
+  std::uint8_t byte() noexcept { return pos_ < size_ ? data_[pos_++] : std::uint8_t{0}; }
+  std::uint64_t u64() noexcept {
+    std::uint64_t v = 0;
+    for (int i = 0; i < 8; ++i) v = (v << 8) | byte();
+    return v;
+  }
+  /// A byte quantity: mostly whole GiB, sometimes MiB, zero or anything up to 2^64 − 1.
+  std::uint64_t bytes() noexcept {
+    const std::uint8_t mode = byte();
+    switch (mode % 16) {
+      case 0:
+        return 0;
+      case 1:
+        return std::uint64_t{byte()} * (std::uint64_t{1} << 20) * 64;
+      case 2:
+        return u64();
+      case 3: {
+        constexpr std::array<std::uint64_t, 6> huge{std::numeric_limits<std::uint64_t>::max(),
+                                                    std::uint64_t{1} << 63,
+                                                    (std::uint64_t{1} << 63) - 1,
+                                                    std::uint64_t{1} << 62,
+                                                    std::uint64_t{1} << 53,
+                                                    (std::uint64_t{1} << 52) - 1};
+        return huge[byte() % huge.size()];
+      }
+      default:
+        return std::uint64_t{byte()} * hr::gib_bytes;
+    }
+  }
+
+ private:
+  const std::uint8_t* data_;
+  std::size_t size_;
+  std::size_t pos_ = 0;
+};
+
+constexpr std::array<const char*, 4> gpu_types{"H100", "A100", "L4", "MI300"};
+
+struct fz_gpu {
+  std::uint32_t index = 0;
+  std::string type;
+  std::uint64_t vram_total_bytes = 0;
+  std::uint64_t vram_reserved_bytes = 0;
+};
+struct fz_worker {
+  std::uint64_t id = 0;
+  int cluster = 0;
+  std::vector<std::pair<int, int>> labels;
+  hr::worker_state state = hr::worker_state::ready;
+  std::uint64_t ram_total_bytes = 0;
+  std::uint64_t ram_reserved_bytes = 0;
+  std::vector<fz_gpu> gpus;
+  std::vector<std::uint64_t> ready_files;
+};
+struct fz_sub {
+  std::uint64_t worker_id = 0;
+  std::vector<hr::gpu_claim> gpus;
+  std::uint64_t ram_bytes = 0;
+};
+struct fz_instance {
+  std::uint64_t id = 0;
+  std::uint64_t model_id = 0;
+  std::optional<std::uint64_t> worker_id;
+  hr::instance_state state = hr::instance_state::running;
+  std::uint64_t ram_bytes = 0;
+  std::vector<hr::gpu_claim> gpus;
+  std::vector<fz_sub> subordinates;
+  std::uint32_t total_layers = 0, offload_layers = 0;
+};
+struct fz_model {
+  std::uint64_t id = 1;
+  int cluster = 0;
+  std::vector<std::pair<int, int>> selectors;
+  std::vector<hr::gpu_ref> gpu_selection;
+  hr::placement_policy placement = hr::placement_policy::binpack;
+  bool local_path = false;
+  std::uint64_t files = 0, draft_files = 0;
+  std::uint8_t backend_types = 0;  // bit t: GPU type t runs the backend; bit 4: CPU; 0 = any
+  std::uint8_t path_salt = 0;
+};
+
+static_assert(hr::Worker<fz_worker> && hr::Instance<fz_instance> &&
+              hr::ModelRequestFor<fz_model, fz_worker>);
+
+// The caller's predicates (pure functions of worker and model).
+struct backend_ok {
+  bool operator()(const fz_worker& w, const fz_model& m) const noexcept {
+    if (m.backend_types == 0) return true;
+    if (w.gpus.empty()) return (m.backend_types & 16u) != 0;
+    for (const fz_gpu& g : w.gpus)
+      for (std::size_t t = 0; t < gpu_types.size(); ++t)
+        if (g.type == gpu_types[t] && (m.backend_types & (1u << t)) != 0) return true;
+    return false;
+  }
+};
+struct path_ok {
+  bool operator()(const fz_worker& w, const fz_model& m) const noexcept {
+    return (w.id + m.path_salt) % 3 != 0;
+  }
+};
+
+// ---- decoding ---------------------------------------------------------------------------------
+
+std::uint64_t worker_id_of(reader& in) {
+  const std::uint8_t b = in.byte();
+  return b < 240 ? std::uint64_t{b} % 40 : in.u64();
+}
+
+fz_worker decode_worker(reader& in) {
+  fz_worker w;
+  w.id = worker_id_of(in);
+  w.cluster = in.byte() % 3 == 0 ? 1 : 0;
+  for (std::uint8_t n = in.byte() % 3; n > 0; --n) w.labels.emplace_back(in.byte() % 3, 0);
+  w.state = static_cast<hr::worker_state>(in.byte() % 4 == 0 ? 1 + in.byte() % 3 : 0);
+  w.ram_total_bytes = in.bytes();
+  w.ram_reserved_bytes = in.byte() % 2 ? in.bytes() : 0;
+  for (std::uint8_t n = in.byte() % 9; n > 0; --n) {
+    fz_gpu g;
+    g.index = in.byte() % 10;
+    g.type = gpu_types[in.byte() % gpu_types.size()];
+    g.vram_total_bytes = in.bytes();
+    g.vram_reserved_bytes = in.byte() % 2 ? in.bytes() : 0;
+    w.gpus.push_back(std::move(g));
+  }
+  for (std::uint8_t n = in.byte() % 3; n > 0; --n) w.ready_files.push_back(1 + in.byte() % 3);
+  return w;
+}
+
+std::vector<hr::gpu_claim> decode_claims(reader& in) {
+  std::vector<hr::gpu_claim> out;
+  for (std::uint8_t n = in.byte() % 4; n > 0; --n) {
+    const std::uint32_t index = in.byte() % 10;
+    out.push_back({index, in.bytes()});
+  }
+  return out;
+}
+
+fz_instance decode_instance(reader& in, const std::vector<fz_worker>& workers, std::uint64_t id) {
+  fz_instance i;
+  i.id = id;
+  i.model_id = in.byte() % 3 == 0 ? 2 : 1;
+  const std::uint8_t where = in.byte();
+  if (where % 8 == 0)
+    i.worker_id = std::nullopt;
+  else if (where % 8 == 1 || workers.empty())
+    i.worker_id = worker_id_of(in);
+  else
+    i.worker_id = workers[in.byte() % workers.size()].id;
+  i.state = static_cast<hr::instance_state>(in.byte() % 5);
+  i.ram_bytes = in.byte() % 2 ? in.bytes() : 0;
+  i.gpus = decode_claims(in);
+  for (std::uint8_t n = in.byte() % 3; n > 0; --n) {
+    fz_sub s;
+    const std::uint8_t b = in.byte();
+    s.worker_id =
+        workers.empty() || b % 4 == 0 ? worker_id_of(in) : workers[in.byte() % workers.size()].id;
+    s.gpus = decode_claims(in);
+    s.ram_bytes = b % 2 ? in.bytes() : 0;
+    i.subordinates.push_back(std::move(s));
+  }
+  if (in.byte() % 2) {
+    i.total_layers = in.byte();
+    i.offload_layers = in.byte();
+  }
+  return i;
+}
+
+// ---- the harness's own model of the cluster ------------------------------------------------
+
+/// First worker with this id (how instances and selections name workers), or npos.
+constexpr std::size_t npos = static_cast<std::size_t>(-1);
+std::size_t first_worker(const std::vector<fz_worker>& ws, std::uint64_t id) {
+  for (std::size_t k = 0; k < ws.size(); ++k)
+    if (ws[k].id == id) return k;
+  return npos;
+}
+std::size_t first_gpu(const fz_worker& w, std::uint32_t index) {
+  for (std::size_t k = 0; k < w.gpus.size(); ++k)
+    if (w.gpus[k].index == index) return k;
+  return npos;
+}
+
+/// Allocatable VRAM per GPU and RAM per worker as SPEC.md §7 defines them, in 128 bits.
+struct allocatable {
+  std::vector<std::vector<i128>> vram;  // [worker][gpu]
+  std::vector<i128> ram;                // [worker]
+};
+allocatable compute_allocatable(const std::vector<fz_worker>& ws,
+                                const std::vector<fz_instance>& is) {
+  allocatable a;
+  for (const fz_worker& w : ws) {
+    a.ram.push_back(static_cast<i128>(w.ram_total_bytes) - static_cast<i128>(w.ram_reserved_bytes));
+    std::vector<i128> v;
+    for (const fz_gpu& g : w.gpus)
+      v.push_back(static_cast<i128>(g.vram_total_bytes) - static_cast<i128>(g.vram_reserved_bytes));
+    a.vram.push_back(std::move(v));
+  }
+  auto claim = [&](std::size_t w, const std::vector<hr::gpu_claim>& gpus) {
+    for (const hr::gpu_claim& c : gpus) {
+      const std::size_t g = first_gpu(ws[w], c.index);
+      if (g != npos) a.vram[w][g] -= static_cast<i128>(c.vram_bytes);
+    }
+  };
+  for (const fz_instance& i : is) {
+    if (!i.worker_id) continue;
+    const std::size_t w = first_worker(ws, *i.worker_id);
+    if (w == npos) continue;
+    a.ram[w] -= static_cast<i128>(i.ram_bytes);  // RAM on the main worker only
+    claim(w, i.gpus);
+    for (const fz_sub& s : i.subordinates) {
+      const std::size_t sw = first_worker(ws, s.worker_id);
+      if (sw != npos) claim(sw, s.gpus);
+    }
+  }
+  return a;
+}
+
+// The six filters, re-implemented on the raw structs (SPEC.md §7, step 1).
+bool pass_cluster(const fz_worker& w, const fz_model& m) { return w.cluster == m.cluster; }
+bool pass_gpu_matching(const fz_worker& w, const fz_model& m) {
+  if (m.gpu_selection.empty()) return true;
+  return std::any_of(m.gpu_selection.begin(), m.gpu_selection.end(),
+                     [&](const hr::gpu_ref& r) { return r.worker_id == w.id; });
+}
+bool pass_labels(const fz_worker& w, const fz_model& m) {
+  for (const auto& s : m.selectors)
+    if (std::find(w.labels.begin(), w.labels.end(), s) == w.labels.end()) return false;
+  return true;
+}
+bool pass_state(const fz_worker& w, const fz_model&) { return w.state == hr::worker_state::ready; }
+bool pass_backend(const fz_worker& w, const fz_model& m) { return backend_ok{}(w, m); }
+bool pass_local_path(const fz_worker& w, const fz_model& m) {
+  return !m.local_path || m.gpu_selection.empty() || path_ok{}(w, m);
+}
+bool passes_all(const fz_worker& w, const fz_model& m) {
+  return pass_cluster(w, m) && pass_gpu_matching(w, m) && pass_labels(w, m) && pass_state(w, m) &&
+         pass_backend(w, m) && pass_local_path(w, m);
+}
+
+// ---- results, copied out of the workspace -------------------------------------------------
+
+struct snap_claim {
+  std::uint32_t gpu, index;
+  std::uint64_t vram;
+  bool operator==(const snap_claim&) const = default;
+};
+struct snap_part {
+  std::uint32_t worker;
+  std::uint64_t ram;
+  std::vector<snap_claim> claims;
+  bool operator==(const snap_part&) const = default;
+};
+struct snapshot {
+  bool placed = false;
+  hr::fit_strategy strategy = hr::fit_strategy::none;
+  hr::no_placement_reason reason = hr::no_placement_reason::none;
+  std::size_t worker = 0, candidates = 0, filtered_out = 0;
+  std::uint64_t worker_id = 0;
+  double score = 0;
+  std::uint32_t offload_layers = 0, total_layers = 0;
+  std::vector<snap_part> parts;
+};
+snapshot snap(const hr::placement_result& r) {
+  snapshot s;
+  s.placed = static_cast<bool>(r);
+  s.strategy = r.strategy;
+  s.reason = r.reason;
+  s.filtered_out = r.filtered_out;
+  if (!r) return s;
+  s.worker = r.worker;
+  s.worker_id = r.worker_id;
+  s.candidates = r.candidates;
+  s.score = r.score;
+  s.offload_layers = r.chosen.offload_layers;
+  s.total_layers = r.chosen.total_layers;
+  for (const hr::placement_part& p : r.parts) {
+    snap_part sp{p.worker, p.ram_bytes, {}};
+    for (const hr::claim_record& c : r.claims_of(p))
+      sp.claims.push_back({c.gpu, c.index, c.vram_bytes});
+    s.parts.push_back(std::move(sp));
+  }
+  return s;
+}
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+void require_same(const snapshot& a, const snapshot& b) {
+  REQUIRE_INV(a.placed == b.placed);
+  REQUIRE_INV(a.reason == b.reason);
+  REQUIRE_INV(a.filtered_out == b.filtered_out);
+  if (!a.placed) return;
+  REQUIRE_INV(a.strategy == b.strategy);
+  REQUIRE_INV(a.worker == b.worker && a.worker_id == b.worker_id);
+  REQUIRE_INV(same_bits(a.score, b.score));
+  REQUIRE_INV(a.candidates == b.candidates);
+  REQUIRE_INV(a.offload_layers == b.offload_layers && a.total_layers == b.total_layers);
+  REQUIRE_INV(a.parts == b.parts);
+}
+
+struct ranking {
+  std::vector<std::size_t> positions;
+  std::vector<std::uint64_t> ids;
+  std::vector<double> scores;
+};
+ranking copy_ranking(std::span<const hr::ranked_instance> r) {
+  ranking out;
+  for (const hr::ranked_instance& x : r) {
+    out.positions.push_back(x.position);
+    out.ids.push_back(x.id);
+    out.scores.push_back(x.score);
+  }
+  return out;
+}
+void require_same_order(const ranking& a, const ranking& b, std::size_t n) {
+  REQUIRE_INV(a.ids.size() >= n && b.ids.size() >= n);
+  for (std::size_t k = 0; k < n; ++k) {
+    REQUIRE_INV(a.ids[k] == b.ids[k]);
+    REQUIRE_INV(same_bits(a.scores[k], b.scores[k]));
+  }
+}
+
+// ---- estimators and what they promise --------------------------------------------------------
+
+struct vllm_spec {
+  std::uint64_t weights = 0, ram = 0;
+  double gmu = 0.9;
+  std::uint32_t heads = 1;
+};
+struct layered_spec {
+  std::uint32_t layers = 1;
+  std::uint64_t layer_vram = 0, fixed_vram = 0, layer_ram = 0, fixed_ram = 0;
+  /// VRAM(L) and RAM(L) in 128 bits (no wrap-around).
+  [[nodiscard]] i128 vram(std::uint32_t l) const {
+    return l == 0 ? 0 : static_cast<i128>(fixed_vram) + static_cast<i128>(l) * layer_vram;
+  }
+  [[nodiscard]] i128 ram(std::uint32_t l) const {
+    return static_cast<i128>(fixed_ram) +
+           static_cast<i128>(layers - std::min(l, layers)) * layer_ram;
+  }
+};
+
+struct state {
+  std::vector<fz_worker> workers;
+  std::vector<fz_instance> instances;
+  fz_model model;
+  hr::fit_options options;
+  std::uint64_t next_id = 1;
+};
+
+// The estimator-specific promises of a chosen placement.
+void check_estimator(const snapshot& s, const vllm_spec& v, const std::vector<fz_worker>& ws,
+                     const std::vector<std::size_t>& gpu_worker,
+                     const std::vector<std::size_t>& gpu_slot) {
+  std::uint32_t n = 0;
+  i128 sum = 0;
+  for (const snap_part& p : s.parts)
+    for (const snap_claim& c : p.claims) {
+      ++n;
+      sum += c.vram;
+      const double total =
+          static_cast<double>(ws[gpu_worker[c.gpu]].gpus[gpu_slot[c.gpu]].vram_total_bytes);
+      REQUIRE_INV(c.vram == static_cast<std::uint64_t>(v.gmu * total));  // gmu × total
+    }
+  REQUIRE_INV(n >= 1 && v.heads % n == 0);
+  REQUIRE_INV(static_cast<double>(sum) >=
+              static_cast<double>(v.weights) * 1.2 + static_cast<double>(2 * hr::gib_bytes));
+  REQUIRE_INV(s.parts[0].ram == v.ram);
+  for (std::size_t p = 1; p < s.parts.size(); ++p) REQUIRE_INV(s.parts[p].ram == 0);
+}
+void check_estimator(const snapshot& s, const layered_spec& l, const std::vector<fz_worker>&,
+                     const std::vector<std::size_t>&, const std::vector<std::size_t>&) {
+  REQUIRE_INV(s.parts.size() == 1);
+  const snap_part& p = s.parts[0];
+  switch (s.strategy) {
+    case hr::fit_strategy::single_gpu:
+      REQUIRE_INV(p.claims.size() == 1);
+      REQUIRE_INV(static_cast<i128>(p.claims[0].vram) == l.vram(l.layers));
+      REQUIRE_INV(static_cast<i128>(p.ram) == l.ram(l.layers));
+      break;
+    case hr::fit_strategy::partial_offload:
+      REQUIRE_INV(p.claims.size() == 1);
+      REQUIRE_INV(s.offload_layers >= 1 && s.offload_layers <= l.layers);
+      REQUIRE_INV(s.total_layers == l.layers);
+      REQUIRE_INV(static_cast<i128>(p.claims[0].vram) == l.vram(s.offload_layers));
+      REQUIRE_INV(static_cast<i128>(p.ram) == l.ram(s.offload_layers));
+      break;
+    case hr::fit_strategy::cpu_only:
+      REQUIRE_INV(p.claims.empty());
+      REQUIRE_INV(static_cast<i128>(p.ram) == l.ram(0));
+      break;
+    default:
+      violated("a layered estimator placed with multi_gpu or distributed", __LINE__);
+  }
+}
+
+/// true iff the harness finds a single-GPU fit on its own (only judged with sizes < 2^52).
+bool oracle_single_gpu(const state& st, const allocatable& a, const vllm_spec& v) {
+  const double need = static_cast<double>(v.weights) * 1.2 + static_cast<double>(2 * hr::gib_bytes);
+  for (std::size_t w = 0; w < st.workers.size(); ++w) {
+    const fz_worker& wk = st.workers[w];
+    if (!passes_all(wk, st.model)) continue;
+    if (v.ram != 0 && a.ram[w] < static_cast<i128>(v.ram)) continue;
+    for (std::size_t g = 0; g < wk.gpus.size(); ++g) {
+      if (!st.model.gpu_selection.empty()) {
+        if (first_worker(st.workers, wk.id) != w || first_gpu(wk, wk.gpus[g].index) != g) continue;
+        const bool selected =
+            std::any_of(st.model.gpu_selection.begin(), st.model.gpu_selection.end(),
+                        [&](const hr::gpu_ref& r) {
+                          return r.worker_id == wk.id && r.index == wk.gpus[g].index;
+                        });
+        if (!selected) continue;
+      }
+      const double claim = v.gmu * static_cast<double>(wk.gpus[g].vram_total_bytes);
+      if (claim < 1.0 || static_cast<double>(a.vram[w][g]) < claim) continue;
+      if (static_cast<double>(static_cast<std::uint64_t>(claim)) >= need) return true;
+    }
+  }
+  return false;
+}
+bool oracle_single_gpu(const state&, const allocatable&, const layered_spec&) { return false; }
+
+bool sizes_small(const state& st, std::uint64_t extra) {
+  constexpr std::uint64_t lim = std::uint64_t{1} << 52;
+  if (extra >= lim) return false;
+  for (const fz_worker& w : st.workers) {
+    if (w.ram_total_bytes >= lim || w.ram_reserved_bytes >= lim) return false;
+    for (const fz_gpu& g : w.gpus)
+      if (g.vram_total_bytes >= lim || g.vram_reserved_bytes >= lim) return false;
+  }
+  for (const fz_instance& i : st.instances) {
+    if (i.ram_bytes >= lim) return false;
+    for (const auto& c : i.gpus)
+      if (c.vram_bytes >= lim) return false;
+    for (const fz_sub& s : i.subordinates)
+      for (const auto& c : s.gpus)
+        if (c.vram_bytes >= lim) return false;
+  }
+  return true;
+}
+
+/// Every invariant of one decision made on the current cluster.
+template <class Spec>
+void check_decision(const snapshot& s, const state& st, const Spec& spec, bool judge_oracle) {
+  const std::vector<fz_worker>& ws = st.workers;
+  const fz_model& m = st.model;
+  std::size_t failing = 0;
+  for (const fz_worker& w : ws) failing += passes_all(w, m) ? 0u : 1u;
+  REQUIRE_INV(s.filtered_out == failing);
+  const allocatable a = compute_allocatable(ws, st.instances);
+  if (judge_oracle && oracle_single_gpu(st, a, spec))
+    REQUIRE_INV(s.placed && s.strategy == hr::fit_strategy::single_gpu);
+  if (!s.placed) {
+    REQUIRE_INV(s.reason != hr::no_placement_reason::none);
+    if (ws.empty())
+      REQUIRE_INV(s.reason == hr::no_placement_reason::no_workers);
+    else if (failing == ws.size())
+      REQUIRE_INV(s.reason == hr::no_placement_reason::all_filtered);
+    else
+      REQUIRE_INV(s.reason == hr::no_placement_reason::insufficient_resources);
+    return;
+  }
+  REQUIRE_INV(s.reason == hr::no_placement_reason::none);
+  REQUIRE_INV(!s.parts.empty() && s.candidates >= 1);
+  REQUIRE_INV(s.worker == s.parts[0].worker && s.worker < ws.size());
+  REQUIRE_INV(s.worker_id == ws[s.worker].id);
+  // GPU positions in the workspace follow the workers' GPU lists in order.
+  std::vector<std::size_t> gpu_worker, gpu_slot;
+  for (std::size_t w = 0; w < ws.size(); ++w)
+    for (std::size_t g = 0; g < ws[w].gpus.size(); ++g) {
+      gpu_worker.push_back(w);
+      gpu_slot.push_back(g);
+    }
+  std::vector<bool> used_gpu(gpu_worker.size(), false), used_worker(ws.size(), false);
+  for (std::size_t p = 0; p < s.parts.size(); ++p) {
+    const snap_part& part = s.parts[p];
+    REQUIRE_INV(part.worker < ws.size());
+    REQUIRE_INV(!used_worker[part.worker]);  // a worker takes one part
+    used_worker[part.worker] = true;
+    const fz_worker& w = ws[part.worker];
+    // every basic filter, each on its own
+    REQUIRE_INV(pass_cluster(w, m));
+    REQUIRE_INV(pass_gpu_matching(w, m));
+    REQUIRE_INV(pass_labels(w, m));
+    REQUIRE_INV(pass_state(w, m));
+    REQUIRE_INV(pass_backend(w, m));
+    REQUIRE_INV(pass_local_path(w, m));
+    REQUIRE_INV(hr::cluster_filter{}(w, m).pass && hr::gpu_matching_filter{}(w, m).pass &&
+                hr::label_filter{}(w, m).pass && hr::state_filter{}(w, m).pass &&
+                hr::backend_filter{backend_ok{}}(w, m).pass &&
+                hr::local_path_filter{path_ok{}}(w, m).pass);
+    if (p == 0) {  // RAM is claimed on the main worker only
+      REQUIRE_INV(part.ram == 0 || static_cast<i128>(part.ram) <= a.ram[part.worker]);
+    } else {
+      REQUIRE_INV(part.ram == 0);
+      REQUIRE_INV(!part.claims.empty());
+    }
+    for (const snap_claim& c : part.claims) {
+      REQUIRE_INV(c.gpu < gpu_worker.size());
+      REQUIRE_INV(gpu_worker[c.gpu] == part.worker);  // a GPU of this part's worker
+      REQUIRE_INV(!used_gpu[c.gpu]);                  // claimed once
+      used_gpu[c.gpu] = true;
+      const fz_gpu& g = w.gpus[gpu_slot[c.gpu]];
+      REQUIRE_INV(c.index == g.index);
+      REQUIRE_INV(static_cast<i128>(c.vram) <= a.vram[part.worker][gpu_slot[c.gpu]]);
+      if (!m.gpu_selection.empty())
+        REQUIRE_INV(std::any_of(
+            m.gpu_selection.begin(), m.gpu_selection.end(),
+            [&](const hr::gpu_ref& r) { return r.worker_id == w.id && r.index == g.index; }));
+    }
+  }
+  REQUIRE_INV(s.strategy != hr::fit_strategy::cpu_only || m.gpu_selection.empty());
+  check_estimator(s, spec, ws, gpu_worker, gpu_slot);
+}
+
+/// Scale down: a permutation of the model's instances, ascending, ties by position.
+void check_ranking(const ranking& r, const state& st) {
+  std::vector<std::size_t> mine;
+  for (std::size_t k = 0; k < st.instances.size(); ++k)
+    if (st.instances[k].model_id == st.model.id) mine.push_back(k);
+  REQUIRE_INV(r.positions.size() == mine.size());
+  std::vector<std::size_t> sorted = r.positions;
+  std::sort(sorted.begin(), sorted.end());
+  REQUIRE_INV(sorted == mine);  // each exactly once
+  for (std::size_t k = 0; k < r.positions.size(); ++k) {
+    REQUIRE_INV(r.ids[k] == st.instances[r.positions[k]].id);
+    REQUIRE_INV(!std::isnan(r.scores[k]));
+    if (k > 0)
+      REQUIRE_INV(r.scores[k - 1] < r.scores[k] ||
+                  (r.scores[k - 1] == r.scores[k] && r.positions[k - 1] < r.positions[k]));
+  }
+}
+
+// ---- the run ------------------------------------------------------------------------------
+
+struct chains {
+  decltype(hr::basic_filters(backend_ok{}, path_ok{})) filters =
+      hr::basic_filters(backend_ok{}, path_ok{});
+  hr::dynamic_filter_chain<fz_worker, fz_model> dyn_filters;
+  decltype(hr::gpustack_scale_up_chain()) gs_up = hr::gpustack_scale_up_chain();
+  decltype(hr::default_scale_up_chain()) df_up = hr::default_scale_up_chain();
+  decltype(hr::gpustack_scale_down_chain()) gs_down = hr::gpustack_scale_down_chain();
+  decltype(hr::default_scale_down_chain()) df_down = hr::default_scale_down_chain();
+  hr::dynamic_scale_up_chain dyn_gs_up{hr::normalization::none};
+  hr::dynamic_scale_up_chain dyn_df_up{hr::normalization::min_max};
+  hr::dynamic_scale_down_chain dyn_gs_down{hr::normalization::none};
+  hr::dynamic_scale_down_chain dyn_df_down{hr::normalization::min_max};
+  chains() {
+    dyn_filters.add(hr::cluster_filter{})
+        .add(hr::gpu_matching_filter{})
+        .add(hr::label_filter{})
+        .add(hr::state_filter{})
+        .add(hr::backend_filter{backend_ok{}})
+        .add(hr::local_path_filter{path_ok{}});
+    dyn_gs_up.add("placement", 1, hr::placement_scorer{100})
+        .add("model_file_locality", 1, hr::locality_scorer{5});
+    dyn_df_up.add("best_fit", 1, hr::gated<hr::best_fit_scorer>{hr::placement_policy::binpack, {}})
+        .add("anti_affinity", 1,
+             hr::gated<hr::anti_affinity_scorer>{hr::placement_policy::spread, {}})
+        .add("least_allocated", 0.5,
+             hr::gated<hr::least_allocated_scorer>{hr::placement_policy::spread, {}})
+        .add("model_file_locality", 0.1, hr::locality_scorer{100});
+    dyn_gs_down.add("state", 1, hr::state_scorer{100})
+        .add("offload_layers", 1, hr::offload_layer_scorer{10})
+        .add("placement", 1, hr::placement_retention_scorer{1});
+    dyn_df_down.add("state", 1, hr::state_scorer{100})
+        .add("offload_layers", 0.1, hr::offload_layer_scorer{100})
+        .add("placement", 0.01, hr::placement_retention_scorer{100});
+  }
+};
+
+struct workspaces {
+  hr::workspace fresh_a, fresh_b, kept_commit, kept_add;
+};
+
+bool worker_id_duplicated(const std::vector<fz_worker>& ws, std::uint64_t id) {
+  return std::count_if(ws.begin(), ws.end(), [&](const fz_worker& w) { return w.id == id; }) > 1;
+}
+bool gpu_index_duplicated(const fz_worker& w, std::uint32_t index) {
+  return std::count_if(w.gpus.begin(), w.gpus.end(),
+                       [&](const fz_gpu& g) { return g.index == index; }) > 1;
+}
+
+void reindex(state& st, workspaces& w) {
+  w.kept_commit.index(st.workers, st.instances, st.model);
+  w.kept_add.index(st.workers, st.instances, st.model, true);
+}
+
+template <class E, class Spec>
+void decide_all(state& st, workspaces& w, chains& c, const E& e, const Spec& spec, reader& in) {
+  const bool judge = sizes_small(st, 0) && [&] {
+    if constexpr (std::is_same_v<Spec, vllm_spec>)
+      return spec.weights < (std::uint64_t{1} << 52) && spec.ram < (std::uint64_t{1} << 52);
+    else
+      return true;
+  }();
+  const auto& ws = st.workers;
+  const auto& is = st.instances;
+  const auto& m = st.model;
+  hr::explanation why;
+  const bool explain = in.byte() % 4 == 0;
+  // gpustack chain
+  const snapshot gs = snap(
+      hr::place(ws, is, m, c.filters, e, c.gs_up, w.fresh_a, explain ? &why : nullptr, st.options));
+  check_decision(gs, st, spec, judge);
+#ifdef HEADROOM_FUZZ_TRACE  // -DHEADROOM_FUZZ_TRACE: what an input decodes into
+  std::fprintf(stderr, "%zu workers, %zu instances: %s (%s), worker id %llu, %zu candidates\n",
+               ws.size(), is.size(), std::string(hr::to_string(gs.strategy)).c_str(),
+               std::string(hr::to_string(gs.reason)).c_str(),
+               static_cast<unsigned long long>(gs.worker_id), gs.candidates);
+#endif
+  if (explain) {
+    std::size_t by_filter = 0;
+    for (const hr::rejection& r : why.rejected) {
+      REQUIRE_INV(r.worker < ws.size() && r.worker_id == ws[r.worker].id);
+      if (r.filter != "resource_fit") {
+        ++by_filter;
+        REQUIRE_INV(!passes_all(ws[r.worker], m));
+      } else {
+        REQUIRE_INV(passes_all(ws[r.worker], m));
+      }
+    }
+    REQUIRE_INV(by_filter == gs.filtered_out);
+  }
+  require_same(gs, snap(hr::place(ws, is, m, c.dyn_filters, e, c.dyn_gs_up, w.fresh_b, nullptr,
+                                  st.options)));
+  require_same(gs, snap(hr::place_indexed(ws, m, c.filters, e, c.gs_up, w.kept_commit, nullptr,
+                                          st.options)));
+  require_same(gs, snap(hr::place_indexed(ws, m, c.dyn_filters, e, c.dyn_gs_up, w.kept_add, nullptr,
+                                          st.options)));
+  // default chain
+  const snapshot df =
+      snap(hr::place(ws, is, m, c.filters, e, c.df_up, w.fresh_a, nullptr, st.options));
+  check_decision(df, st, spec, judge);
+  REQUIRE_INV(df.placed == gs.placed && df.strategy == gs.strategy);  // the same fit ladder
+  require_same(df, snap(hr::place(ws, is, m, c.dyn_filters, e, c.dyn_df_up, w.fresh_b, nullptr,
+                                  st.options)));
+  require_same(df, snap(hr::place_indexed(ws, m, c.filters, e, c.df_up, w.kept_commit, nullptr,
+                                          st.options)));
+  require_same(df, snap(hr::place_indexed(ws, m, c.dyn_filters, e, c.dyn_df_up, w.kept_add, nullptr,
+                                          st.options)));
+  // scale down, both chains, full and with a count
+  std::size_t mine = 0;
+  for (const fz_instance& i : is) mine += i.model_id == m.id ? 1u : 0u;
+  const std::size_t replicas = in.byte() % (mine + 2);
+  const std::uint8_t other = in.byte();  // a count that removes nothing in particular
+  const std::size_t count = mine > replicas ? mine - replicas : other % (mine + 2);
+  auto down = [&](auto& stat, auto& dyn) {
+    const ranking full = copy_ranking(hr::rank_for_removal(ws, is, m, stat, w.fresh_a));
+    check_ranking(full, st);
+    require_same_order(full, copy_ranking(hr::rank_for_removal(ws, is, m, dyn, w.fresh_b)), mine);
+    require_same_order(full, copy_ranking(hr::rank_for_removal_indexed(stat, w.kept_add)), mine);
+    const ranking part = copy_ranking(hr::rank_for_removal(ws, is, m, stat, w.fresh_a, count));
+    REQUIRE_INV(part.ids.size() == std::min(count, mine));
+    require_same_order(full, part, part.ids.size());
+    for (std::size_t k = 0; k < part.ids.size(); ++k)
+      REQUIRE_INV(part.positions[k] == full.positions[k]);
+    const ranking kept = copy_ranking(hr::rank_for_removal_indexed(dyn, w.kept_add, count));
+    REQUIRE_INV(kept.ids.size() == part.ids.size());
+    require_same_order(full, kept, kept.ids.size());
+  };
+  down(c.gs_down, c.dyn_gs_down);
+  down(c.df_down, c.dyn_df_down);
+}
+
+/// Places with the default chain on the committing index and records the new instance.
+template <class E>
+void place_and_commit(state& st, workspaces& w, chains& c, const E& e) {
+  const hr::placement_result r = hr::place_indexed(st.workers, st.model, c.filters, e, c.df_up,
+                                                   w.kept_commit, nullptr, st.options);
+  if (!r) return;
+  fz_instance placed;
+  placed.id = st.next_id++;
+  placed.model_id = st.model.id;
+  placed.worker_id = r.worker_id;
+  placed.ram_bytes = r.parts[0].ram_bytes;
+  placed.total_layers = r.chosen.total_layers;
+  placed.offload_layers = r.chosen.offload_layers;
+  bool ambiguous = false;
+  for (std::size_t p = 0; p < r.parts.size(); ++p) {
+    const fz_worker& wk = st.workers[r.parts[p].worker];
+    ambiguous = ambiguous || worker_id_duplicated(st.workers, wk.id);
+    std::vector<hr::gpu_claim> claims;
+    for (const hr::claim_record& cl : r.claims_of(r.parts[p])) {
+      ambiguous = ambiguous || gpu_index_duplicated(wk, cl.index);
+      claims.push_back({cl.index, cl.vram_bytes});
+    }
+    if (p == 0)
+      placed.gpus = std::move(claims);
+    else
+      placed.subordinates.push_back({wk.id, std::move(claims), 0});
+  }
+  w.kept_commit.commit(r.chosen);
+  w.kept_add.add_instance(placed);
+  st.instances.push_back(std::move(placed));
+  if (ambiguous) reindex(st, w);  // ids name the placement ambiguously: index again
+}
+
+template <class E, class Spec>
+void run(state& st, reader& in, const E& e, const Spec& spec) {
+  workspaces w;
+  chains c;
+  reindex(st, w);
+  decide_all(st, w, c, e, spec, in);
+  for (std::uint8_t steps = in.byte() % 17; steps > 0; --steps) {
+    switch (in.byte() % 6) {
+      case 0: {  // a new instance appears
+        if (st.instances.size() >= 80) break;
+        st.instances.push_back(decode_instance(in, st.workers, st.next_id++));
+        w.kept_commit.add_instance(st.instances.back());
+        w.kept_add.add_instance(st.instances.back());
+        break;
+      }
+      case 1: {  // an instance goes away
+        if (st.instances.empty()) break;
+        const std::size_t k = in.byte() % st.instances.size();
+        w.kept_commit.remove_instance(st.instances[k]);
+        w.kept_add.remove_instance(st.instances[k]);
+        st.instances.erase(st.instances.begin() + static_cast<std::ptrdiff_t>(k));
+        break;
+      }
+      case 2: {  // a worker changes
+        if (st.workers.empty()) break;
+        fz_worker& wk = st.workers[in.byte() % st.workers.size()];
+        const std::uint8_t what = in.byte();
+        if (what & 1u) wk.state = static_cast<hr::worker_state>(in.byte() % 4);
+        if (what & 2u) wk.ram_total_bytes = in.bytes();
+        if (what & 4u) wk.ram_reserved_bytes = in.bytes();
+        if ((what & 8u) && !wk.gpus.empty()) {
+          fz_gpu& g = wk.gpus[in.byte() % wk.gpus.size()];
+          g.vram_total_bytes = in.bytes();
+          g.vram_reserved_bytes = in.byte() % 2 ? in.bytes() : 0;
+        }
+        if (what & 16u) {
+          wk.ready_files.clear();
+          if (in.byte() % 2) wk.ready_files.push_back(1 + in.byte() % 3);
+        }
+        bool gpus_changed = false;
+        if ((what & 32u) && wk.gpus.size() < 8) {
+          wk.gpus.push_back({static_cast<std::uint32_t>(in.byte() % 10), "L4", in.bytes(), 0});
+          gpus_changed = true;
+        } else if ((what & 64u) && !wk.gpus.empty()) {
+          wk.gpus.pop_back();
+          gpus_changed = true;
+        }
+        if (worker_id_duplicated(st.workers, wk.id)) {
+          reindex(st, w);  // update_worker matches by id: ambiguous here
+        } else if (gpus_changed) {
+          REQUIRE_INV(!w.kept_commit.update_worker(wk));
+          REQUIRE_INV(!w.kept_add.update_worker(wk));
+          reindex(st, w);
+        } else {
+          REQUIRE_INV(w.kept_commit.update_worker(wk));
+          REQUIRE_INV(w.kept_add.update_worker(wk));
+        }
+        break;
+      }
+      case 3:
+      case 4:
+        place_and_commit(st, w, c, e);
+        break;
+      default:
+        break;
+    }
+    decide_all(st, w, c, e, spec, in);
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  reader in(data, size);
+  state st;
+  for (std::uint8_t n = in.byte() % 33; n > 0; --n) st.workers.push_back(decode_worker(in));
+  for (std::uint8_t n = in.byte() % 65; n > 0; --n)
+    st.instances.push_back(decode_instance(in, st.workers, st.next_id++));
+  fz_model& m = st.model;
+  m.cluster = in.byte() % 3 == 0 ? 1 : 0;
+  for (std::uint8_t n = in.byte() % 3; n > 0; --n) m.selectors.emplace_back(in.byte() % 3, 0);
+  if (in.byte() % 3 == 0)
+    for (std::uint8_t n = 1 + in.byte() % 4; n > 0; --n) {
+      const std::uint8_t b = in.byte();
+      const std::uint64_t id = st.workers.empty() || b % 4 == 0
+                                   ? worker_id_of(in)
+                                   : st.workers[b % st.workers.size()].id;
+      m.gpu_selection.push_back({id, static_cast<std::uint32_t>(in.byte() % 10)});
+    }
+  m.placement = in.byte() % 2 ? hr::placement_policy::spread : hr::placement_policy::binpack;
+  m.local_path = in.byte() % 4 == 0;
+  m.files = in.byte() % 4;
+  m.draft_files = in.byte() % 4;
+  m.backend_types = in.byte() % 3 == 0 ? in.byte() % 32 : 0;
+  m.path_salt = in.byte();
+  st.options.max_subordinates = in.byte() % 10;
+
+  if (in.byte() % 4 != 0) {
+    vllm_spec v;
+    v.weights = in.bytes();
+    constexpr std::array<double, 10> gmus{
+        0.9, 0.5, 1.0, 0.95, 0.25, 1e-12, 0.0, -0.5, 1.5, std::numeric_limits<double>::quiet_NaN()};
+    const std::uint8_t g = in.byte();
+    v.gmu = g < 200 ? gmus[g % gmus.size()] : static_cast<double>(g - 199) / 50.0;
+    v.heads = in.byte() % 9 == 0 ? 0u : std::uint32_t{in.byte()} % 65;
+    v.ram = in.byte() % 2 ? in.bytes() : 0;
+    const bool distributed = in.byte() % 2 != 0;
+    const bool valid = v.gmu > 0 && v.gmu <= 1 && v.heads >= 1;
+    std::optional<hr::vllm_estimator> e;
+    try {
+      e.emplace(v.weights, v.gmu, v.heads, v.ram, distributed);
+    } catch (const hr::invalid_argument&) {
+      REQUIRE_INV(!valid);
+      return 0;
+    }
+    REQUIRE_INV(valid);
+    run(st, in, *e, v);
+  } else {
+    layered_spec l;
+    l.layers = std::uint32_t{in.byte()} % 100;
+    l.layer_vram = in.bytes() / 64;
+    l.fixed_vram = in.bytes();
+    l.layer_ram = in.bytes() / 64;
+    l.fixed_ram = in.bytes();
+    const bool cpu = in.byte() % 2 != 0;
+    std::optional<hr::layered_estimator> e;
+    try {
+      e.emplace(l.layers, l.layer_vram, l.fixed_vram, l.layer_ram, l.fixed_ram, cpu);
+    } catch (const hr::invalid_argument&) {
+      REQUIRE_INV(l.layers == 0);
+      return 0;
+    }
+    REQUIRE_INV(l.layers >= 1);
+    run(st, in, *e, l);
+  }
+  return 0;
+}
