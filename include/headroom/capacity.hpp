@@ -81,8 +81,8 @@ struct request_outcome {
 /// (last token − request start)/output_tokens, i.e. E2E/out, TTFT included in the
 /// numerator and the first token in the denominator. Here the start is the intended
 /// arrival (guidellm's request_start is its send time; equal when the client keeps its
-/// schedule); 0 when out = 0 (guidellm: None). guidellm <= 0.1 used
-/// (last − first)/out instead; not implemented.
+/// schedule); 0 when out = 0 (guidellm: None). (guidellm <= 0.1 divided (last − first) by
+/// out instead; that older variant is not offered.)
 [[nodiscard]] constexpr std::chrono::duration<double> tpot_guidellm(
     const request_outcome& o) noexcept {
   if (o.output_tokens == 0) return std::chrono::duration<double>::zero();
