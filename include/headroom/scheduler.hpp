@@ -110,6 +110,23 @@ struct explanation {
 };
 
 namespace detail {
+/// A tag whose address identifies a type pair (the filter-verdict cache's key).
+template <class... Ts>
+inline constexpr char type_tag = 0;
+/// true iff worker w passes the filter chain for model m.
+template <class Filters, class W, class M>
+[[nodiscard]] bool passes(const Filters& filters, const W& w, const M& m) {
+  return filters(w, m).passed();
+}
+/// The element at position pos of a forward range (walks it unless random access).
+template <std::ranges::forward_range R>
+[[nodiscard]] decltype(auto) element_at(const R& r, std::uint32_t pos) {
+  if constexpr (std::ranges::random_access_range<const R>)
+    return std::ranges::begin(r)[static_cast<std::ranges::range_difference_t<const R>>(pos)];
+  else
+    return *std::ranges::next(std::ranges::begin(r),
+                              static_cast<std::ranges::range_difference_t<const R>>(pos));
+}
 /// true iff candidate a beats b: higher total, then lowest main worker id, then lowest first
 /// GPU index, then earlier candidate.
 [[nodiscard]] inline bool better(const cluster_view& v, const candidate& a, double sa,
@@ -127,7 +144,10 @@ namespace detail {
 
 /// Places a new instance of model m on an already indexed workspace (workspace::index):
 /// filters → fit ladder with estimator → scorer chain. No allocation once ws is warm
-/// (unless why is given).
+/// (unless why is given). Filter verdicts are cached in ws: while filters and m are the
+/// objects of the last decision, only the workers passed to ws.update_worker since are
+/// filtered again (a worker changed without update_worker keeps its verdict); index(),
+/// ws.refilter(), other filter/model objects or an explanation filter every worker.
 template <std::ranges::forward_range Workers, class M, class Filters, Estimator E, class Chain>
 requires Worker<std::ranges::range_value_t<Workers>> &&
     ModelRequestFor<M, std::ranges::range_value_t<Workers>> &&
@@ -140,25 +160,58 @@ requires Worker<std::ranges::range_value_t<Workers>> &&
   using W = std::ranges::range_value_t<Workers>;
   placement_result out;
   if (why) why->clear();
-  std::uint32_t pos = 0;
-  for (const auto& w : workers) {
-    const filter_outcome o = filters(w, m);
-    ws.set_eligible(pos, o.passed());
-    if (!o.passed()) {
-      ++out.filtered_out;
-      if (why) {
-        const auto f = static_cast<std::size_t>(o.filter);
-        why->rejected.push_back(
-            {pos, worker_traits<W>::id(w), filters.name(f), filters.why(f, o.reason)});
-      }
+  const workspace::filter_key key{&filters, &m, &detail::type_tag<Filters, M>,
+                                  static_cast<std::uint64_t>(model_traits<M>::id(m))};
+  const auto indexed = static_cast<std::uint32_t>(ws.workers().size());
+  std::uint32_t count = indexed;  // workers decided on
+  bool sized_as_indexed = true;
+  if constexpr (std::ranges::sized_range<Workers>)
+    sized_as_indexed = std::ranges::size(workers) == indexed;
+  if (!why && sized_as_indexed && ws.verdicts_cached(key)) {
+    // Cached verdicts: only the workers updated since run the filters.
+    std::uint32_t filtered_out = ws.filtered_out();
+    for (const std::uint32_t pos : ws.refilter_positions()) {
+      const bool was = ws.workers()[pos].eligible;
+      const bool now = detail::passes(filters, detail::element_at(workers, pos), m);
+      if (was != now) filtered_out = now ? filtered_out - 1 : filtered_out + 1;
+      ws.set_eligible(pos, now);
     }
-    ++pos;
+    ws.cache_verdicts(key, filtered_out);
+    out.filtered_out = filtered_out;
+    if (indexed == 0) {
+      out.reason = no_placement_reason::no_workers;
+      return out;
+    }
+  } else {
+    std::uint32_t pos = 0;
+    for (const auto& w : workers) {
+      // The workspace's records are the indexed workers, position for position.
+      if (pos == indexed)
+        detail::fail("workers", std::uint64_t{pos} + 1,
+                     "holds more workers than the workspace indexed: index() it again");
+      const filter_outcome o = filters(w, m);
+      ws.set_eligible(pos, o.passed());
+      if (!o.passed()) {
+        ++out.filtered_out;
+        if (why) {
+          const auto f = static_cast<std::size_t>(o.filter);
+          why->rejected.push_back(
+              {pos, worker_traits<W>::id(w), filters.name(f), filters.why(f, o.reason)});
+        }
+      }
+      ++pos;
+    }
+    if (pos == 0 && indexed == 0) {
+      out.reason = no_placement_reason::no_workers;
+      return out;
+    }
+    if (pos != indexed)
+      detail::fail("workers", std::uint64_t{pos},
+                   "holds fewer workers than the workspace indexed: index() it again");
+    ws.cache_verdicts(key, static_cast<std::uint32_t>(out.filtered_out));
+    count = pos;
   }
-  if (pos == 0) {
-    out.reason = no_placement_reason::no_workers;
-    return out;
-  }
-  if (out.filtered_out == pos) {
+  if (out.filtered_out == count) {
     out.reason = no_placement_reason::all_filtered;
     return out;
   }

@@ -818,6 +818,7 @@ TEST_SUITE("scheduler") {
         for (std::uint32_t g = 0; g < gpus; ++g) wk.gpus.push_back({g, size});
         if (pick(3) == 0) wk.ready_files.push_back(42);
         if (pick(10) == 0) wk.state = worker_state::not_ready;
+        if (pick(5)) wk.labels.push_back({"zone", pick(3) ? "a" : "b"});
         for (std::uint32_t k = 0; k < gpus; ++k)
           if (pick(3) == 0) instances.push_back(random_instance(wk));
         workers.push_back(std::move(wk));
@@ -832,6 +833,7 @@ TEST_SUITE("scheduler") {
       Model m;
       m.files = 42;
       m.placement = pick(2) ? placement_policy::spread : placement_policy::binpack;
+      if (pick(2)) m.selectors.push_back({"zone", "a"});
       const vllm_estimator e((1 + pick(60)) * GiB, 0.5 + 0.1 * static_cast<double>(pick(5)), 8,
                              pick(8) * GiB);
       const auto filters = basic_filters();
@@ -856,9 +858,12 @@ TEST_SUITE("scheduler") {
             instances.erase(instances.begin() + k);
             break;
           }
-          case 2: {  // a worker changes state, reserved memory or files
+          case 2: {  // a worker changes state, cluster, labels, reserved memory or files
             Wk& wk = workers[pick(workers.size())];
             wk.state = pick(3) ? worker_state::ready : worker_state::maintenance;
+            wk.cluster = pick(6) ? 1 : 2;
+            wk.labels.clear();
+            if (pick(4)) wk.labels.push_back({"zone", pick(2) ? "a" : "b"});
             wk.ram_reserved_bytes = pick(3) * GiB;
             wk.gpus[pick(wk.gpus.size())].vram_reserved_bytes = pick(3) * GiB;
             wk.ready_files.clear();
@@ -918,6 +923,104 @@ TEST_SUITE("scheduler") {
     CHECK_FALSE(w.update_worker(ws[0]));
     CHECK(w.gpus().size() == 1);
     CHECK_FALSE(w.update_worker(Wk{.id = 2}));
+  }
+
+  TEST_CASE("scheduler: a worker list that is not the indexed one is refused by name") {
+    // The workspace's records are the indexed workers, position for position: a longer or
+    // shorter list (the caller forgot to index() again) must not be read past its records.
+    std::vector<Wk> workers{{.id = 1, .gpus = {{0, 80 * GiB}}}, {.id = 2, .gpus = {{0, 24 * GiB}}}};
+    const std::vector<Inst> none;
+    const fixed_estimator e{8 * GiB};
+    const auto filters = basic_filters();
+    auto chain = default_scale_up_chain();
+    workspace ws;
+    ws.index(workers, none, Model{});
+    workers.push_back({.id = 3, .gpus = {{0, 48 * GiB}}});
+    explanation why;  // an explanation always runs the filters over the list it is given
+    CHECK(headroom::test::rejected([&] {
+            (void)place_indexed(workers, Model{}, filters, e, chain, ws, &why);
+          }) == "workers");
+    workers.resize(1);
+    CHECK(headroom::test::rejected([&] {
+            (void)place_indexed(workers, Model{}, filters, e, chain, ws, &why);
+          }) == "workers");
+    // Indexed again, the same list is fine.
+    ws.index(workers, none, Model{});
+    CHECK(place_indexed(workers, Model{}, filters, e, chain, ws, &why));
+  }
+
+  TEST_CASE("scheduler: cached filter verdicts are refreshed by update_worker and refilter") {
+    // place_indexed caches each worker's filter verdict in the workspace: a worker changed
+    // without update_worker keeps its old verdict (the documented contract, as for its
+    // GPUs); update_worker (or refilter, or index) makes the next decision see the change,
+    // and it then equals a fresh index's.
+    std::vector<Wk> workers{{.id = 1, .labels = {{"zone", "a"}}, .gpus = {{0, 80 * GiB}}},
+                            {.id = 2, .labels = {{"zone", "a"}}, .gpus = {{0, 24 * GiB}}}};
+    const std::vector<Inst> none;
+    Model m;
+    m.selectors.push_back({"zone", "a"});
+    const fixed_estimator e{8 * GiB};
+    const auto filters = basic_filters();
+    auto chain = default_scale_up_chain();
+    workspace kept, fresh;
+    kept.index(workers, none, m);
+    auto r = place_indexed(workers, m, filters, e, chain, kept);
+    REQUIRE(r);
+    CHECK(r.worker_id == 2);  // best fit: 16 GiB left on worker 2, 72 on worker 1
+    CHECK(r.filtered_out == 0);
+    workers[1].labels = {{"zone", "b"}};  // worker 2 leaves the zone...
+    r = place_indexed(workers, m, filters, e, chain, kept);
+    CHECK(r.worker_id == 2);  // ...unseen: its cached verdict stands
+    CHECK(kept.update_worker(workers[1]));
+    r = place_indexed(workers, m, filters, e, chain, kept);
+    auto f = place(workers, none, m, filters, e, chain, fresh);
+    REQUIRE(r);
+    REQUIRE(f);
+    CHECK(r.worker_id == 1);
+    CHECK(r.filtered_out == 1);
+    CHECK(f.worker_id == 1);
+    CHECK(f.filtered_out == 1);
+    CHECK(r.score == f.score);
+    // State and cluster changes, the same way, down to every worker filtered out.
+    workers[0].state = worker_state::maintenance;
+    CHECK(kept.update_worker(workers[0]));
+    r = place_indexed(workers, m, filters, e, chain, kept);
+    CHECK_FALSE(r);
+    CHECK(r.reason == no_placement_reason::all_filtered);
+    CHECK(r.filtered_out == 2);
+    workers[0].state = worker_state::ready;
+    workers[1].labels = {{"zone", "a"}};
+    workers[1].cluster = 2;
+    CHECK(kept.update_worker(workers[0]));
+    CHECK(kept.update_worker(workers[1]));
+    r = place_indexed(workers, m, filters, e, chain, kept);
+    f = place(workers, none, m, filters, e, chain, fresh);
+    REQUIRE(r);
+    CHECK(r.worker_id == 1);
+    CHECK(r.filtered_out == 1);
+    CHECK(f.worker_id == 1);
+    CHECK(r.score == f.score);
+    // Another filter chain object, or refilter(), runs the filters on every worker.
+    workers[1].cluster = 1;  // not told
+    r = place_indexed(workers, m, filters, e, chain, kept);
+    CHECK(r.worker_id == 1);
+    const auto other = basic_filters();
+    r = place_indexed(workers, m, other, e, chain, kept);
+    CHECK(r.worker_id == 2);
+    workers[1].cluster = 2;  // not told
+    kept.refilter();
+    r = place_indexed(workers, m, filters, e, chain, kept);
+    CHECK(r.worker_id == 1);
+    CHECK(r.filtered_out == 1);
+    // An explanation always runs the filters (and refreshes the cache).
+    workers[1].cluster = 1;  // not told
+    explanation why;
+    r = place_indexed(workers, m, filters, e, chain, kept, &why);
+    CHECK(r.worker_id == 2);
+    CHECK(why.rejected.empty());
+    r = place_indexed(workers, m, filters, e, chain, kept);
+    CHECK(r.worker_id == 2);
+    CHECK(r.filtered_out == 0);
   }
 
   TEST_CASE("scheduler: archetypes need nothing but the documented traits") {

@@ -94,13 +94,15 @@ struct reads_of {
 };
 template <class S>
 struct reads_of<gated<S>> : reads_of<S> {};
+// best fit and locality read the view's dense copies (gpu_alloc, worker_files) in about
+// the order of the candidates: the hardware streams them without hints.
 template <>
 struct reads_of<best_fit_scorer> {
-  static constexpr record_reads value{true, false};
+  static constexpr record_reads value{false, false};
 };
 template <>
 struct reads_of<locality_scorer> {
-  static constexpr record_reads value{false, true};
+  static constexpr record_reads value{false, false};
 };
 template <>
 struct reads_of<anti_affinity_scorer> {

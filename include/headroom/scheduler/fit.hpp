@@ -66,6 +66,46 @@ inline constexpr std::uint64_t max_counted_bytes = std::uint64_t{1} << 53;
 [[nodiscard]] constexpr bool holds_bytes(std::int64_t alloc, std::uint64_t need) noexcept {
   return alloc >= 0 && static_cast<std::uint64_t>(alloc) >= need;
 }
+/// A vector with a logical size: shrinking keeps the elements' storage, and growing again
+/// within it neither zero-fills nor copies (the elements beyond the old size hold stale
+/// values, to be overwritten). Decisions size their candidate buffers up and down every
+/// time; this makes that free after the first.
+template <class T>
+class buffer {
+ public:
+  [[nodiscard]] std::size_t size() const noexcept { return n_; }
+  [[nodiscard]] bool empty() const noexcept { return n_ == 0; }
+  [[nodiscard]] T* data() noexcept { return v_.data(); }
+  [[nodiscard]] const T* data() const noexcept { return v_.data(); }
+  [[nodiscard]] T* begin() noexcept { return v_.data(); }
+  [[nodiscard]] T* end() noexcept { return v_.data() + n_; }
+  [[nodiscard]] const T* begin() const noexcept { return v_.data(); }
+  [[nodiscard]] const T* end() const noexcept { return v_.data() + n_; }
+  [[nodiscard]] T& operator[](std::size_t i) noexcept { return v_[i]; }
+  [[nodiscard]] const T& operator[](std::size_t i) const noexcept { return v_[i]; }
+  [[nodiscard]] operator std::span<const T>() const noexcept { return {v_.data(), n_}; }
+  void clear() noexcept { n_ = 0; }
+  void resize(std::size_t n) {
+    if (n > v_.size()) v_.resize(n);
+    n_ = n;
+  }
+  void push_back(const T& x) {
+    if (n_ == v_.size())
+      v_.push_back(x);
+    else
+      v_[n_] = x;
+    ++n_;
+  }
+  /// Removes [first, last).
+  void erase(T* first, T* last) noexcept {
+    std::copy(last, end(), first);
+    n_ -= static_cast<std::size_t>(last - first);
+  }
+
+ private:
+  std::vector<T> v_;
+  std::size_t n_ = 0;
+};
 /// a + b and a × b saturated at the largest std::uint64_t (estimator arithmetic).
 [[nodiscard]] constexpr std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) noexcept {
   return a > std::numeric_limits<std::uint64_t>::max() - b
@@ -335,6 +375,11 @@ struct cluster_view {
   placement_policy policy = placement_policy::binpack;  ///< the model's policy
   bool has_draft = false;                               ///< the model has a draft model
   bool draft_any_ready = false;  ///< some worker holds the draft model's files READY
+  /// Optional dense copies for the scorers' hot loops (a workspace's view fills them; a
+  /// view built by hand may leave them empty): gpus[i].alloc_bytes, and per worker
+  /// main_files | draft_files << 1.
+  std::span<const std::int64_t> gpu_alloc{};
+  std::span<const std::uint8_t> worker_files{};  ///< see gpu_alloc
 
   /// The parts of a candidate (first = main worker).
   [[nodiscard]] constexpr std::span<const placement_part> parts_of(
@@ -388,6 +433,7 @@ class workspace {
     sorted_ids_ = true;
     recording_ = record_instances;
     next_position_ = 0;
+    refilter();
     for (const auto& w : workers) {
       worker_record r;
       r.id = WT::id(w);
@@ -436,8 +482,10 @@ class workspace {
     instance_parts_ = parts_.size();
     instance_claims_ = claims_.size();
     twins_.resize(gpus_.size());
-    distinct_.resize(gpus_.size());
-    distinct_count_.resize(workers_.size());
+    gpu_alloc_.resize(gpus_.size());
+    worker_files_.resize(workers_.size());
+    distinct_.clear();
+    distinct_of_.assign(workers_.size(), distinct_span{});
     for (std::uint32_t w = 0; w < workers_.size(); ++w) update_twins(w);
   }
 
@@ -466,8 +514,11 @@ class workspace {
   }
 
   /// Re-reads one indexed worker (matched by id): readiness, RAM and VRAM totals/reserved,
-  /// file readiness; claims and counts are kept. Returns false, changing nothing, when the
-  /// id is not indexed or its GPUs (count or indices) changed: index() again then.
+  /// file readiness, and queues it for the filters at the next place_indexed (which
+  /// otherwise reuses its cached verdict); claims and counts are kept. Call it whenever
+  /// anything a filter or the index reads about the worker changed. Returns false, changing
+  /// nothing, when the id is not indexed or its GPUs (count or indices) changed: index() again
+  /// then.
   template <class W>
   requires Worker<W>
   bool update_worker(const W& w) {
@@ -509,7 +560,17 @@ class workspace {
     r.draft_files = draft;
     draft_any_ready_ = draft_ready_count_ > 0;
     update_twins(pos);
+    mark_refilter(pos);
     return true;
+  }
+
+  /// Forgets the cached filter verdicts: the next place_indexed runs the filter chain on
+  /// every worker again. Call it when something the filters read changed without an
+  /// update_worker of the worker concerned (the filter chain's own configuration, the
+  /// model request in place, a backend or path predicate's outside state). index() does it.
+  void refilter() noexcept {
+    filter_key_ = {};
+    refilter_.clear();
   }
 
   /// Commits a candidate as if it were now an instance of the indexed model: subtracts its
@@ -535,7 +596,8 @@ class workspace {
 
   /// The view scorers read.
   [[nodiscard]] cluster_view view() const noexcept {
-    return {workers_, gpus_, parts_, claims_, policy_, has_draft_, draft_any_ready_};
+    return {workers_,         gpus_,      parts_,       claims_, policy_, has_draft_,
+            draft_any_ready_, gpu_alloc_, worker_files_};
   }
   /// Indexed workers (same order as the caller's range).
   [[nodiscard]] std::span<const worker_record> workers() const noexcept { return workers_; }
@@ -570,6 +632,35 @@ class workspace {
     if (workers_[w].eligible != eligible) workers_[w].eligible = eligible;
   }
 
+  /// Identifies the filter chain and model whose verdicts the eligible flags hold (the
+  /// scheduler's filter-verdict cache; see place_indexed).
+  struct filter_key {
+    const void* filters = nullptr;  ///< the chain object
+    const void* model = nullptr;    ///< the model request object
+    const void* types = nullptr;    ///< a tag unique to the (chain, model) types
+    std::uint64_t model_id = 0;     ///< the model's id
+    [[nodiscard]] friend constexpr bool operator==(const filter_key&, const filter_key&) = default;
+  };
+  /// true iff the eligible flags hold the verdicts of key for every worker except those
+  /// listed by refilter_positions() (the scheduler calls this).
+  [[nodiscard]] bool verdicts_cached(const filter_key& key) const noexcept {
+    return key.filters != nullptr && key == filter_key_ && key.model_id == model_id_;
+  }
+  /// Workers updated since the verdicts were cached (may repeat a position).
+  [[nodiscard]] std::span<const std::uint32_t> refilter_positions() const noexcept {
+    return refilter_;
+  }
+  /// Records that the eligible flags now hold key's verdicts for every worker, of which
+  /// filtered_out rejected (the scheduler calls this after running the filters).
+  void cache_verdicts(const filter_key& key, std::uint32_t filtered_out) {
+    refilter_.clear();
+    refilter_.reserve(64 + workers_.size() / 8);  // the bound of mark_refilter: no growth later
+    filter_key_ = key;
+    filtered_out_ = filtered_out;
+  }
+  /// Workers rejected by the cached verdicts.
+  [[nodiscard]] std::uint32_t filtered_out() const noexcept { return filtered_out_; }
+
   /// Runs the fit ladder with estimator e over the eligible workers; returns the strategy
   /// that produced candidates (none when no strategy did).
   template <Estimator E>
@@ -585,20 +676,33 @@ class workspace {
     //    selection only each worker's distinct GPUs are read and their claims computed
     //    (the estimator is a pure function). Picks first, then the buffers are sized once.
     {
-      if (picks_.size() < gpus_.size()) picks_.resize(gpus_.size());
-      picked_gpu* const pick = picks_.data();
+      // Sized for every GPU (free after the first decision: logical sizes), written in
+      // place, then trimmed to the n candidates found.
+      const std::size_t p0 = parts_.size(), c0 = claims_.size();
+      parts_.resize(p0 + gpus_.size());
+      claims_.resize(c0 + gpus_.size());
+      candidates_.resize(gpus_.size());
+      placement_part* const part = parts_.data() + p0;
+      claim_record* const claim = claims_.data() + c0;
+      candidate* const cand = candidates_.data();
       std::uint32_t n = 0;
+      const auto emit = [&](std::uint32_t g, std::uint32_t index, std::uint32_t w,
+                            std::uint64_t c) {
+        claim[n] = {g, index, c};
+        part[n] = {w, static_cast<std::uint32_t>(c0 + n), 1, ram_need};
+        cand[n] = {static_cast<std::uint32_t>(p0 + n), 1, fit_strategy::single_gpu, 0, 0};
+        ++n;
+      };
       if (!has_selection_) {
         const auto nw = static_cast<std::uint32_t>(workers_.size());
         for (std::uint32_t w = 0; w < nw; ++w) {
-          if (w + detail::prefetch_distance < nw)
-            detail::prefetch(distinct_.data() + workers_[w + detail::prefetch_distance].gpu_begin);
           const worker_record& wr = workers_[w];
           if (!wr.eligible || !ram_ok(wr)) continue;
-          const distinct_gpu* const d = distinct_.data() + wr.gpu_begin;
-          for (std::uint32_t k = 0, end = distinct_count_[w]; k < end; ++k) {
+          const distinct_span sp = distinct_of_[w];
+          const distinct_gpu* const d = distinct_.data() + sp.begin;
+          for (std::uint32_t k = 0; k < sp.count; ++k) {
             const std::uint64_t c = e.gpu_claim_bytes(d[k].total_bytes, d[k].alloc_bytes);
-            if (c != 0 && e.fits(c, 1)) pick[n++] = {d[k].gpu, d[k].index, w, c};
+            if (c != 0 && e.fits(c, 1)) emit(d[k].gpu, d[k].index, w, c);
           }
         }
       } else {
@@ -608,20 +712,13 @@ class workspace {
           if (!wr.eligible || !ram_ok(wr)) continue;
           for (std::uint32_t g = wr.gpu_begin; g < wr.gpu_begin + wr.gpu_count; ++g) {
             const std::uint64_t c = gpu_claims_[g];
-            if (c != 0 && e.fits(c, 1) && !equivalent_to_earlier(g))
-              pick[n++] = {g, gpus_[g].index, w, c};
+            if (c != 0 && e.fits(c, 1) && !equivalent_to_earlier(g)) emit(g, gpus_[g].index, w, c);
           }
         }
       }
-      const std::size_t p0 = parts_.size(), c0 = claims_.size();
       parts_.resize(p0 + n);
       claims_.resize(c0 + n);
       candidates_.resize(n);
-      for (std::uint32_t k = 0; k < n; ++k) {
-        claims_[c0 + k] = {pick[k].gpu, pick[k].index, pick[k].claim};
-        parts_[p0 + k] = {pick[k].worker, static_cast<std::uint32_t>(c0 + k), 1, ram_need};
-        candidates_[k] = {static_cast<std::uint32_t>(p0 + k), 1, fit_strategy::single_gpu, 0, 0};
-      }
     }
     if (!candidates_.empty()) return fit_strategy::single_gpu;
     if (!has_selection_) compute_claims(e);
@@ -767,13 +864,18 @@ class workspace {
     claims_.resize(instance_claims_);
   }
   // twins_[g] for the GPUs of worker w: the first earlier GPU of w with the same totals,
-  // allocatable VRAM and counts and a lower index, or no_position.
+  // allocatable VRAM and counts and a lower index, or no_position. Also refreshes w's
+  // entries of the dense copies gpu_alloc_ and worker_files_ (every change to a worker or
+  // its GPUs ends here).
   void update_twins(std::uint32_t w) noexcept {
     const worker_record& wr = workers_[w];
     const std::uint32_t end = wr.gpu_begin + wr.gpu_count;
+    worker_files_[w] =
+        static_cast<std::uint8_t>((wr.main_files ? 1u : 0u) | (wr.draft_files ? 2u : 0u));
     std::uint32_t k = 0;
     for (std::uint32_t g = wr.gpu_begin; g < end; ++g) {
       const gpu_record& r = gpus_[g];
+      gpu_alloc_[g] = r.alloc_bytes;
       std::uint32_t t = no_position;
       for (std::uint32_t h = wr.gpu_begin; h < g; ++h) {
         const gpu_record& o = gpus_[h];
@@ -784,10 +886,42 @@ class workspace {
         }
       }
       twins_[g] = t;
-      if (t == no_position)
-        distinct_[wr.gpu_begin + k++] = {g, r.index, r.total_bytes, r.alloc_bytes};
+      if (t == no_position) ++k;
     }
-    distinct_count_[w] = k;
+    // w's distinct GPUs, packed: in place when they fit its slots, else in new slots at
+    // the end (re-packing every worker when the holes left behind grow too many).
+    if (k > distinct_of_[w].cap) {
+      if (distinct_.size() + k > 2 * gpus_.size() + 64) pack_distinct();
+      distinct_of_[w].begin = static_cast<std::uint32_t>(distinct_.size());
+      distinct_of_[w].cap = k;
+      distinct_.resize(distinct_.size() + k);
+    }
+    distinct_span& sp = distinct_of_[w];
+    sp.count = k;
+    distinct_gpu* d = distinct_.data() + sp.begin;
+    for (std::uint32_t g = wr.gpu_begin; g < end; ++g)
+      if (twins_[g] == no_position)
+        *d++ = {g, gpus_[g].index, gpus_[g].total_bytes, gpus_[g].alloc_bytes};
+  }
+  // Packs every worker's distinct GPUs densely again, in worker order.
+  void pack_distinct() {
+    packed_.clear();
+    for (distinct_span& sp : distinct_of_) {
+      const auto begin = static_cast<std::uint32_t>(packed_.size());
+      packed_.insert(packed_.end(), distinct_.begin() + sp.begin,
+                     distinct_.begin() + sp.begin + sp.count);
+      sp = {begin, sp.count, sp.count};
+    }
+    distinct_.swap(packed_);
+  }
+  // Queues worker pos for the filters at the next decision (or forgets every verdict when
+  // many are queued: re-running them all is then as cheap, and the queue stays bounded).
+  void mark_refilter(std::uint32_t pos) {
+    if (filter_key_.filters == nullptr) return;
+    if (refilter_.size() >= 64 + workers_.size() / 8)
+      refilter();
+    else
+      refilter_.push_back(pos);
   }
   // Drops the record of instance id and its parts and claims (so that adding and removing
   // instances does not grow the buffers); later records and parts are renumbered.
@@ -936,30 +1070,36 @@ class workspace {
 
   std::vector<worker_record> workers_;
   std::vector<gpu_record> gpus_;
-  std::vector<placement_part> parts_;
-  std::vector<claim_record> claims_;
+  detail::buffer<placement_part> parts_;
+  detail::buffer<claim_record> claims_;
   std::vector<instance_record> instances_;
-  std::vector<candidate> candidates_;
+  detail::buffer<candidate> candidates_;
   std::vector<std::pair<std::uint64_t, std::uint32_t>> id_index_;
   std::vector<std::uint64_t> gpu_claims_;
   std::vector<std::uint32_t> order_;
   std::vector<std::uint32_t> subs_;
   std::vector<worker_sum> worker_sums_;
   // A GPU that is no twin, with the two numbers stage 1 of the fit reads: for worker w,
-  // distinct_[gpu_begin, gpu_begin + distinct_count_[w]) lists them, densely packed.
+  // distinct_[b, b + count) lists them, b and count from distinct_of_[w] (cap: the slots
+  // w owns there). Packed in worker order by index(), so stage 1 streams them.
   struct distinct_gpu {
     std::uint32_t gpu, index;
     std::uint64_t total_bytes;
     std::int64_t alloc_bytes;
   };
-  std::vector<distinct_gpu> distinct_;
-  // A single-GPU candidate found by stage 1 of the fit.
-  struct picked_gpu {
-    std::uint32_t gpu, index, worker;
-    std::uint64_t claim;
+  struct distinct_span {
+    std::uint32_t begin = 0, count = 0, cap = 0;
   };
-  std::vector<picked_gpu> picks_;
-  std::vector<std::uint32_t> twins_, distinct_count_;
+  std::vector<distinct_gpu> distinct_, packed_;
+  std::vector<distinct_span> distinct_of_;
+  std::vector<std::uint32_t> twins_;
+  std::vector<std::int64_t> gpu_alloc_;     // gpus_[g].alloc_bytes, dense (cluster_view)
+  std::vector<std::uint8_t> worker_files_;  // main_files | draft_files << 1 (cluster_view)
+  // The filter-verdict cache: whose verdicts the eligible flags hold, how many rejected,
+  // and the workers updated since.
+  filter_key filter_key_{};
+  std::uint32_t filtered_out_ = 0;
+  std::vector<std::uint32_t> refilter_;
   std::vector<std::int64_t> ram_base_, vram_base_;  // total − reserved, for update_worker
   std::size_t instance_parts_ = 0, instance_claims_ = 0, next_position_ = 0;
   std::uint64_t model_id_ = 0, files_ = 0, draft_ = 0;

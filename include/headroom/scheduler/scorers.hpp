@@ -168,9 +168,17 @@ struct locality_scorer {
     const auto parts = v.parts_of(c);
     if (parts.empty()) return 0;
     std::size_t main = 0, draft = 0;
-    for (const placement_part& p : parts) {
-      if (v.workers[p.worker].main_files) ++main;
-      if (v.workers[p.worker].draft_files) ++draft;
+    if (!v.worker_files.empty()) {
+      for (const placement_part& p : parts) {
+        const unsigned f = v.worker_files[p.worker];
+        main += f & 1u;
+        draft += f >> 1;
+      }
+    } else {
+      for (const placement_part& p : parts) {
+        if (v.workers[p.worker].main_files) ++main;
+        if (v.workers[p.worker].draft_files) ++draft;
+      }
     }
     const auto n = static_cast<double>(parts.size());
     const double r_main = static_cast<double>(main) / n, r_draft = static_cast<double>(draft) / n;
@@ -238,10 +246,11 @@ struct best_fit_scorer {
   [[nodiscard]] constexpr double score(const cluster_view& v, const candidate& c) const noexcept {
     double left = 0;
     bool gpu = false;
+    const bool dense = !v.gpu_alloc.empty();
     for (const placement_part& p : v.parts_of(c))
       for (const claim_record& cl : v.claims_of(p)) {
-        left +=
-            static_cast<double>(v.gpus[cl.gpu].alloc_bytes) - static_cast<double>(cl.vram_bytes);
+        const std::int64_t a = dense ? v.gpu_alloc[cl.gpu] : v.gpus[cl.gpu].alloc_bytes;
+        left += static_cast<double>(a) - static_cast<double>(cl.vram_bytes);
         gpu = true;
       }
     if (!gpu && c.part_count > 0) {
