@@ -126,8 +126,10 @@ namespace detail {
 [[nodiscard]] constexpr bool is_promql_label_name(std::string_view s) noexcept {
   return is_promql_metric_name(s) && s.find(':') == std::string_view::npos;
 }
-/// Appends `value` as a PromQL double-quoted string literal (escapes \, " and control bytes).
-inline void append_promql_string(std::string& out, std::string_view value) {
+/// Appends `value` double-quoted, escaping backslash, quote, newline, tab, carriage return
+/// and other control bytes (as \xhh): escapes that PromQL (Go string literals) and YAML
+/// double-quoted scalars both read.
+inline void append_double_quoted(std::string& out, std::string_view value) {
   static constexpr char hex[] = "0123456789abcdef";
   out += '"';
   for (const char c : value) {
@@ -139,6 +141,8 @@ inline void append_promql_string(std::string& out, std::string_view value) {
       out += "\\n";
     } else if (c == '\t') {
       out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
     } else if (u < 0x20 || u == 0x7f) {
       out += "\\x";
       out += hex[u >> 4];
@@ -157,7 +161,7 @@ inline void append_selector(std::string& out, std::string_view metric, std::stri
     out += '{';
     out += label;
     out += '=';
-    append_promql_string(out, value);
+    append_double_quoted(out, value);
     out += '}';
   }
   out += ')';
@@ -277,28 +281,7 @@ inline void append_yaml_scalar(std::string& out, std::string_view s) {
     out += '\'';
     return;
   }
-  static constexpr char hex[] = "0123456789abcdef";
-  out += '"';
-  for (const char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '\\' || c == '"') {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (u < 0x20 || u == 0x7f) {
-      out += "\\x";
-      out += hex[u >> 4];
-      out += hex[u & 0xf];
-    } else {
-      out += c;
-    }
-  }
-  out += '"';
+  append_double_quoted(out, s);
 }
 
 /// A non-negative value to the nearest milli-unit, as a decimal string ("51", "51.2", "0.05").
