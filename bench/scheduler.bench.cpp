@@ -11,7 +11,9 @@
 //    ordering only the first 1 000 (`instances − replicas`).
 // Counters: items_per_second (workers or instances per second), candidates scored. Every
 // loop reuses its workspace, warmed before timing: no allocation per decision.
-// Run: bench/scheduler --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+// Run: cmake --workflow --preset bench && build/bench/bench/headroom_bench
+//        --benchmark_filter='place|index|rank|update' --benchmark_repetitions=5
+//        --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
