@@ -228,40 +228,32 @@ constexpr T sqrt_any(T x) noexcept {
 
 // float is evaluated in double and rounded once: the reduction constants are not exact in
 // float, and double costs nothing here.
+template <std::floating_point T, class F>
+constexpr T in_double_for_float(F f, T x) noexcept {
+  if constexpr (std::is_same_v<T, float>)
+    return static_cast<float>(f(static_cast<double>(x)));
+  else
+    return f(x);
+}
 template <std::floating_point T>
 constexpr T exp(T x) noexcept {
-  if constexpr (std::is_same_v<T, float>)
-    return static_cast<float>(exp_any(static_cast<double>(x)));
-  else
-    return exp_any(x);
+  return in_double_for_float([](auto v) { return exp_any(v); }, x);
 }
 template <std::floating_point T>
 constexpr T expm1(T x) noexcept {
-  if constexpr (std::is_same_v<T, float>)
-    return static_cast<float>(expm1_any(static_cast<double>(x)));
-  else
-    return expm1_any(x);
+  return in_double_for_float([](auto v) { return expm1_any(v); }, x);
 }
 template <std::floating_point T>
 constexpr T log(T x) noexcept {
-  if constexpr (std::is_same_v<T, float>)
-    return static_cast<float>(log_any(static_cast<double>(x)));
-  else
-    return log_any(x);
+  return in_double_for_float([](auto v) { return log_any(v); }, x);
 }
 template <std::floating_point T>
 constexpr T log1p(T x) noexcept {
-  if constexpr (std::is_same_v<T, float>)
-    return static_cast<float>(log1p_any(static_cast<double>(x)));
-  else
-    return log1p_any(x);
+  return in_double_for_float([](auto v) { return log1p_any(v); }, x);
 }
 template <std::floating_point T>
 constexpr T sqrt(T x) noexcept {
-  if constexpr (std::is_same_v<T, float>)
-    return static_cast<float>(sqrt_any(static_cast<double>(x)));
-  else
-    return sqrt_any(x);
+  return in_double_for_float([](auto v) { return sqrt_any(v); }, x);
 }
 
 }  // namespace impl
