@@ -335,18 +335,20 @@ constexpr T erlang_c_from_b(std::int64_t servers, T a, T b) noexcept {
 // holds uniformly in η, so it costs the same at c = 50 and at c = 10^9: O(1). P(X = c) comes
 // from the same D: (s/a) e^{−D}/(sqrt(2πs) Γ*(s)). Three cases:
 //  - a < s: B = P(X = c)/(1 − P(s, a)); P(s, a) <= 1/2 (no cancellation) is Temme's for
-//    |η| <= 0.6, the tail series P(X = c) Σ_j Π_{i<=j} a/(c + i) (ratio a/(c+i) < ½) beyond,
+//    |η| <= 0.6, the tail series P(X = c) Σ_j Π_{i<=j} a/(c + i) (ratio below 0.51) beyond,
 //    and negligible once e^{−D} is below half an ulp of 1.
 //  - a >= s, η <= 0.6: Q is small, and the e^{−D} of Q and of P(X = c) cancel exactly:
 //    B = (s/a)/Γ*(s) / (sqrt(πs/2) erfcx(sqrt D) + Σ_k C_k(η) s^{−k}).
 //  - a >= s, η > 0.6 (a > 1.75 s): 1/B = Σ_j c!/((c − j)! a^j), terms falling by c/a < 0.6.
 // Nothing is formed that can overflow: every exponential is of −D or of a term of one sign.
 // Accuracy (tests/unit/queueing.test.cpp, against the recurrence in long double for c up to
-// 10^5): relative error below 1e-13 in double wherever B is a normal number.
+// 10^5): relative error at most 5e-13 in double wherever B is a normal number, growing with
+// D as about 4Dε (so largest just above the underflow), 5e-14 where B >= 1e-20.
 
-/// Largest c for which Erlang B uses the recurrence: below it the recurrence is as fast as
-/// the expansion (bench/closed_form.bench.cpp, erlang_b/...), and Temme's series with the
-/// terms kept here is accurate to 1e-19 from s = 50 on.
+/// Largest c for which Erlang B uses the recurrence: up to about 50 it is as fast as the
+/// expansion (bench/closed_form.bench.cpp, erlang_b_recurrence/c against
+/// erlang_b_expansion/c), and Temme's series with the terms kept here is exact to 4e-17 from
+/// s = 50 on.
 inline constexpr std::int64_t erlang_recurrence_max_servers = 49;
 
 /// Taylor coefficients d_{k,n} of Temme's C_k(η) = Σ_n d_{k,n} η^n, k < 10, n < 25. From
@@ -509,7 +511,7 @@ constexpr T erlang_b_expansion(std::int64_t servers, T a) noexcept {
       if (eta <= eta_max) {
         tail = T(0.5) * cxm::erfc(z) - cxm::exp(-deviance) * temme_sum(-eta, inv_s) / root_2pi_s;
       } else {
-        // a < s/2 here: P(X > c)/P(X = c) = Σ_j Π_{i<=j} a/(c + i), ratio below ½.
+        // a < 0.51 s here: P(X > c)/P(X = c) = Σ_j Π_{i<=j} a/(c + i), ratio below 0.51.
         T term = 1;
         T sum = 0;
         for (T k = s;; k += T(1)) {
