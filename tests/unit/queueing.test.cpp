@@ -10,12 +10,14 @@
 
 #include "support.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
 #include <string>
+#include <vector>
 
 using namespace std::chrono_literals;
 
@@ -56,6 +58,20 @@ long double erlang_c_log(int c, long double a) {
   long double sum = std::exp(log_last - top);
   for (int k = 0; k < c; ++k) sum += std::exp(log_term(k) - top);
   return std::exp(log_last - top) / sum;
+}
+
+/// Relative error |x − reference|/|reference|.
+double relative_error(long double x, long double reference) {
+  return static_cast<double>(std::fabs(x - reference) / std::fabs(reference));
+}
+
+/// The smallest c >= floor(λ/μ) + 1 with mmc_wait_conformance >= q, by walking up one c at a
+/// time: what mmc_servers_needed must return.
+std::int64_t servers_needed_by_walk(double lambda, double mu, std::chrono::duration<double> t,
+                                    double q) {
+  auto c = static_cast<std::int64_t>(lambda / mu) + 1;
+  while (headroom::mmc_wait_conformance(lambda, mu, c, t) < q) ++c;
+  return c;
 }
 
 }  // namespace
@@ -256,6 +272,155 @@ TEST_SUITE("queueing") {
   }
 
   // ------------------------------------------------------------------------------------------
+  TEST_CASE("queueing: the special functions behind Erlang B agree with mpmath") {
+    namespace cxm = headroom::detail::cxm;
+    const double eps = std::numeric_limits<double>::epsilon();
+    // The constexpr erfc (series below ½, Laplace's continued fraction above) against std::.
+    for (double x = -5.0; x <= 26.5; x += 0.0731) {
+      INFO("x = " << x);
+      CHECK(relative_error(cxm::impl::erfc(x), std::erfc(x)) <= 8 * eps);
+    }
+    static_assert(near(cxm::erfc(0.5), 0.4795001221869534623, 1e-16));
+    // erfcx(x) = e^{x²} erfc(x), values from mpmath (erfc(x)·exp(x²) at 40 digits).
+    CHECK(relative_error(cxm::erfcx(0.25), 0.77034654773099674392L) <= 8 * eps);
+    CHECK(relative_error(cxm::erfcx(1.0), 0.42758357615580700441L) <= 8 * eps);
+    CHECK(relative_error(cxm::erfcx(2.5), 0.21080636406114358065L) <= 32 * eps);
+    CHECK(relative_error(cxm::erfcx(4.0), 0.13699945762506138989L) <= 8 * eps);
+    CHECK(relative_error(cxm::erfcx(10.0), 0.056140992743822585858L) <= 8 * eps);
+    CHECK(relative_error(cxm::erfcx(26.0), 0.021683584850562906616L) <= 8 * eps);
+    // ln Γ*(x) = ln Γ(x) − (x − ½) ln x + x − ½ ln 2π (mpmath.loggamma at 40 digits).
+    CHECK(relative_error(cxm::log_gamma_star(10.0), 0.0083305634333628712565L) <= 4 * eps);
+    CHECK(relative_error(cxm::log_gamma_star(50.0), 0.0016666444469833655099L) <= 4 * eps);
+    CHECK(relative_error(cxm::log_gamma_star(1000.0), 0.000083333330555556349206L) <= 4 * eps);
+    CHECK(relative_error(cxm::log_gamma_star(1e6), 8.3333333333330555556e-8L) <= 4 * eps);
+    // The deviance x ln(x/m) + m − x (mpmath at 40 digits): where x ≈ m the three terms
+    // cancel to 5e-6 out of 1e5, and the series keeps every digit.
+    CHECK(relative_error(cxm::poisson_deviance(100001.0, 100000.0), 4.9999833334166661667e-6L) <=
+          4 * eps);
+    CHECK(relative_error(cxm::poisson_deviance(10001.0, 9500.0), 12.984287168226301457L) <=
+          4 * eps);
+    CHECK(relative_error(cxm::poisson_deviance(51.0, 48.5), 0.06335357382530120621L) <= 4 * eps);
+    CHECK(relative_error(cxm::poisson_deviance(3.0, 2.0), 0.21639532432449314593L) <= 4 * eps);
+    CHECK(relative_error(cxm::poisson_deviance(100.0, 1.0), 361.5170185988091368L) <= 4 * eps);
+    CHECK(relative_error(cxm::poisson_deviance(1.0, 100.0), 94.394829814011908632L) <= 4 * eps);
+  }
+
+  TEST_CASE("queueing: Temme's coefficients are those of DiDonato and Morris") {
+    const auto& d = headroom::detail::temme_coefficients<long double>.d;
+    const long double eps = std::numeric_limits<long double>::epsilon();
+    // DiDonato & Morris (1986), the d_{k,n} of their Temme expansion: d_00 = −1/3,
+    // d_01 = 1/12, d_02 = −2/135, d_03 = 1/864, d_04 = 1/2835, d_10 = −1/540,
+    // d_11 = −1/288, d_20 = 25/6048, d_21 = −139/51840.
+    CHECK(relative_error(d[0][0], -1.0L / 3) <= 2 * eps);
+    CHECK(relative_error(d[0][1], 1.0L / 12) <= 2 * eps);
+    CHECK(relative_error(d[0][2], -2.0L / 135) <= 2 * eps);
+    CHECK(relative_error(d[0][3], 1.0L / 864) <= 2 * eps);
+    CHECK(relative_error(d[0][4], 1.0L / 2835) <= 2 * eps);
+    CHECK(relative_error(d[1][0], -1.0L / 540) <= 2 * eps);
+    CHECK(relative_error(d[1][1], -1.0L / 288) <= 2 * eps);
+    CHECK(relative_error(d[2][0], 25.0L / 6048) <= 2 * eps);
+    CHECK(relative_error(d[2][1], -139.0L / 51840) <= 2 * eps);
+    // The whole of C_0 against its closed form 1/(λ − 1) − 1/η, at η = ±½ (λ by Newton on
+    // λ − 1 − ln λ = η²/2 here).
+    for (long double eta : {-0.5L, 0.5L}) {
+      long double lambda = 1 + eta;
+      for (int i = 0; i < 50; ++i)
+        lambda -= (lambda - 1 - std::log(lambda) - eta * eta / 2) / (1 - 1 / lambda);
+      long double c0 = 0;
+      for (int n = 24; n >= 0; --n) c0 = c0 * eta + d[0][n];
+      INFO("eta = " << static_cast<double>(eta));
+      CHECK(relative_error(c0, 1 / (lambda - 1) - 1 / eta) <= 1e-17);
+    }
+  }
+
+  TEST_CASE("queueing: Erlang B and C agree with the recurrence in long double up to c = 10^5") {
+    // The reference: B(k) = aB(k−1)/(k + aB(k−1)) in long double, one pass per load a, read at
+    // every c of the grid (every c to 300, then 2 % apart, and every √a/2 within 20√a of a).
+    // A step maps a relative error ε of B(k−1) to (1 − B(k))ε (d ln B(k)/d ln B(k−1) =
+    // 1 − B(k)), plus its own rounding: a contraction, so errors never grow geometrically
+    // and add up at most linearly where B is small. Measured over this grid: the same
+    // recurrence in double stays within 1.2e-14 of long double (worst_double below), so the
+    // long double one, 2^11 times finer, is exact to about 1e-17 relative.
+    const double smallest = std::numeric_limits<double>::min();
+    std::vector<double> loads;
+    for (double a = 0.25; a < 1.1e5; a *= 1.25) loads.push_back(a);
+    for (double a : {47.5, 48.5, 49.5, 50.0, 950.0, 9500.0, 9900.0, 10000.0, 99000.0, 1e5})
+      loads.push_back(a);
+    double worst_b = 0;
+    double worst_c = 0;
+    double worst_double = 0;
+    double worst_not_tiny = 0;  // where B >= 1e-20
+    std::int64_t worst_servers = 0;
+    double worst_load = 0;
+    int points = 0;
+    for (const double a : loads) {
+      std::vector<std::int64_t> grid;
+      for (std::int64_t c = 1; c <= 100000; c = c < 300 ? c + 1 : c + c / 50) grid.push_back(c);
+      for (int k = -40; k <= 40; ++k) {
+        const auto c = static_cast<std::int64_t>(std::llround(a + k * std::sqrt(a) / 2));
+        if (c >= 1 && c <= 100000) grid.push_back(c);
+      }
+      std::sort(grid.begin(), grid.end());
+      const long double al = a;
+      long double b = 1;
+      double b_double = 1;
+      std::size_t next = 0;
+      for (std::int64_t k = 1; k <= 100000 && next < grid.size(); ++k) {
+        b = al * b / (static_cast<long double>(k) + al * b);
+        b_double = a * b_double / (static_cast<double>(k) + a * b_double);
+        if (static_cast<double>(k) > a && b < 1e-330L) break;  // 0 in double from here on
+        for (; next < grid.size() && grid[next] == k; ++next) {
+          const double value = headroom::erlang_b(k, a);
+          if (b < smallest) {  // subnormal in double: only absolutely close
+            CHECK(value < 4 * smallest);
+            continue;
+          }
+          ++points;
+          const double error = relative_error(value, b);
+          if (b >= 1e-20L) worst_not_tiny = std::max(worst_not_tiny, error);
+          if (error > worst_b) {
+            worst_b = error;
+            worst_servers = k;
+            worst_load = a;
+          }
+          worst_double = std::max(worst_double, relative_error(b_double, b));
+          if (a < static_cast<double>(k)) {
+            const long double rho = al / static_cast<long double>(k);
+            const long double c_reference = b / (1 - rho * (1 - b));
+            worst_c = std::max(worst_c, relative_error(headroom::erlang_c(k, a), c_reference));
+          }
+        }
+      }
+    }
+    INFO("worst Erlang B at c = " << worst_servers << ", a = " << worst_load);
+    CHECK(points > 20000);
+    CHECK(worst_b <= 1e-12);  // 4.7e-13 measured (B near 1e-300)
+    CHECK(worst_not_tiny <= 5e-14);
+    CHECK(worst_c <= 1e-12);
+    CHECK(worst_double <= 1e-13);
+    // The error grows with the exponent D of e^{−D} (about 4Dε: 5e-13 near the underflow at
+    // D ≈ 700, 5e-14 where B >= 1e-20, D < 46, and a few ulps near a = c).
+    for (std::int64_t c : {50, 100, 1000, 10000, 100000}) {
+      for (double rho : {0.8, 0.9, 0.99, 1.0, 1.01, 1.5, 3.0}) {
+        const double a = rho * static_cast<double>(c);
+        const long double reference =
+            headroom::detail::erlang_b_recurrence(c, static_cast<long double>(a));
+        if (reference < 1e-20L) continue;
+        INFO("c = " << c << ", a = " << a);
+        CHECK(relative_error(headroom::erlang_b(c, a), reference) <= 5e-14);
+      }
+    }
+    // long double and float follow their own precision.
+    CHECK(relative_error(headroom::erlang_b(10000, 9500.0L),
+                         headroom::detail::erlang_b_recurrence(10000, 9500.0L)) <= 1e-17);
+    CHECK(relative_error(headroom::erlang_c(10000, 9900.0f), 0.22277692886414824L) <= 1e-6);
+    // Constant evaluation takes the same path: C(1000, 950) in exact rational arithmetic, and
+    // B(10^5, 10^5) = 0.0025188934235469064 (mpmath: the Poisson pmf over gammainc).
+    static_assert(near(headroom::erlang_c(1000, 950.0), 0.06825341537714143, 1e-15));
+    static_assert(near(headroom::erlang_b(100000, 1e5), 0.0025188934235469064, 1e-16));
+  }
+
+  // ------------------------------------------------------------------------------------------
   TEST_CASE("queueing: Erlang B matches published table entries") {
     // Erlang B tables (any telephony traffic table): 10 trunks carry 4.46 E at 1 % blocking,
     // 5.08 E at 2 %, 6.22 E at 5 %; 100 trunks carry 84.06 E at 1 %. Tables round the load
@@ -361,6 +526,47 @@ TEST_SUITE("queueing") {
     CHECK(headroom::mmc_servers_needed(0.0, 1.0, 0s, 0.9) == 1);
     static_assert(headroom::mmc_servers_needed(1.0 / 60.0, 1.0 / 180.0,
                                                std::chrono::duration<double>(0.0), 0.75) == 5);
+    static_assert(
+        headroom::mmc_servers_needed(950.0, 1.0, std::chrono::duration<double>(0.0), 0.9) == 995);
+  }
+
+  TEST_CASE("queueing: mmc_servers_needed returns the c a walk up from floor(a) + 1 finds") {
+    // The search (a walk to c = 49, doubling steps and bisection above) against the walk over
+    // headroom's own conformance, and against a walk carrying the recurrence in long double
+    // (the former algorithm, exact to ~1e-17): all three agree on the whole grid.
+    int cases = 0;
+    for (double lambda : {0.3, 4.5, 30.0, 47.9, 48.9, 49.5, 120.0, 950.0, 9900.0, 1e4, 123456.7}) {
+      for (double mu : {1.0, 0.25}) {
+        const double a = lambda / mu;
+        const auto first = static_cast<std::int64_t>(a) + 1;
+        const long double b_first =
+            headroom::detail::erlang_b_recurrence(first, static_cast<long double>(a));
+        for (double seconds : {0.0, 0.05, 1.0}) {
+          const std::chrono::duration<double> t(seconds);
+          for (double q : {0.5, 0.8, 0.9, 0.99, 0.999999}) {
+            INFO("lambda = " << lambda << ", mu = " << mu << ", t = " << seconds << ", q = " << q);
+            const auto c = headroom::mmc_servers_needed(lambda, mu, t, q);
+            CHECK(c == servers_needed_by_walk(lambda, mu, t, q));
+            // The long double walk.
+            std::int64_t servers = first;
+            long double b = b_first;
+            const long double al = a;
+            for (;;) {
+              const long double cl = static_cast<long double>(servers);
+              const long double wait = b / (1 - al / cl * (1 - b));
+              const long double level =
+                  1 - wait * std::exp(-(cl * static_cast<long double>(mu) - lambda) * seconds);
+              if (level >= q) break;
+              ++servers;
+              b = al * b / (static_cast<long double>(servers) + al * b);
+            }
+            CHECK(c == servers);
+            ++cases;
+          }
+        }
+      }
+    }
+    CHECK(cases == 330);
   }
 
   TEST_CASE("queueing: M/M/c reduces to M/M/1 at c = 1") {

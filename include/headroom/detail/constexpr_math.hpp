@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Private helpers of the closed-form headers (queueing, coldstart, cost, roofline):
-//  1. constexpr elementary functions. std::exp, std::log, std::sqrt, std::expm1 and
-//     std::log1p are not constexpr in C++20 (GCC folds them as an extension, Clang and
-//     MSVC do not). cxm::exp and friends call the std:: function at run time, so run-time
-//     results are exactly the standard library's, and a series implementation during
-//     constant evaluation (accurate to a few ulps; tests/unit/queueing.test.cpp compares
-//     the two). This keeps every formula of those headers usable in a static_assert.
+//  1. constexpr elementary functions. std::exp, std::log, std::sqrt, std::expm1,
+//     std::log1p and std::erfc are not constexpr in C++20 (GCC folds them as an extension,
+//     Clang and MSVC do not). cxm::exp and friends call the std:: function at run time, so
+//     run-time results are exactly the standard library's, and a series implementation
+//     during constant evaluation (accurate to a few ulps; tests/unit/queueing.test.cpp
+//     compares the two). This keeps every formula of those headers usable in a
+//     static_assert. A few special functions with no std:: counterpart (erfcx, ln Γ*, the
+//     Poisson deviance) are built from those, for Erlang B at large c.
 //  2. the number-type plumbing: each public formula is a template over the type of its
 //     first real parameter, A, and computes in real_t<A> (A itself when A is a
 //     floating-point type, double when it is an integer), so f(60, ...) and f(60.0f, ...)
@@ -226,6 +228,72 @@ constexpr T sqrt_any(T x) noexcept {
   return y * scale;
 }
 
+template <std::floating_point T>
+inline constexpr T inv_sqrt_pi = static_cast<T>(0.564189583547756286948079451560772586L);
+
+/// e^{-x^2} for x >= 0 without the rounding of x^2 (which would cost x^2 ulps near the
+/// underflow): Veltkamp's split x = hi + lo, hi holding half the digits, makes hi^2 exact.
+template <std::floating_point T>
+constexpr T exp_minus_square(T x) noexcept {
+  const T split = pow2<T>((std::numeric_limits<T>::digits + 1) / 2) + T(1);
+  const T p = x * split;
+  const T hi = p - (p - x);
+  const T lo = x - hi;
+  return exp_any(-(hi * hi)) * exp_any(-(T(2) * hi + lo) * lo);
+}
+
+/// erfc(x) e^{x^2} for x >= 1/2 by Laplace's continued fraction,
+/// 2x/sqrt(pi) / (2x^2 + 1 - 1*2/(2x^2 + 5 - 3*4/(2x^2 + 9 - ...))). Lentz's method finds
+/// how many levels converge (16 at x = 3, 300 at x = 1/2 in double), but its rounding errors
+/// grow with the levels (4e-14 at x = 1/2); the fraction is then summed from twice that
+/// depth back to the top, which is exact to 3 ulps over [1/2, 27] (double and long double).
+template <std::floating_point T>
+constexpr T erfcx_fraction(T x) noexcept {
+  const T tiny = std::numeric_limits<T>::min();
+  const T x2 = T(2) * x * x;
+  const auto a_n = [](int n) { return -static_cast<T>(2 * n - 1) * static_cast<T>(2 * n); };
+  const auto b_n = [x2](int n) { return x2 + static_cast<T>(4 * n + 1); };
+  T c = x2 + T(1);
+  T d = 0;
+  int levels = 1;
+  for (; levels < 4000; ++levels) {
+    d = b_n(levels) + a_n(levels) * d;
+    if (d == T(0)) d = tiny;
+    d = T(1) / d;
+    c = b_n(levels) + a_n(levels) / c;
+    if (c == T(0)) c = tiny;
+    const T delta = c * d;
+    const T off = delta - T(1);
+    if ((off < T(0) ? -off : off) <= std::numeric_limits<T>::epsilon() / T(2)) break;
+  }
+  const int depth = 2 * levels + 10;
+  T tail = b_n(depth);
+  for (int n = depth - 1; n >= 0; --n) tail = b_n(n) + a_n(n + 1) / tail;
+  return T(2) * x * inv_sqrt_pi<T> / tail;
+}
+
+template <std::floating_point T>
+constexpr T erfc_any(T x) noexcept {
+  if (x != x) return x;
+  if (x < T(0)) return T(2) - erfc_any(-x);
+  if (x < T(0.5)) {
+    // 1 - erf(x), erf(x) = 2/sqrt(pi) (x - x^3/3 + x^5/(2!5) - ...): erf(1/2) = 0.52.
+    const T x2 = x * x;
+    T power = x;
+    T sum = x;
+    for (int n = 1; n < 100; ++n) {
+      power *= -x2 / static_cast<T>(n);
+      const T next = sum + power / static_cast<T>(2 * n + 1);
+      if (next == sum) break;
+      sum = next;
+    }
+    return T(1) - T(2) * inv_sqrt_pi<T> * sum;
+  }
+  const T scale = exp_minus_square(x);
+  if (scale == T(0)) return T(0);
+  return scale * erfcx_fraction(x);
+}
+
 // float is evaluated in double and rounded once: the reduction constants are not exact in
 // float, and double costs nothing here.
 template <std::floating_point T, class F>
@@ -254,6 +322,10 @@ constexpr T log1p(T x) noexcept {
 template <std::floating_point T>
 constexpr T sqrt(T x) noexcept {
   return in_double_for_float([](auto v) { return sqrt_any(v); }, x);
+}
+template <std::floating_point T>
+constexpr T erfc(T x) noexcept {
+  return in_double_for_float([](auto v) { return erfc_any(v); }, x);
 }
 
 }  // namespace impl
@@ -284,6 +356,71 @@ template <std::floating_point T>
 [[nodiscard]] constexpr T sqrt(T x) noexcept {
   if (std::is_constant_evaluated()) return impl::sqrt(x);
   return std::sqrt(x);
+}
+template <std::floating_point T>
+[[nodiscard]] constexpr T erfc(T x) noexcept {
+  if (std::is_constant_evaluated()) return impl::erfc(x);
+  return std::erfc(x);
+}
+
+// ---- special functions with no std:: counterpart (the same code at run time) ---------------
+
+/// The scaled complementary error function erfcx(x) = e^{x^2} erfc(x), x >= 0 (finite where
+/// erfc underflows: erfcx(x) ~ 1/(x sqrt(pi))). Below 3 from exp and erfc (relative error
+/// about 10 ulps), above by Laplace's continued fraction (at most 16 levels in double).
+template <std::floating_point T>
+[[nodiscard]] constexpr T erfcx(T x) noexcept {
+  if constexpr (std::is_same_v<T, float>) {
+    return static_cast<float>(erfcx(static_cast<double>(x)));
+  } else {
+    if (x < T(3)) return exp(x * x) * erfc(x);
+    return impl::erfcx_fraction(x);
+  }
+}
+
+/// ln Γ*(x), the error of Stirling's formula: ln Γ(x) − (x − ½) ln x + x − ½ ln 2π, with
+/// Γ*(x) = Γ(x) / (sqrt(2π/x) (x/e)^x) (Temme's notation; Loader's stirlerr). The Stirling
+/// series Σ B_2j / (2j(2j − 1) x^{2j−1}) to j = 8; x >= 10, where the first omitted term is
+/// below 2e-18 (absolute).
+template <std::floating_point T>
+[[nodiscard]] constexpr T log_gamma_star(T x) noexcept {
+  const T u = T(1) / x;
+  const T u2 = u * u;
+  // B_2j / (2j(2j - 1)): 1/12, -1/360, 1/1260, -1/1680, 1/1188, -691/360360, 1/156,
+  // -3617/122400.
+  T sum = T(-3617) / T(122400);
+  sum = sum * u2 + T(1) / T(156);
+  sum = sum * u2 - T(691) / T(360360);
+  sum = sum * u2 + T(1) / T(1188);
+  sum = sum * u2 - T(1) / T(1680);
+  sum = sum * u2 + T(1) / T(1260);
+  sum = sum * u2 - T(1) / T(360);
+  sum = sum * u2 + T(1) / T(12);
+  return sum * u;
+}
+
+/// The Poisson deviance term x ln(x/m) + m − x >= 0 (Loader's bd0), x > 0, m > 0, accurate
+/// to a few ulps relative even where x ≈ m and the three terms cancel: there
+/// x ln(x/m) = 2x atanh(v), v = (x − m)/(x + m), and the sum is (x − m)v + 2x(v³/3 + v⁵/5 +
+/// ...), all terms of one sign (C. Loader, "Fast and accurate computation of binomial
+/// probabilities", 2000).
+template <std::floating_point T>
+[[nodiscard]] constexpr T poisson_deviance(T x, T m) noexcept {
+  const T difference = x - m;
+  const T v = difference / (x + m);
+  if (v > T(-0.5) && v < T(0.5)) {
+    const T v2 = v * v;
+    T power = T(2) * x * v;
+    T sum = difference * v;
+    for (int j = 1; j < 100; ++j) {
+      power *= v2;
+      const T next = sum + power / static_cast<T>(2 * j + 1);
+      if (next == sum) break;
+      sum = next;
+    }
+    return sum;
+  }
+  return x * log(x / m) + m - x;
 }
 
 /// ln(1/(1-q)) = -log1p(-q): the number of mean lifetimes an exponential needs for a
