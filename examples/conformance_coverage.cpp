@@ -11,12 +11,13 @@
 // independent seeds: how often the reported bracket holds 0.9 and how often μ* is overstated.
 //
 // Usage: conformance_coverage [--full] [--replications R] [--requests N,N,...]
-//                             [--rho r,r,...] [--search-seeds S] [--search-requests N]
+//                             [--rho r,r,...] [--search-seeds S] [--search-requests N,...]
 //                             [--compare]
 //   default: a quick look (20 replications of 5·10³ requests at ρ = 0.5 and 0.9, one
 //            search of 10⁴ requests a run): too few to read coverage from
-//   --full: the table of docs/capacity.md: 400 replications of 10⁴ and 10⁵ requests at
-//           ρ = 0.5, 0.8, 0.9, 0.95, the alternatives (--compare), 50 search seeds at 10⁵
+//   --full: the tables of docs/capacity.md: 400 replications of 10⁴ and 10⁵ requests at
+//           ρ = 0.5, 0.8, 0.9, 0.95, the alternatives (--compare), 50 search seeds with
+//           10⁴ and 10⁵ requests a run
 //   --compare: also the intervals the library did not choose, on the same runs
 #include <headroom/arrivals.hpp>
 #include <headroom/capacity.hpp>
@@ -32,6 +33,7 @@
 #include <random>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -60,8 +62,9 @@ std::uint64_t mix(std::uint64_t x) {
 }
 
 struct run {
-  headroom::conformance_estimate estimate;  // the library's, via measure_conformance
-  std::vector<std::uint8_t> hits;           // the window's outcomes in arrival order
+  headroom::conformance_estimate estimate;        // the library's, via measure_conformance
+  std::vector<std::uint8_t> hits;                 // the window's outcomes in arrival order
+  std::vector<std::pair<double, double>> cycles;  // regenerative cycles: (conforming, requests)
 };
 
 // One open-loop run of `requests` Poisson arrivals at λ, measured against TTFT <= τ.
@@ -77,13 +80,29 @@ run simulate_mm1(double lambda, double tau_s, std::size_t requests, std::uint64_
                                             .cool_down = seconds_d(0.1 * span_s),
                                             .run_end = schedule.back()};
   const headroom::slo objective{.ttft = seconds_d(tau_s), .tpot = 1s};
-  run r{headroom::measure_conformance(result.outcomes, objective, window), {}};
+  run r{headroom::measure_conformance(result.outcomes, objective, window), {}, {}};
   if (keep_hits) {
     r.hits.reserve(requests);
+    // A request that arrives to an empty system starts a regeneration cycle (the queue
+    // forgets its past): cycles that start and end inside the window.
+    double busy_until = -1.0;
+    bool open = false;
+    std::pair<double, double> cycle{0.0, 0.0};
     for (const auto& o : result.outcomes) {
       const double t = o.intended_arrival.count();
-      if (t >= window.warm_up.count() && t <= span_s - window.cool_down.count())
-        r.hits.push_back(headroom::meets_slo(objective, o) ? 1 : 0);
+      const bool inside = t >= window.warm_up.count() && t <= span_s - window.cool_down.count();
+      const bool hit = headroom::meets_slo(objective, o);
+      if (t >= busy_until) {  // regeneration
+        if (open) r.cycles.push_back(cycle);
+        open = inside;
+        cycle = {0.0, 0.0};
+      }
+      if (open) {
+        cycle.first += hit ? 1.0 : 0.0;
+        cycle.second += 1.0;
+      }
+      busy_until = std::max(busy_until, o.finished.count());
+      if (inside) r.hits.push_back(hit ? 1 : 0);
     }
   }
   return r;
@@ -130,9 +149,9 @@ interval fixed_batches(std::span<const std::uint8_t> x, std::size_t k) {
 }
 
 // LBATCH-like: from 128 batches, double the batch size while von Neumann's test finds
-// lag-1 correlation at 10 % (at least 5 batches); then p̂ ± t·s/√k. With `sokal`, also
-// until the batch is 8 design effects long, and with the AR(1) inflation (1+φ)/(1−φ).
-interval data_driven(std::span<const std::uint8_t> x, bool sokal, bool score) {
+// lag-1 correlation at 10 % (Fishman & Yarberry, INFORMS J. Comput. 9, 1997; at least 5
+// batches); then p̂ ± t·s/√k.
+interval lbatch(std::span<const std::uint8_t> x) {
   std::size_t size = std::max<std::size_t>(1, x.size() / 128);
   std::vector<double> means;
   headroom::detail::series_moments m;
@@ -141,25 +160,55 @@ interval data_driven(std::span<const std::uint8_t> x, bool sokal, bool score) {
     m = headroom::detail::moments_of(means);
     const double k = static_cast<double>(means.size());
     const bool correlated = m.von_neumann > 1.2816 * std::sqrt((k - 2.0) / (k * k - 1.0));
-    const double spread = m.mean * (1.0 - m.mean);
-    const double design_effect = spread > 0.0 ? static_cast<double>(size) * m.variance / spread : 1;
-    const bool too_short = sokal && static_cast<double>(size) < 8.0 * design_effect;
-    if (!(m.variance > 0.0) || (!correlated && !too_short) || means.size() / 2 < 5) break;
+    if (!(m.variance > 0.0) || !correlated || means.size() / 2 < 5) break;
     size *= 2;
   }
   const double k = static_cast<double>(means.size());
-  double variance = m.variance / k;
-  if (sokal && m.lag1 > 0.0) variance *= (1.0 + m.lag1) / (1.0 - m.lag1);
-  const double t = t_quantile(k - 1.0);
+  const double half = t_quantile(k - 1.0) * std::sqrt(m.variance / k);
   const double p = share_of(x);
-  if (score) {
-    const double ess = variance > 0.0 && p > 0.0 && p < 1.0
-                           ? std::min(static_cast<double>(x.size()), p * (1.0 - p) / variance)
-                           : static_cast<double>(x.size());
-    const auto w = headroom::detail::wilson_bounds(p, ess, t);
-    return {w.lower, w.upper};
+  return {p - half, p + half};
+}
+
+// The regenerative method (Crane & Iglehart, Oper. Res. 23, 1975): cycles between arrivals
+// to an empty system are i.i.d.; the ratio estimator ΣY/ΣN with its delta-method standard
+// error sqrt(Σ(Y − p̂N)²/(C − 1)/C)/N̄, and a t interval on C − 1 degrees of freedom.
+interval regenerative(std::span<const std::pair<double, double>> cycles) {
+  if (cycles.size() < 2) return {0.0, 1.0};
+  double conforming = 0.0;
+  double requests = 0.0;
+  for (const auto& [y, n] : cycles) {
+    conforming += y;
+    requests += n;
   }
-  return {p - t * std::sqrt(variance), p + t * std::sqrt(variance)};
+  const double p = conforming / requests;
+  double squares = 0.0;
+  for (const auto& [y, n] : cycles) squares += (y - p * n) * (y - p * n);
+  const double c = static_cast<double>(cycles.size());
+  const double se = std::sqrt(squares / (c - 1.0) / c) / (requests / c);
+  const double half = t_quantile(c - 1.0) * se;
+  return {p - half, p + half};
+}
+
+// The library's own pieces, from its estimate (batches chosen with Sokal's rule, variance
+// inflated for lag-1 correlation): the plain t interval, Wilson's score at the effective
+// sample size, Willink's skewness-adjusted t; the library reports the hull of the last two.
+interval plain_t(const headroom::conformance_estimate& e) {
+  const double half = t_quantile(e.degrees_of_freedom) * e.standard_error;
+  return {e.share - half, e.share + half};
+}
+interval score(const headroom::conformance_estimate& e) {
+  const auto w = headroom::detail::wilson_bounds(e.share, e.effective_sample_size,
+                                                 t_quantile(e.degrees_of_freedom));
+  return {w.lower, w.upper};
+}
+interval willink(const headroom::conformance_estimate& e) {
+  const double t = t_quantile(e.degrees_of_freedom);
+  const double beta = e.skewness / 6.0;
+  const auto g = [beta](double zeta) {
+    if (std::abs(beta) < 1e-12) return zeta;
+    return (std::cbrt(1.0 + 6.0 * beta * (zeta - beta)) - 1.0) / (2.0 * beta);
+  };
+  return {e.share - g(t) * e.standard_error, e.share - g(-t) * e.standard_error};
 }
 
 // ---- tallies -------------------------------------------------------------------------------
@@ -221,7 +270,7 @@ int main(int argc, char** argv) {
   std::vector<double> request_counts{5e3};
   std::vector<double> loads{0.5, 0.9};
   std::size_t search_seeds = 1;
-  std::size_t search_requests = 10000;
+  std::vector<double> search_requests{1e4};
   bool compare = false;
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
@@ -230,7 +279,7 @@ int main(int argc, char** argv) {
       request_counts = {1e4, 1e5};
       loads = {0.5, 0.8, 0.9, 0.95};
       search_seeds = 50;
-      search_requests = 100000;
+      search_requests = {1e4, 1e5};
       compare = true;
     } else if (std::strcmp(argv[i], "--replications") == 0 && has_value) {
       replications = static_cast<std::size_t>(std::strtoull(argv[++i], nullptr, 10));
@@ -241,13 +290,13 @@ int main(int argc, char** argv) {
     } else if (std::strcmp(argv[i], "--search-seeds") == 0 && has_value) {
       search_seeds = static_cast<std::size_t>(std::strtoull(argv[++i], nullptr, 10));
     } else if (std::strcmp(argv[i], "--search-requests") == 0 && has_value) {
-      search_requests = static_cast<std::size_t>(std::strtoull(argv[++i], nullptr, 10));
+      search_requests = parse_list(argv[++i]);
     } else if (std::strcmp(argv[i], "--compare") == 0) {
       compare = true;
     } else {
       std::fprintf(stderr,
                    "usage: %s [--full] [--replications R] [--requests N,...] [--rho r,...]\n"
-                   "          [--search-seeds S] [--search-requests N] [--compare]\n",
+                   "          [--search-seeds S] [--search-requests N,...] [--compare]\n",
                    argv[0]);
       return 2;
     }
@@ -261,11 +310,12 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "--rho values must lie in (0, 1)\n");
       return 2;
     }
-  for (const double n : request_counts)
-    if (!(n >= 100.0)) {
-      std::fprintf(stderr, "--requests values must be >= 100\n");
-      return 2;
-    }
+  for (const auto* list : {&request_counts, &search_requests})
+    for (const double n : *list)
+      if (!(n >= 100.0 && n <= 1e9)) {
+        std::fprintf(stderr, "--requests and --search-requests values must lie in [100, 1e9]\n");
+        return 2;
+      }
   const auto started = std::chrono::steady_clock::now();
 
   // ---- 1. coverage of one run's interval ------------------------------------------------
@@ -279,7 +329,7 @@ int main(int argc, char** argv) {
       "|\n|---|---|---|---|---|---|---|---|---|\n");
   struct alternatives {
     std::string label;
-    tally wilson, twenty, lbatch, sokal, score, library;
+    tally wilson, twenty, lbatch, regen, plain, skewed, scored, library;
   };
   std::vector<alternatives> compared;
   std::uint64_t cell = 0;
@@ -312,12 +362,16 @@ int main(int argc, char** argv) {
           alt.wilson.add(w.lower, w.upper);
           const auto f = fixed_batches(x, 20);
           alt.twenty.add(f.lower, f.upper);
-          const auto l = data_driven(x, false, false);
+          const auto l = lbatch(x);
           alt.lbatch.add(l.lower, l.upper);
-          const auto s = data_driven(x, true, false);
-          alt.sokal.add(s.lower, s.upper);
-          const auto c = data_driven(x, true, true);
-          alt.score.add(c.lower, c.upper);
+          const auto g = regenerative(one.cycles);
+          alt.regen.add(g.lower, g.upper);
+          const auto t = plain_t(e);
+          alt.plain.add(t.lower, t.upper);
+          const auto k = willink(e);
+          alt.skewed.add(k.lower, k.upper);
+          const auto c = score(e);
+          alt.scored.add(c.lower, c.upper);
           alt.library.add(e.lower, e.upper);
         }
       }
@@ -337,12 +391,13 @@ int main(int argc, char** argv) {
     std::printf(
         "\nThe alternatives on the same runs: coverage (misses above, where the interval "
         "overstates conformance) and mean width.\n\n"
-        "| rho | requests | Wilson | 20 batches, t | LBATCH-like, t | + Sokal rule + AR(1) | + "
-        "score (Wilson at the ESS) | library: + skewness (hull) |\n"
-        "|---|---|---|---|---|---|---|---|\n");
+        "| rho | requests | Wilson | 20 batches, t | LBATCH-like, t | regenerative | library's "
+        "batches, t | skewness-adjusted t | Wilson at the ESS | library: hull of the last two "
+        "|\n|---|---|---|---|---|---|---|---|---|---|\n");
     for (const auto& a : compared) {
       std::printf("%s", a.label.c_str());
-      for (const tally* t : {&a.wilson, &a.twenty, &a.lbatch, &a.sokal, &a.score, &a.library})
+      for (const tally* t :
+           {&a.wilson, &a.twenty, &a.lbatch, &a.regen, &a.plain, &a.skewed, &a.scored, &a.library})
         std::printf(" %.3f (%.3f), %.4f |", t->coverage(),
                     static_cast<double>(t->above) / static_cast<double>(t->count),
                     t->mean(t->width));
@@ -355,67 +410,77 @@ int main(int argc, char** argv) {
     const double tau_s = std::log(10.0) / 0.1;
     const double mu_star = headroom::mm1_capacity(mu, seconds_d(tau_s), truth);
     std::printf(
-        "\nmu* search, M/M/1 (mu = 1, tau = ln 10/0.1 s, q = 0.9, true mu* = %.4f), %zu seeds, "
-        "%s requests per run,\nbracket from 0.5 and 1.0 req/s, relative tolerance 0.01.\n\n",
-        mu_star, search_seeds, power_of_ten(search_requests).c_str());
+        "\nmu* search, M/M/1 (mu = 1, tau = ln 10/0.1 s, q = 0.9, true mu* = %.4f), %zu seeds,\n"
+        "bracket from 0.5 and 1.0 req/s, relative tolerance 0.01, at most 40 runs.\n\n",
+        mu_star, search_seeds);
     std::printf(
-        "| decided by | bracket holds mu* | mu* > true + 0.005 | median bracket width | mean "
-        "runs | mean requests | stopped undecided |\n|---|---|---|---|---|---|---|\n");
-    for (int variant = 0; variant < 2; ++variant) {
-      std::size_t holds = 0;
-      std::size_t overstated = 0;
-      std::size_t undecided = 0;
-      double runs = 0.0;
-      double requests = 0.0;
-      std::vector<double> widths;
-      for (std::size_t s = 0; s < search_seeds; ++s) {
-        std::uint64_t calls = 0;
-        const std::uint64_t base = (0xC0FFEEULL << 32) ^ (static_cast<std::uint64_t>(s) << 12);
-        headroom::capacity_search_result found;
-        headroom::capacity_search_options options{.quota = truth,
-                                                  .rate_low_per_s = 0.5,
-                                                  .rate_high_per_s = 1.0,
-                                                  .relative_tolerance = 0.01,
-                                                  .max_measurements = 40,
-                                                  .max_runs_per_rate = 4};
-        if (variant == 0) {
-          // The library: each call a new independent run; undecided rates get more runs.
-          auto measure = [&](headroom::capacity_probe p) {
-            return simulate_mm1(p.rate_per_second, tau_s, search_requests, base + ++calls, false)
-                .estimate;
-          };
-          found = headroom::search_capacity(measure, options);
-        } else {
-          // Before: Wilson's interval (independent requests), one run per rate, stop at the
-          // first undecided point.
-          options.when_undecided = headroom::undecided_policy::stop;
-          auto measure = [&](double rate) {
-            const auto e =
-                simulate_mm1(rate, tau_s, search_requests, base + ++calls, false).estimate;
-            auto wilson = headroom::conformance_from_counts(e.conforming, e.n);
-            wilson.discarded = e.discarded;
-            return wilson;
-          };
-          found = headroom::search_capacity(measure, options);
+        "| requests per run | decided by | bracket holds mu* | mu* > true + 0.005 | mean mu* | "
+        "median bracket | mean runs | mean requests | ends undecided |\n"
+        "|---|---|---|---|---|---|---|---|---|\n");
+    for (const double per_run : search_requests) {
+      const auto n = static_cast<std::size_t>(per_run);
+      for (int variant = 0; variant < 2; ++variant) {
+        std::size_t holds = 0;
+        std::size_t overstated = 0;
+        std::size_t undecided = 0;
+        std::size_t reported = 0;
+        double runs = 0.0;
+        double requests = 0.0;
+        double mu_sum = 0.0;
+        std::vector<double> widths;
+        for (std::size_t s = 0; s < search_seeds; ++s) {
+          std::uint64_t calls = 0;
+          const std::uint64_t base = (0xC0FFEEULL << 32) ^ (static_cast<std::uint64_t>(s) << 12) ^
+                                     (static_cast<std::uint64_t>(n) << 20);
+          headroom::capacity_search_result found;
+          headroom::capacity_search_options options{.quota = truth,
+                                                    .rate_low_per_s = 0.5,
+                                                    .rate_high_per_s = 1.0,
+                                                    .relative_tolerance = 0.01,
+                                                    .max_measurements = 40,
+                                                    .max_runs_per_rate = 4};
+          if (variant == 0) {
+            // The library: each call a new independent run; undecided rates get more runs
+            // and stay inside the bracket, which narrows from both sides.
+            auto measure = [&](headroom::capacity_probe p) {
+              return simulate_mm1(p.rate_per_second, tau_s, n, base + ++calls, false).estimate;
+            };
+            found = headroom::search_capacity(measure, options);
+          } else {
+            // Before: Wilson's interval (independent requests), one run per rate, stop at the
+            // first undecided point.
+            options.when_undecided = headroom::undecided_policy::stop;
+            auto measure = [&](double rate) {
+              const auto e = simulate_mm1(rate, tau_s, n, base + ++calls, false).estimate;
+              auto wilson = headroom::conformance_from_counts(e.conforming, e.n);
+              wilson.discarded = e.discarded;
+              return wilson;
+            };
+            found = headroom::search_capacity(measure, options);
+          }
+          if (found.bracket_low_per_s <= mu_star && mu_star <= found.bracket_high_per_s) ++holds;
+          if (found.capacity_per_s) {
+            ++reported;
+            mu_sum += *found.capacity_per_s;
+            if (*found.capacity_per_s > mu_star + 0.005) ++overstated;
+          }
+          if (found.reason == headroom::search_stop::undecided) ++undecided;
+          runs += static_cast<double>(found.runs);
+          requests += static_cast<double>(found.requests);
+          widths.push_back(found.bracket_high_per_s - found.bracket_low_per_s);
         }
-        const bool inside =
-            found.bracket_low_per_s <= mu_star && mu_star <= found.bracket_high_per_s;
-        if (inside) ++holds;
-        if (found.capacity_per_s && *found.capacity_per_s > mu_star + 0.005) ++overstated;
-        if (found.reason == headroom::search_stop::undecided) ++undecided;
-        runs += static_cast<double>(found.runs);
-        requests += static_cast<double>(found.requests);
-        widths.push_back(found.bracket_high_per_s - found.bracket_low_per_s);
+        std::sort(widths.begin(), widths.end());
+        const double seeds = static_cast<double>(search_seeds);
+        std::printf("| %s | %s | %.2f | %.2f | %.4f | %.4f | %.1f | %.2g | %.2f |\n",
+                    power_of_ten(n).c_str(),
+                    variant == 0 ? "library interval, up to 4 runs a rate"
+                                 : "Wilson (independence), 1 run a rate",
+                    static_cast<double>(holds) / seeds, static_cast<double>(overstated) / seeds,
+                    reported > 0 ? mu_sum / static_cast<double>(reported) : 0.0,
+                    widths[widths.size() / 2], runs / seeds, requests / seeds,
+                    static_cast<double>(undecided) / seeds);
+        std::fflush(stdout);
       }
-      std::sort(widths.begin(), widths.end());
-      const double seeds = static_cast<double>(search_seeds);
-      std::printf("| %s | %.2f | %.2f | %.4f | %.1f | %.2g | %.2f |\n",
-                  variant == 0 ? "library interval, up to 4 runs per rate"
-                               : "Wilson (independence), 1 run per rate",
-                  static_cast<double>(holds) / seeds, static_cast<double>(overstated) / seeds,
-                  widths[widths.size() / 2], runs / seeds, requests / seeds,
-                  static_cast<double>(undecided) / seeds);
-      std::fflush(stdout);
     }
   }
   std::printf("\n(%.1f s)\n",

@@ -430,24 +430,19 @@ class conformance_series {
 
   /// Records the next request in arrival order: whether it met the SLO.
   constexpr void add(bool conforming) noexcept {
-    const std::uint64_t hit = conforming ? 1 : 0;
-    partial_ += hit;
-    conforming_ += hit;
-    ++n_;
+    partial_ += conforming ? 1 : 0;
     if (++fill_ < batch_size_) return;
-    sums_[count_++] = partial_;
-    partial_ = 0;
-    fill_ = 0;
-    if (count_ < capacity) return;
-    for (std::size_t i = 0; i < capacity / 2; ++i) sums_[i] = sums_[2 * i] + sums_[2 * i + 1];
-    count_ = capacity / 2;
-    batch_size_ *= 2;
+    close_batch();
   }
   /// Requests recorded.
-  [[nodiscard]] constexpr std::size_t size() const noexcept { return static_cast<std::size_t>(n_); }
+  [[nodiscard]] constexpr std::size_t size() const noexcept {
+    return count_ * batch_size_ + fill_;  // merging keeps count_·batch_size_
+  }
   /// Of which met the SLO.
   [[nodiscard]] constexpr std::size_t conforming() const noexcept {
-    return static_cast<std::size_t>(conforming_);
+    std::uint64_t sum = partial_;  // merging keeps the sum of the stored batches
+    for (std::size_t i = 0; i < count_; ++i) sum += sums_[i];
+    return static_cast<std::size_t>(sum);
   }
 
   /// The conformance so far with its interval at the level of normal quantile z (finite,
@@ -513,13 +508,22 @@ class conformance_series {
 
  private:
   static constexpr std::size_t capacity = 256;
+
+  constexpr void close_batch() noexcept {
+    sums_[count_++] = partial_;
+    partial_ = 0;
+    fill_ = 0;
+    if (count_ < capacity) return;
+    for (std::size_t i = 0; i < capacity / 2; ++i) sums_[i] = sums_[2 * i] + sums_[2 * i + 1];
+    count_ = capacity / 2;
+    batch_size_ *= 2;
+  }
+
   std::array<std::uint64_t, capacity> sums_{};
   std::size_t count_ = 0;       // complete batches stored
   std::size_t batch_size_ = 1;  // requests per stored batch (a power of two)
   std::size_t fill_ = 0;        // requests in the open batch
   std::uint64_t partial_ = 0;   // of which conformed
-  std::uint64_t n_ = 0;
-  std::uint64_t conforming_ = 0;
 };
 
 /// Which outcomes count: those whose intended arrival lies in
@@ -568,33 +572,36 @@ struct measurement_window {
     const double t = o.intended_arrival.count();
     return t >= begin_s && t <= end_s;
   };
+  // One pass, feeding the series while the window's outcomes come in arrival order; the
+  // first one out of order sends the window through a sort instead.
   std::size_t n = 0;
   std::size_t errors = 0;
   double latency_sum_s = 0.0;
   bool in_order = true;
   double previous_s = -std::numeric_limits<double>::infinity();
+  conformance_series series;
   for (const auto& o : outcomes) {
     if (!inside(o)) continue;
     ++n;
-    in_order = in_order && o.intended_arrival.count() >= previous_s;
-    previous_s = o.intended_arrival.count();
+    if (in_order) {
+      in_order = o.intended_arrival.count() >= previous_s;
+      previous_s = o.intended_arrival.count();
+      if (in_order) series.add(meets_slo(objective, o));
+    }
     if (o.error) {
       ++errors;
       continue;
     }
     latency_sum_s += end_to_end_latency(o).count();
   }
-  conformance_series series;
-  if (in_order) {
-    for (const auto& o : outcomes)
-      if (inside(o)) series.add(meets_slo(objective, o));
-  } else {
+  if (!in_order) {
     std::vector<std::pair<double, bool>> ordered;
     ordered.reserve(n);
     for (const auto& o : outcomes)
       if (inside(o)) ordered.emplace_back(o.intended_arrival.count(), meets_slo(objective, o));
     std::stable_sort(ordered.begin(), ordered.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    series = conformance_series{};
     for (const auto& [t, hit] : ordered) series.add(hit);
   }
   auto estimate = series.estimate(z);
