@@ -450,10 +450,11 @@ class conformance_series {
   /// request; the standard error from batch means (basis batch_means); fewer than
   /// min_batches requests fall back to Wilson (basis independent_requests); n = 0 is empty.
   ///
-  /// Batch size: from the 128–255 stored batches, doubled until (1) von Neumann's test
-  /// finds no lag-1 correlation between batch means at the 10 % level (as LBATCH, Fishman
-  /// & Yarberry, INFORMS J. Comput. 9 (1997)) and (2) the batch is at least 8 design
-  /// effects long (Sokal's windowing rule), or until fewer than min_batches would remain.
+  /// Batch size: from the stored batches (128–255; one per request below 256 requests),
+  /// doubled until (1) von Neumann's test finds no lag-1 correlation between batch means
+  /// at the 10 % level (as LBATCH, Fishman & Yarberry, INFORMS J. Comput. 9 (1997)) and
+  /// (2) the batch is at least 8 design effects long (Sokal's windowing rule), or until
+  /// fewer than min_batches would remain.
   /// Variance inflated by (1 + φ)/(1 − φ) for the batch means' lag-1 correlation φ > 0 and
   /// skewness from the batch means (the adjustments of Skart); interval by finish_interval.
   [[nodiscard]] conformance_estimate estimate(double z = 1.96) const {
