@@ -84,45 +84,46 @@ int main(int argc, char** argv) {
               options.requests_per_point);
   const auto sweep = sim::sweep_capacity(replica, model, rates, mix, objective, options);
 
-  std::printf("%8s %9s %19s %9s %9s %9s %6s\n", "rate/s", "conform", "Wilson 95%", "W mean s",
-              "max batch", "preempt", "MFU %");
+  std::printf("%8s %9s %19s %7s %9s %9s %9s %6s\n", "rate/s", "conform", "95% interval", "ESS",
+              "W mean s", "max batch", "preempt", "MFU %");
   for (std::size_t i = 0; i < sweep.curve.size(); ++i) {
     const auto& p = sweep.curve[i];
     const auto& s = sweep.stats[i];
     const auto u = sim::utilisation_of(s, model, gpu);
-    std::printf("%8.1f %9.3f   [%6.3f, %6.3f] %9.3f %9zu %9llu %6.1f\n", p.rate_per_s,
-                p.conformance.share, p.conformance.wilson_lower, p.conformance.wilson_upper,
-                p.conformance.mean_latency.count(), s.max_batch_seen,
-                static_cast<unsigned long long>(s.preemptions), 100.0 * u.mfu);
+    std::printf("%8.1f %9.3f   [%6.3f, %6.3f] %7.0f %9.3f %9zu %9llu %6.1f\n", p.rate_per_s,
+                p.conformance.share, p.conformance.lower, p.conformance.upper,
+                p.conformance.effective_sample_size, p.conformance.mean_latency.count(),
+                s.max_batch_seen, static_cast<unsigned long long>(s.preemptions), 100.0 * u.mfu);
   }
 
-  // μ*: the point estimate (SPEC §1), and an interval from the Wilson bounds: the largest
-  // rate whose lower bound reaches q (conservative) up to the largest whose upper bound does.
+  // μ*: the point estimate, and the bracket the intervals allow: the largest rate whose
+  // interval lies above q (conforming with confidence) up to the largest whose interval
+  // still reaches q (every rate beyond fails with confidence). The intervals account for
+  // the correlation of requests in a queue (docs/capacity.md).
   const auto point = headroom::find_capacity(sweep.curve, {.quota = quota});
-  const auto conservative = headroom::find_capacity(
-      sweep.curve, {.quota = quota, .rule = headroom::capacity_rule::wilson_lower_bound});
-  std::optional<double> optimistic;
   std::optional<std::size_t> at;
-  for (std::size_t i = 0; i < sweep.curve.size(); ++i) {
-    if (sweep.curve[i].conformance.wilson_upper >= quota) optimistic = sweep.curve[i].rate_per_s;
+  for (std::size_t i = 0; i < sweep.curve.size(); ++i)
     if (point.capacity_per_s && sweep.curve[i].rate_per_s == *point.capacity_per_s) at = i;
-  }
   if (!point.capacity_per_s || !at) {
     std::printf("\nno rate of the grid meets the SLO at q = %.2f\n", quota);
     return 0;
   }
   const double mu_star = *point.capacity_per_s;
-  std::printf("\nmu* = %.1f req/s on the grid (Wilson-bound interval [%.1f, %.1f])%s\n", mu_star,
-              conservative.capacity_per_s.value_or(0.0), optimistic.value_or(0.0),
+  std::printf("\nmu* = %.1f req/s on the grid (by the intervals: at least %.1f, at most %.1f)%s\n",
+              mu_star, point.confident_per_second.value_or(0.0),
+              point.plausible_per_second.value_or(0.0),
               point.saturated ? "" : "  -- every rate passed: extend the grid");
   if (!point.monotone_within_noise) std::printf("warning: the curve rises beyond its noise\n");
 
   // The curve is steeper than the grid: bisect between μ* and the next rate with
-  // capacity.hpp's search, each probe a simulated run. A probe whose Wilson interval holds q
-  // stops the search (measure longer there).
-  auto measure = [&](double rate) {
-    const std::vector<double> one{rate};
-    return sim::sweep_capacity(replica, model, one, mix, objective, options).curve[0].conformance;
+  // capacity.hpp's search, each probe a simulated run with its own seed. A rate whose
+  // interval holds q is run again (up to 3 runs, pooled); if it still holds q, the search
+  // keeps it inside the bracket and narrows the bracket from both sides.
+  auto measure = [&](headroom::capacity_probe probe) {
+    sim::sweep_options run = options;
+    run.seed = sim::replication_seed(options.seed, probe.run + 1);
+    const std::vector<double> one{probe.rate_per_second};
+    return sim::sweep_capacity(replica, model, one, mix, objective, run).curve[0].conformance;
   };
   if (point.saturated && *at + 1 < sweep.curve.size()) {
     headroom::capacity_search_options search;
@@ -130,12 +131,16 @@ int main(int argc, char** argv) {
     search.rate_low_per_s = mu_star;
     search.rate_high_per_s = sweep.curve[*at + 1].rate_per_s;
     search.relative_tolerance = 0.01;
+    search.max_runs_per_rate = 3;
+    search.max_measurements = 24;
     const auto found = headroom::search_capacity(measure, search);
-    std::printf("bisected: mu* in [%.2f, %.2f) req/s after %zu runs%s\n", found.bracket_low_per_s,
-                found.bracket_high_per_s, found.measured.size(),
-                found.reason == headroom::search_stop::undecided
-                    ? " (stopped: a point's interval holds q)"
-                    : "");
+    std::printf(
+        "bisected: mu* in [%.2f, %.2f) req/s at %.0f %% confidence, %zu runs, %zu requests%s\n",
+        found.bracket_low_per_s, found.bracket_high_per_s, 100.0 * found.confidence, found.runs,
+        found.requests,
+        found.reason == headroom::search_stop::undecided
+            ? " (rates inside it stay undecided: measure longer there)"
+            : "");
   }
 
   // MFU and MBU at the operating point ρ*·μ* (SPEC §6), and the target concurrency there:
@@ -160,11 +165,14 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "cannot write %s\n", csv_path);
       return 1;
     }
-    std::fprintf(f, "rate_per_s,conformance,wilson_lower,wilson_upper,n,mean_latency_s\n");
+    std::fprintf(f,
+                 "rate_per_s,conformance,lower,upper,effective_sample_size,wilson_lower,"
+                 "wilson_upper,n,mean_latency_s\n");
     for (const auto& p : sweep.curve)
-      std::fprintf(f, "%.6g,%.6f,%.6f,%.6f,%zu,%.6f\n", p.rate_per_s, p.conformance.share,
-                   p.conformance.wilson_lower, p.conformance.wilson_upper, p.conformance.n,
-                   p.conformance.mean_latency.count());
+      std::fprintf(f, "%.6g,%.6f,%.6f,%.6f,%.1f,%.6f,%.6f,%zu,%.6f\n", p.rate_per_s,
+                   p.conformance.share, p.conformance.lower, p.conformance.upper,
+                   p.conformance.effective_sample_size, p.conformance.wilson_lower,
+                   p.conformance.wilson_upper, p.conformance.n, p.conformance.mean_latency.count());
     std::fclose(f);
     std::printf("curve written to %s\n", csv_path);
   }

@@ -6,10 +6,13 @@
 
 #include "support.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <random>
+#include <span>
 #include <vector>
 
 namespace {
@@ -294,7 +297,8 @@ TEST_SUITE("capacity") {
     const auto r = search_capacity(measure, {.rate_low_per_s = 1.0,
                                              .rate_high_per_s = 2.0,
                                              .relative_tolerance = 1e-6,
-                                             .max_measurements = 100});
+                                             .max_measurements = 100,
+                                             .when_undecided = undecided_policy::stop});
     CHECK(r.reason == search_stop::undecided);
     CHECK(r.bracket_low_per_s < expected);
     CHECK(r.bracket_high_per_s > expected);
@@ -379,5 +383,326 @@ TEST_SUITE("capacity") {
     CHECK(r.monotone);
     const auto interpolated = find_capacity(curve, {.interpolate = true});
     CHECK(std::abs(*interpolated.capacity_per_s - 7.59) < 0.15);
+  }
+
+  // ---- the interval for correlated requests ------------------------------------------------
+
+  TEST_CASE("capacity: t quantiles match Student's table") {
+    // z = 1.959964 is the 97.5 % normal quantile: two-sided 95 % t quantiles from any table
+    // (e.g. Abramowitz & Stegun Table 26.10): 12.7062 (1), 2.7764 (4), 2.2622 (9),
+    // 2.0452 (29); the 95 % one-sided quantile with 10 df (z = 1.644854) is 1.8125.
+    const double z975 = 1.959963984540054;
+    CHECK(detail::student_t_quantile_matching(z975, 1.0) == doctest::Approx(12.7062).epsilon(1e-5));
+    CHECK(detail::student_t_quantile_matching(z975, 4.0) == doctest::Approx(2.7764).epsilon(1e-4));
+    CHECK(detail::student_t_quantile_matching(z975, 9.0) == doctest::Approx(2.2622).epsilon(1e-4));
+    CHECK(detail::student_t_quantile_matching(z975, 29.0) == doctest::Approx(2.0452).epsilon(1e-4));
+    CHECK(detail::student_t_quantile_matching(1.6448536269514722, 10.0) ==
+          doctest::Approx(1.8125).epsilon(1e-4));
+    // Infinite degrees of freedom: the normal quantile itself; very many: within 1e-6 of it.
+    CHECK(detail::student_t_quantile_matching(1.96, std::numeric_limits<double>::infinity()) ==
+          1.96);
+    CHECK(detail::student_t_quantile_matching(1.96, 1e7) == doctest::Approx(1.96).epsilon(1e-6));
+    // The level named by z: erf(1.96/√2) = 0.9500042.
+    CHECK(conformance_from_counts(9, 10).confidence() == doctest::Approx(0.9500042).epsilon(1e-7));
+  }
+
+  TEST_CASE("capacity: a short series in arrival order against a hand calculation") {
+    // 10 requests 1,0,1,1,1,0,1,1,1,1 (8 conform). Batches of 1: design effect
+    // var/(p(1−p)) = (1.6/9)/0.16 = 1.11 > 1/8, so Sokal's rule doubles the batch once:
+    // five batches of 2 with means .5, 1, .5, 1, 1 (and no sixth level: 2 < 5 batches).
+    // Mean .8, deviations −.3, .2, −.3, .2, .2: variance .30/4 = .075, lag-1 −.14/.30 < 0
+    // (no inflation), standard error sqrt(.075/5) = .122474, 4 df; sample skewness
+    // 5/(4·3)·(−.030)/.075^1.5 = −.608581, of the mean −.608581/√5 = −.272166.
+    // ESS = .16/.015 = 10.67 → n = 10. t₄ at z = 1.96: 2.776527. Wilson at 10, t₄: [.374911,
+    // .963883]; Willink, β = −.045361: p̂ − G(t)·se = .279501, p̂ − G(−t)·se = 1.0749 → 1.
+    // (mpmath, 30 digits: 0.279500847462 and 1.)
+    conformance_series series;
+    for (const int hit : {1, 0, 1, 1, 1, 0, 1, 1, 1, 1}) series.add(hit == 1);
+    CHECK(series.size() == 10);
+    CHECK(series.conforming() == 8);
+    const auto e = series.estimate();
+    CHECK(e.basis == interval_basis::batch_means);
+    CHECK(e.share == doctest::Approx(0.8));
+    CHECK(e.batches == 5);
+    CHECK(e.batch_size == 2);
+    CHECK(e.degrees_of_freedom == 4.0);
+    CHECK(e.standard_error == doctest::Approx(0.122474487).epsilon(1e-8));
+    CHECK(e.skewness == doctest::Approx(-0.272165527).epsilon(1e-8));
+    CHECK(e.effective_sample_size == doctest::Approx(10.0));
+    CHECK(e.lower == doctest::Approx(0.279500847).epsilon(1e-8));
+    CHECK(e.upper == 1.0);
+    // Wilson for independent requests is still there, far narrower: 8 of 10 at 1.96.
+    const auto w = wilson_interval(8, 10);
+    CHECK(e.wilson_lower == doctest::Approx(w.lower));
+    CHECK(e.wilson_upper == doctest::Approx(w.upper));
+  }
+
+  TEST_CASE("capacity: failures in blocks widen the batches until the blocks are inside") {
+    // 16384 requests, periodic: in every 1024, the first 128 fail. The series stores 128
+    // batches of 128 (each all-fail or all-pass). Doubling: 128 → 256 → 512 requests a batch
+    // still sees the blocks (design effects 129, 111, 75.5, each more than an eighth of the
+    // batch), 1024 holds exactly one block each: 16 equal batch means, zero variance.
+    // So: 16 batches of 1024, standard error 0, ESS n, interval Wilson at n with t₁₅ =
+    // 2.131494: [0.869389, 0.880403] (mpmath).
+    conformance_series series;
+    for (std::size_t i = 0; i < 16384; ++i) series.add(i % 1024 >= 128);
+    const auto e = series.estimate();
+    CHECK(e.share == doctest::Approx(0.875));
+    CHECK(e.batches == 16);
+    CHECK(e.batch_size == 1024);
+    CHECK(e.standard_error == 0.0);
+    CHECK(e.effective_sample_size == 16384.0);
+    CHECK(e.lower == doctest::Approx(0.869388594).epsilon(1e-8));
+    CHECK(e.upper == doctest::Approx(0.880403489).epsilon(1e-8));
+    // The same share scattered (every 8th fails): the 128 stored batches agree at once.
+    conformance_series scattered;
+    for (std::size_t i = 0; i < 16384; ++i) scattered.add(i % 8 != 0);
+    const auto s = scattered.estimate();
+    CHECK(s.batches == 128);
+    CHECK(s.batch_size == 128);
+    CHECK(s.standard_error == 0.0);
+  }
+
+  TEST_CASE("capacity: the effective sample size of a two-state Markov chain") {
+    // A conforming/failing chain with P(1→0) = 0.01, P(0→1) = 0.09: stationary share
+    // 0.09/0.10 = 0.9, lag-k autocorrelation (1 − 0.01 − 0.09)^k = 0.9^k, so the variance of
+    // the mean is p(1−p)/n·(1 + 0.9)/(1 − 0.9): a design effect of 19 (Kemeny & Snell,
+    // Finite Markov Chains, §4.6). ESS ≈ n/19; Wilson's assumes n.
+    std::mt19937_64 engine(20240611);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    conformance_series series;
+    bool state = true;
+    const std::size_t n = 400000;
+    for (std::size_t i = 0; i < n; ++i) {
+      state = state ? u(engine) >= 0.01 : u(engine) < 0.09;
+      series.add(state);
+    }
+    const auto e = series.estimate();
+    const double expected = static_cast<double>(n) / 19.0;
+    CHECK(e.effective_sample_size > 0.75 * expected);
+    CHECK(e.effective_sample_size < 1.35 * expected);
+    CHECK(e.lower < 0.9);
+    CHECK(e.upper > 0.9);
+    CHECK(e.upper - e.lower > 3.0 * (e.wilson_upper - e.wilson_lower));
+  }
+
+  TEST_CASE("capacity: measure_conformance reads outcomes in arrival order") {
+    // The same outcomes shuffled give the same estimate: the series is built in
+    // intended-arrival order whatever the span's order.
+    const slo objective{.ttft = 1s, .tpot = 0.1s};
+    std::vector<request_outcome> outcomes;
+    for (int t = 0; t < 600; ++t) {
+      auto o = good_at(t);
+      if ((t / 50) % 4 == 0) o.first_token = seconds_d(t + 3.0);  // blocks of 50 late
+      outcomes.push_back(o);
+    }
+    const auto ordered = measure_conformance(outcomes, objective);
+    auto shuffled = outcomes;
+    std::mt19937_64 engine(3);
+    std::shuffle(shuffled.begin(), shuffled.end(), engine);
+    const auto again = measure_conformance(shuffled, objective);
+    CHECK(ordered.basis == interval_basis::batch_means);
+    CHECK(again.share == ordered.share);
+    CHECK(again.lower == ordered.lower);
+    CHECK(again.upper == ordered.upper);
+    CHECK(again.batches == ordered.batches);
+    // 450 of 600 conform, in blocks: far less information than 600 independent requests.
+    CHECK(ordered.conforming == 450);
+    CHECK(ordered.effective_sample_size < 100.0);
+    CHECK(ordered.lower < ordered.wilson_lower);
+  }
+
+  TEST_CASE("capacity: independent replications against a hand calculation") {
+    // Four runs of 100: 90, 85, 95, 92 conform. Shares .90 .85 .95 .92, mean .905 =
+    // 362/400; variance .0053/3 = .00176667, standard error sqrt(.00176667/4) = .0210159,
+    // 3 df (t₃ = 3.182556 at z = 1.96), skewness of the shares 4/(3·2)·Σd³/s³ = −.646412,
+    // of the mean −.323206; ESS .905·.095/.0210159² = 194.66. Hull of Wilson and Willink:
+    // [0.640020, 0.956161] (mpmath) — four skewed runs say little.
+    std::vector<conformance_estimate> runs;
+    for (const std::size_t k : {90u, 85u, 95u, 92u})
+      runs.push_back(conformance_from_counts(k, 100));
+    runs.push_back(conformance_from_counts(0, 0));  // an empty run is skipped
+    const auto e = replicated_conformance(runs);
+    CHECK(e.basis == interval_basis::replications);
+    CHECK(e.n == 400);
+    CHECK(e.conforming == 362);
+    CHECK(e.batches == 4);
+    CHECK(e.degrees_of_freedom == 3.0);
+    CHECK(e.share == doctest::Approx(0.905));
+    CHECK(e.standard_error == doctest::Approx(0.0210158670).epsilon(1e-8));
+    CHECK(e.effective_sample_size == doctest::Approx(194.660377).epsilon(1e-7));
+    CHECK(e.lower == doctest::Approx(0.640020387).epsilon(1e-8));
+    CHECK(e.upper == doctest::Approx(0.956161009).epsilon(1e-8));
+    // One run is returned as it is; none is empty.
+    const std::vector<conformance_estimate> one{runs[0]};
+    CHECK(replicated_conformance(one).lower == runs[0].lower);
+    CHECK(replicated_conformance(std::span<const conformance_estimate>{}).empty());
+  }
+
+  TEST_CASE("capacity: pooled runs against a hand calculation") {
+    // Run A: 900 of 1000, se .02 on 9 df, skewness −.5; run B: 2790 of 3000, se .01 on 19 df.
+    // Pooled share 3690/4000 = .9225; weights .25, .75: variance .0625·4e-4 + .5625·1e-4 =
+    // 8.125e-5 (se .00901388); Satterthwaite df (8.125e-5)²/((2.5e-5)²/9 + (5.625e-5)²/19)
+    // = 27.9758; skewness .25³·(−.5)·.02³/se³ = −.0853385. Interval [0.901964, 0.939868]
+    // (mpmath, t at 27.98 df = 2.048527).
+    auto a = conformance_from_counts(900, 1000);
+    a.standard_error = 0.02;
+    a.degrees_of_freedom = 9.0;
+    a.skewness = -0.5;
+    a.basis = interval_basis::batch_means;
+    auto b = conformance_from_counts(2790, 3000);
+    b.standard_error = 0.01;
+    b.degrees_of_freedom = 19.0;
+    b.basis = interval_basis::batch_means;
+    const std::vector<conformance_estimate> runs{a, b};
+    const auto e = pooled_conformance(runs);
+    CHECK(e.basis == interval_basis::pooled_runs);
+    CHECK(e.n == 4000);
+    CHECK(e.share == doctest::Approx(0.9225));
+    CHECK(e.standard_error == doctest::Approx(0.00901387819).epsilon(1e-9));
+    CHECK(e.degrees_of_freedom == doctest::Approx(27.9757986).epsilon(1e-7));
+    CHECK(e.skewness == doctest::Approx(-0.0853384917).epsilon(1e-8));
+    CHECK(e.lower == doctest::Approx(0.901964472).epsilon(1e-8));
+    CHECK(e.upper == doctest::Approx(0.939867671).epsilon(1e-8));
+    // Runs that carry no variance (Wilson estimates: infinite df) pool to infinite df.
+    const std::vector<conformance_estimate> counted{conformance_from_counts(90, 100),
+                                                    conformance_from_counts(80, 100)};
+    CHECK(pooled_conformance(counted).degrees_of_freedom ==
+          std::numeric_limits<double>::infinity());
+    // A model value is not a run.
+    const std::vector<conformance_estimate> model{a, exact_conformance(0.9)};
+    CHECK(headroom::test::rejected([&] { (void)pooled_conformance(model); }) == "runs[i].exact");
+    CHECK(headroom::test::rejected([&] { (void)replicated_conformance(model); }) ==
+          "runs[i].exact");
+  }
+
+  TEST_CASE("capacity: the interval covers the truth for an M/M/1 replica") {
+    // The regression guard of docs/capacity.md's coverage table: 100 independent runs of
+    // an M/M/1 queue (μ = 1, Poisson λ = 0.8) of 2·10⁴ requests, 10 % warm-up, SLO sojourn
+    // <= τ = ln 10/(μ − λ): the true conformance is 1 − e^{−(μ−λ)τ} = 0.9 exactly (queueing.hpp
+    // mm1_sojourn_conformance). A 95 % interval must hold 0.9 in about 95 runs of 100; >= 88
+    // leaves room for chance (binomial sd 2.2). Wilson, which takes the requests for
+    // independent, holds it in about 20 (the queue correlates neighbours): <= 50.
+    const double lambda = 0.8;
+    const double tau_s = std::log(10.0) / (1.0 - lambda);
+    REQUIRE(mm1_sojourn_conformance(lambda, 1.0, seconds_d(tau_s)) == doctest::Approx(0.9));
+    int covered = 0;
+    int wilson_covered = 0;
+    for (std::uint64_t r = 0; r < 100; ++r) {
+      std::mt19937_64 engine(1000 + r);
+      const exponential_gaps arrivals(lambda);
+      const exponential_gaps service(1.0);
+      conformance_series series;
+      double arrival = 0.0;
+      double free_at = 0.0;  // Lindley: the server is free from free_at
+      const std::size_t n = 20000;
+      for (std::size_t i = 0; i < n; ++i) {
+        arrival += arrivals(engine).count();
+        free_at = std::max(free_at, arrival) + service(engine).count();
+        if (i >= n / 10) series.add(free_at - arrival <= tau_s);
+      }
+      const auto e = series.estimate();
+      if (e.lower <= 0.9 && 0.9 <= e.upper) ++covered;
+      if (e.wilson_lower <= 0.9 && 0.9 <= e.wilson_upper) ++wilson_covered;
+    }
+    CHECK(covered >= 88);
+    CHECK(wilson_covered <= 50);
+  }
+
+  TEST_CASE("capacity: find_capacity by the lower bound / and the bracket it reads") {
+    // Three points with hand-set intervals (q = 0.9): 3 req/s [.91, .95], 4 req/s [.88, .93],
+    // 5 req/s [.80, .89]. The lower-bound rule passes only 3; the point estimate passes 4
+    // (.905); every interval above 4 lies below q, so μ* ∈ [3, 5).
+    auto at = [](double share, double lower, double upper) {
+      auto e = conformance_from_counts(static_cast<std::size_t>(share * 1000.0), 1000);
+      e.lower = lower;
+      e.upper = upper;
+      e.basis = interval_basis::batch_means;
+      return e;
+    };
+    const std::vector<capacity_point> curve{
+        {3.0, at(0.93, 0.91, 0.95)}, {4.0, at(0.905, 0.88, 0.93)}, {5.0, at(0.85, 0.80, 0.89)}};
+    CHECK(*find_capacity(curve).capacity_per_s == 4.0);
+    const auto r = find_capacity(curve, {.rule = capacity_rule::lower_bound});
+    CHECK(*r.capacity_per_s == 3.0);
+    CHECK(*r.confident_per_second == 3.0);
+    CHECK(*r.plausible_per_second == 4.0);
+    // A rise whose intervals overlap is noise; one whose intervals are disjoint is real.
+    const std::vector<capacity_point> noisy{{1.0, at(0.90, 0.85, 0.95)},
+                                            {2.0, at(0.92, 0.87, 0.97)}};
+    CHECK(find_capacity(noisy).monotone_within_noise);
+    const std::vector<capacity_point> real{{1.0, at(0.80, 0.78, 0.82)},
+                                           {2.0, at(0.92, 0.90, 0.94)}};
+    CHECK_FALSE(find_capacity(real).monotone_within_noise);
+  }
+
+  TEST_CASE("capacity: the search narrows around points it cannot decide") {
+    // Same measure as the test above (exact M/M/1 shares as 1e5 counts, Wilson's ±0.0019):
+    // with the default policy the search keeps undecided rates inside the bracket and
+    // bisects on both sides of them, so the bracket ends within tolerance of the undecided
+    // zone, around μ* = 10 − ln 10 = 7.6974.
+    const double mu = 10.0;
+    const double expected = mu - std::log(10.0);
+    auto measure = [&](double lambda) {
+      const auto k = static_cast<std::size_t>(std::llround(mm1_conformance(lambda, mu, 1.0) * 1e5));
+      return conformance_from_counts(k, 100000);
+    };
+    const auto r = search_capacity(measure, {.rate_low_per_s = 1.0,
+                                             .rate_high_per_s = 2.0,
+                                             .relative_tolerance = 1e-3,
+                                             .max_measurements = 100});
+    CHECK(r.bracket_low_per_s < expected);
+    CHECK(r.bracket_high_per_s > expected);
+    // Near μ* conformance falls by τ·e^{−(μ−λ)τ} = 0.1 per req/s, so the undecided zone is
+    // about ±0.0019/0.1 = ±0.02 req/s: the bracket is that zone plus a tolerance each side.
+    CHECK(r.bracket_high_per_s - r.bracket_low_per_s < 0.06);
+    CHECK(r.reason == search_stop::undecided);
+    CHECK(r.confidence == doctest::Approx(0.95).epsilon(1e-4));
+    CHECK(r.runs == r.measured.size());  // measure(double): one run per rate
+    CHECK(r.requests == 100000 * r.runs);
+    // The reported μ* passed: its lower bound reaches q.
+    for (const auto& p : r.measured)
+      if (p.rate_per_s == *r.capacity_per_s) CHECK(p.conformance.lower >= 0.9);
+  }
+
+  TEST_CASE("capacity: the search measures an undecided rate again and pools the runs") {
+    // A measure taking capacity_probe: each run is 1000 independent requests whose count
+    // follows the exact M/M/1 share (μ = 10, τ = 1 s) plus a seeded binomial draw. At
+    // λ = 7.6 (true 0.9075) one run's Wilson half-width is ~0.018: undecided; the search
+    // runs it again, up to max_runs_per_rate, and pools.
+    const double mu = 10.0;
+    std::mt19937_64 engine(17);
+    std::vector<std::size_t> runs_seen;
+    auto measure = [&](capacity_probe p) {
+      runs_seen.push_back(p.run);
+      std::binomial_distribution<std::size_t> draw(1000,
+                                                   mm1_conformance(p.rate_per_second, mu, 1.0));
+      auto e = conformance_from_counts(draw(engine), 1000);
+      e.discarded = 100;
+      return e;
+    };
+    const auto r = search_capacity(measure, {.rate_low_per_s = 7.6,
+                                             .rate_high_per_s = 9.0,
+                                             .relative_tolerance = 0.01,
+                                             .max_measurements = 40,
+                                             .max_runs_per_rate = 5});
+    REQUIRE_FALSE(r.measured.empty());
+    CHECK(r.measured.front().rate_per_s == 7.6);
+    // The first rate took several runs (run indices 0, 1, … in order), pooled into one point.
+    std::size_t first_runs = 0;
+    while (first_runs < runs_seen.size() && runs_seen[first_runs] == first_runs) ++first_runs;
+    CHECK(first_runs >= 2);
+    CHECK(first_runs <= 5);
+    CHECK(r.measured.front().conformance.n == 1000 * first_runs);
+    CHECK(r.runs == runs_seen.size());
+    CHECK(r.requests == 1100 * r.runs);
+    // A request budget stops the measuring: 2500 requests = three runs of 1100 at most.
+    runs_seen.clear();
+    const auto short_of_budget = search_capacity(measure, {.rate_low_per_s = 7.6,
+                                                           .rate_high_per_s = 9.0,
+                                                           .max_runs_per_rate = 5,
+                                                           .request_budget = 2500});
+    CHECK(short_of_budget.runs <= 3);
+    CHECK(short_of_budget.requests <= 3300);
   }
 }

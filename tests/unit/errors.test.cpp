@@ -671,6 +671,50 @@ TEST_SUITE("errors") {
     CHECK(conformance_from_counts(0, 0).empty());  // no information: a value
   }
 
+  TEST_CASE("errors: capacity conformance_series") {
+    conformance_series series;
+    CHECK_REJECTS(series.estimate(not_a_number), "z");
+    CHECK_REJECTS(series.estimate(0.0), "z");
+    // No request yet: an empty estimate; fewer than five: Wilson for independent requests.
+    CHECK(series.estimate().empty());
+    series.add(true);
+    CHECK(series.estimate().basis == interval_basis::independent_requests);
+  }
+
+  TEST_CASE("errors: capacity replicated_conformance and pooled_conformance") {
+    const auto run = conformance_from_counts(90, 100);
+    auto bad = run;
+    const std::vector<conformance_estimate> exact{run, exact_conformance(0.9)};
+    CHECK_REJECTS(replicated_conformance(exact), "runs[i].exact");
+    CHECK_REJECTS(pooled_conformance(exact), "runs[i].exact");
+    bad.conforming = 101;
+    CHECK_REJECTS(pooled_conformance(std::vector<conformance_estimate>{run, bad}),
+                  "runs[i].conforming");
+    bad = run;
+    bad.standard_error = not_a_number;
+    CHECK_REJECTS(pooled_conformance(std::vector<conformance_estimate>{run, bad}),
+                  "runs[i].standard_error");
+    bad = run;
+    bad.degrees_of_freedom = 0.5;
+    CHECK_REJECTS(replicated_conformance(std::vector<conformance_estimate>{run, bad}),
+                  "runs[i].degrees_of_freedom");
+    bad = run;
+    bad.skewness = inf;
+    CHECK_REJECTS(replicated_conformance(std::vector<conformance_estimate>{run, bad}),
+                  "runs[i].skewness");
+    bad = run;
+    bad.share = 1.5;
+    CHECK_REJECTS(replicated_conformance(std::vector<conformance_estimate>{run, bad}),
+                  "runs[i].share");
+    CHECK_REJECTS(replicated_conformance(std::vector<conformance_estimate>{run, run}, 0.0), "z");
+    CHECK_REJECTS(pooled_conformance(std::vector<conformance_estimate>{run, run}, not_a_number),
+                  "z");
+    // Nothing to combine: an empty estimate, not an error.
+    CHECK(pooled_conformance(std::vector<conformance_estimate>{}).empty());
+    CHECK(replicated_conformance(std::vector<conformance_estimate>{conformance_from_counts(0, 0)})
+              .empty());
+  }
+
   TEST_CASE("errors: capacity measure_conformance") {
     const slo objective{1s, 100ms};
     const std::vector<request_outcome> one{{0s, 0s, 100ms, 200ms, 10, 2, false}};
@@ -710,6 +754,12 @@ TEST_SUITE("errors") {
     bad = curve;
     bad[0].conformance.wilson_upper = 1.5;
     CHECK_REJECTS(find_capacity(bad), "curve[i].conformance.wilson_upper");
+    bad = curve;
+    bad[0].conformance.lower = not_a_number;
+    CHECK_REJECTS(find_capacity(bad), "curve[i].conformance.lower");
+    bad = curve;
+    bad[1].conformance.upper = -0.5;
+    CHECK_REJECTS(find_capacity(bad), "curve[i].conformance.upper");
     // No point reaches the quota: nullopt, saturated.
     const std::vector<capacity_point> failing{{1.0, conformance_from_counts(10, 100)}};
     const auto r = find_capacity(failing);
@@ -738,6 +788,28 @@ TEST_SUITE("errors") {
     o = good;
     o.max_measurements = 1;
     CHECK_REJECTS(search_capacity(model, o), "options.max_measurements");
+    o = good;
+    o.max_runs_per_rate = 0;
+    CHECK_REJECTS(search_capacity(model, o), "options.max_runs_per_rate");
+    o = good;
+    o.request_budget = 0;
+    CHECK_REJECTS(search_capacity(model, o), "options.request_budget");
+    CHECK_REJECTS(search_capacity(
+                      [](double) {
+                        auto e = conformance_from_counts(9, 10);
+                        e.lower = not_a_number;
+                        return e;
+                      },
+                      good),
+                  "measure(rate).lower");
+    CHECK_REJECTS(search_capacity(
+                      [](capacity_probe) {
+                        auto e = conformance_from_counts(9, 10);
+                        e.z = 0.0;
+                        return e;
+                      },
+                      good),
+                  "measure(rate).z");
     CHECK_REJECTS(search_capacity([](double) { return not_a_number; }, good), "measure(rate)");
     CHECK_REJECTS(search_capacity([](double) { return 1.5; }, good), "measure(rate)");
     CHECK_REJECTS(search_capacity(
@@ -1256,6 +1328,10 @@ TEST_SUITE("errors") {
     o.arrival_cv = -1.0;
     CHECK_REJECTS(sim::sweep_capacity(config, model, rates, lengths, objective, o),
                   "options.arrival_cv");
+    o = good;
+    o.replications = 0;
+    CHECK_REJECTS(sim::sweep_capacity(config, model, rates, lengths, objective, o),
+                  "options.replications");
     o = good;
     o.warm_up_fraction = 1.5;
     CHECK_REJECTS(sim::sweep_capacity(config, model, rates, lengths, objective, o),

@@ -143,6 +143,56 @@ TEST_SUITE("replica") {
     CHECK(found.saturated);
   }
 
+  TEST_CASE("replica: sweep replications are independent runs with a t interval") {
+    // M/M/1, μ = 10/s, λ = 7/s, τ = 1 s: true conformance 1 − e^{−3} = 0.9502. Ten
+    // replications of 4000 requests: replication 0 uses the sweep's seed and the model as
+    // given, replication r >= 1 the seed replication_seed(seed, r) and a model reseeded with
+    // replication_seed(~that, r); the point is replicated_conformance of the ten runs.
+    const headroom::slo objective{.ttft = 1s, .tpot = 1s};
+    sim::sweep_options options;
+    options.requests_per_point = 4000;
+    options.seed = 5;
+    options.replications = 10;
+    const std::vector<double> rate{7.0};
+    const sim::exponential_step_time model(0.1s, 9);
+    const auto sweep = sim::sweep_capacity(single_server, model, rate, sim::fixed_lengths{{1, 1}},
+                                           objective, options);
+    REQUIRE(sweep.curve.size() == 1);
+    CHECK(sweep.stats.size() == 1);
+    const auto& e = sweep.curve[0].conformance;
+    CHECK(e.basis == headroom::interval_basis::replications);
+    CHECK(e.batches == 10);
+    CHECK(e.degrees_of_freedom == 9.0);
+    const double truth = headroom::mm1_sojourn_conformance(7.0, 10.0, 1s);
+    CHECK(truth == doctest::Approx(1.0 - std::exp(-3.0)));
+    CHECK(e.lower <= truth);
+    CHECK(truth <= e.upper);
+    // The seeding contract, rebuilt by hand for two replications.
+    std::vector<headroom::conformance_estimate> runs;
+    for (std::size_t r = 0; r < 2; ++r) {
+      const std::uint64_t seed = r == 0 ? 5 : sim::replication_seed(5, r);
+      std::mt19937_64 engine(seed);
+      const auto schedule = headroom::poisson_schedule(7.0, 4000, engine);
+      const auto requests = sim::make_requests(schedule, sim::fixed_lengths{{1, 1}}, engine);
+      auto fresh = model;
+      if (r > 0) fresh.reseed(sim::replication_seed(~seed, r));
+      const auto run = sim::simulate(single_server, requests, fresh);
+      headroom::measurement_window window;
+      window.warm_up = 0.1 * schedule.back();
+      window.cool_down = 0.1 * schedule.back();
+      window.run_end = schedule.back();
+      runs.push_back(headroom::measure_conformance(run.outcomes, objective, window));
+    }
+    options.replications = 2;
+    const auto two = sim::sweep_capacity(single_server, model, rate, sim::fixed_lengths{{1, 1}},
+                                         objective, options);
+    const auto expected = headroom::replicated_conformance(runs);
+    CHECK(runs[0].share != runs[1].share);
+    CHECK(two.curve[0].conformance.share == expected.share);
+    CHECK(two.curve[0].conformance.lower == expected.lower);
+    CHECK(two.curve[0].conformance.upper == expected.upper);
+  }
+
   TEST_CASE("replica: batch size 1 throughput is one over the service time") {
     // 1000 requests all at t = 0, 10 ms steps: one output token = one step each, so the last
     // finishes at 1000 × 10 ms = 10 s; four output tokens = four steps (prefill + 3 decodes):

@@ -323,6 +323,8 @@ class exponential_step_time {
   [[nodiscard]] std::chrono::duration<double> operator()(const step_shape&) noexcept {
     return std::chrono::duration<double>(mean_s_ * detail::standard_exponential(engine_));
   }
+  /// Restarts the internal engine from `seed` (sweep_capacity does, per replication).
+  void reseed(std::uint64_t seed) noexcept { engine_.seed(seed); }
 
  private:
   double mean_s_;
@@ -944,20 +946,36 @@ struct sweep_options {
   double warm_up_fraction = 0.1;           ///< share of the schedule's span discarded at the start
   double cool_down_fraction = 0.1;         ///< share discarded at the end (draining server)
   std::uint64_t seed = 1;                  ///< the same seed at every rate (common random numbers)
-  double z = 1.96;                         ///< normal quantile of the Wilson intervals
+  double z = 1.96;                         ///< normal quantile naming the intervals' level
+  /// Independent runs per rate, >= 1; more than one: the t interval over their
+  /// conformances (replicated_conformance).
+  std::size_t replications = 1;
 };
 
 /// A swept curve: capacity.hpp's points (for find_capacity) and each point's run totals.
 struct sweep_result {
   std::vector<capacity_point> curve;  ///< λ and the conformance measured there
-  std::vector<replica_stats> stats;   ///< the run at each λ
+  std::vector<replica_stats> stats;   ///< the run at each λ (its first replication)
 };
+
+/// The seed sweep_capacity gives replication r >= 1 of `seed`: SplitMix64's output for
+/// seed + (r + 1)·0x9e3779b97f4a7c15 (Steele, Lea & Flood, OOPSLA 2014), so that no two
+/// replications share a stream.
+[[nodiscard]] constexpr std::uint64_t replication_seed(std::uint64_t seed, std::size_t r) noexcept {
+  std::uint64_t x = seed + 0x9e3779b97f4a7c15ULL * (static_cast<std::uint64_t>(r) + 1);
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
 
 /// Measures the conformance to `objective` at each rate (req/s, > 0): requests_per_point
 /// arrivals with gamma gaps (arrivals.hpp) and lengths from the sampler, both from a
 /// std::mt19937_64 seeded with options.seed anew at every rate (so the curve's points
 /// share their random numbers and the curve is smooth), a fresh copy of `model` per point,
-/// the window [warm-up, span − cool-down] of the schedule. Feed .curve to find_capacity.
+/// the window [warm-up, span − cool-down] of the schedule, measure_conformance's interval.
+/// With replications R > 1, each rate runs R independent replications (replication r >= 1
+/// seeded by replication_seed, and a model with reseed(seed) reseeded) and reports
+/// replicated_conformance of the R runs. Feed .curve to find_capacity.
 template <StepTimeModel M, class L>
 requires LengthSampler<L, std::mt19937_64> && std::copy_constructible<M> &&
     std::copy_constructible<L>
@@ -975,27 +993,39 @@ requires LengthSampler<L, std::mt19937_64> && std::copy_constructible<M> &&
     detail::fail("options.cool_down_fraction", options.cool_down_fraction,
                  "warm-up and cool-down must leave part of the run");
   detail::require_positive("options.z", options.z);
+  if (options.replications == 0)
+    detail::fail("options.replications", options.replications, "must be >= 1");
   if (rates_per_s.empty())
     detail::fail("rates_per_s.size()", std::size_t{0}, "the sweep needs at least one rate");
   for (const double rate : rates_per_s) detail::require_positive("rates_per_s[i]", rate);
   sweep_result result;
   result.curve.reserve(rates_per_s.size());
   result.stats.reserve(rates_per_s.size());
+  std::vector<conformance_estimate> runs;
+  runs.reserve(options.replications);
   for (const double rate : rates_per_s) {
-    std::mt19937_64 engine(options.seed);
-    const gamma_gaps gaps(rate, options.arrival_cv);
-    const auto schedule = open_loop_schedule(gaps, options.requests_per_point, engine);
-    L sampler = lengths;
-    const auto requests = make_requests(schedule, sampler, engine);
-    M fresh = model;
-    const auto run = simulate(config, std::span<const request>(requests), fresh);
-    const double span_s = schedule.back().count();
-    measurement_window window;
-    window.warm_up = std::chrono::duration<double>(options.warm_up_fraction * span_s);
-    window.cool_down = std::chrono::duration<double>(options.cool_down_fraction * span_s);
-    window.run_end = schedule.back();
-    result.curve.push_back({rate, measure_conformance(run.outcomes, objective, window, options.z)});
-    result.stats.push_back(run.stats);
+    runs.clear();
+    for (std::size_t r = 0; r < options.replications; ++r) {
+      const std::uint64_t seed = r == 0 ? options.seed : replication_seed(options.seed, r);
+      std::mt19937_64 engine(seed);
+      const gamma_gaps gaps(rate, options.arrival_cv);
+      const auto schedule = open_loop_schedule(gaps, options.requests_per_point, engine);
+      L sampler = lengths;
+      const auto requests = make_requests(schedule, sampler, engine);
+      M fresh = model;
+      if constexpr (requires(M & m, std::uint64_t s) { m.reseed(s); })
+        if (r > 0) fresh.reseed(replication_seed(~seed, r));
+      const auto run = simulate(config, std::span<const request>(requests), fresh);
+      const double span_s = schedule.back().count();
+      measurement_window window;
+      window.warm_up = std::chrono::duration<double>(options.warm_up_fraction * span_s);
+      window.cool_down = std::chrono::duration<double>(options.cool_down_fraction * span_s);
+      window.run_end = schedule.back();
+      runs.push_back(measure_conformance(run.outcomes, objective, window, options.z));
+      if (r == 0) result.stats.push_back(run.stats);
+    }
+    result.curve.push_back(
+        {rate, runs.size() == 1 ? runs.front() : replicated_conformance(runs, options.z)});
   }
   return result;
 }
