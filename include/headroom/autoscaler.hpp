@@ -39,6 +39,9 @@ inline namespace v0 {
 // Quantities: Kubernetes reads every metric and target as a whole number of milli-units.
 // ---------------------------------------------------------------------------------------
 
+/// Milli-units per unit ("1000m" = "1").
+inline constexpr std::int64_t milli_per_unit = 1000;
+
 /// A Kubernetes resource.Quantity as the HPA reads it: a whole number of milli-units
 /// (Quantity.MilliValue()). Ratios are taken between these integers, so 90m against a target
 /// of 100m is exactly 0.9 (0.09 / 0.1 in doubles is 0.8999999999999999).
@@ -46,7 +49,7 @@ struct quantity {
   std::int64_t milli = 0;  ///< the value in milli-units (1000 = one unit, "1000m" = "1")
   /// The value in units, for display.
   [[nodiscard]] constexpr double value() const noexcept {
-    return static_cast<double>(milli) / 1000.0;
+    return static_cast<double>(milli) / static_cast<double>(milli_per_unit);
   }
   friend constexpr bool operator==(quantity, quantity) noexcept = default;
   friend constexpr auto operator<=>(quantity, quantity) noexcept = default;
@@ -60,6 +63,10 @@ inline constexpr double micro_per_unit = 1e6;
 inline constexpr std::int64_t micro_per_milli = 1000;
 /// Beyond this many micro-units int64 is close to overflowing; convert milli-units directly.
 inline constexpr double largest_exact_micro = 9.0e18;
+/// The largest magnitude a double converts to int64 without overflowing (2^63 is 9.22e18).
+inline constexpr double largest_int64_double = 9.2e18;
+/// Percent per unit fraction (policies and utilization are whole percents).
+inline constexpr std::int64_t percent = 100;
 inline constexpr std::int64_t int64_max = std::numeric_limits<std::int64_t>::max();
 inline constexpr std::int64_t int64_min = std::numeric_limits<std::int64_t>::min();
 
@@ -81,9 +88,9 @@ inline constexpr std::int64_t int64_min = std::numeric_limits<std::int64_t>::min
     if (m == 0 && value > 0.0) m = 1;  // MilliValue rounds any positive value up to 1m
     return quantity{detail::ceil_div(m, detail::micro_per_milli)};
   }
-  const double milli = std::ceil(value * 1000.0);
-  if (milli >= 9.2e18) return quantity{detail::int64_max};
-  if (milli <= -9.2e18) return quantity{detail::int64_min};
+  const double milli = std::ceil(value * static_cast<double>(milli_per_unit));
+  if (milli >= detail::largest_int64_double) return quantity{detail::int64_max};
+  if (milli <= -detail::largest_int64_double) return quantity{detail::int64_min};
   return quantity{static_cast<std::int64_t>(milli)};
 }
 
@@ -785,7 +792,7 @@ inline constexpr std::int64_t time_limit_ms = 4'000'000'000'000'000'000;
 }
 /// A double to int64, clamped to a range where the conversion is defined; NaN gives 0.
 [[nodiscard]] inline std::int64_t to_int64(double x) noexcept {
-  constexpr double limit = 4.0e18;
+  constexpr double limit = 4.0e18;  // well inside int64: sums of two stay in range
   if (!(x == x)) return 0;
   return static_cast<std::int64_t>(std::clamp(x, -limit, limit));
 }
@@ -897,7 +904,7 @@ class autoscaler {
   /// A state as the controller would hold it had it set `replicas` itself at `at`: the HPA's
   /// windows hold {replicas at `at`} (and a count of 0 carries ScaledToZero when the HPA may
   /// scale to zero); the KPA starts as newAutoscaler does (panicking when replicas > 1). Seeding
-  /// at t0 - period makes the first steps' down window cover exactly the seed plus the steps
+  /// at t0 - period makes the first steps' down window cover exactly that entry plus the steps
   /// since.
   [[nodiscard]] autoscaler_state initial_state(std::chrono::milliseconds at,
                                                std::int32_t replicas) const {
@@ -1223,7 +1230,7 @@ class autoscaler {
                                                  detail::tolerances tol) const noexcept {
     if (pods.empty()) return {};  // "no pods returned by selector"
     const bool utilization = m.target_type == metric_target_type::utilization;
-    const std::int64_t fallback_percent = std::max<std::int64_t>(100, m.target_percent);
+    const std::int64_t fallback_percent = std::max<std::int64_t>(detail::percent, m.target_percent);
     std::int64_t sum = 0, requests = 0, ready = 0;
     std::int64_t missing = 0, missing_requests = 0, missing_fallback = 0;
     std::int64_t unready = 0, unready_requests = 0;
@@ -1239,7 +1246,7 @@ class autoscaler {
         ++missing;
         missing_requests = detail::add_saturated(missing_requests, request);
         missing_fallback = detail::add_saturated(
-            missing_fallback, detail::mul_saturated(request, fallback_percent) / 100);
+            missing_fallback, detail::mul_saturated(request, fallback_percent) / detail::percent);
         continue;
       }
       if (m.cpu && p.status == pod_status::cpu_unready) {
@@ -1255,8 +1262,8 @@ class autoscaler {
     if (utilization && requests == 0) return {};  // "no metrics returned matched known pods"
     const auto ratio_of = [&](std::int64_t s, std::int64_t r, std::int64_t count) noexcept {
       if (utilization) {
-        const std::int64_t percent = detail::saturate(detail::mul_saturated(s, 100) / r);
-        return static_cast<double>(percent) / static_cast<double>(m.target_percent);
+        const std::int64_t used = detail::saturate(detail::mul_saturated(s, detail::percent) / r);
+        return static_cast<double>(used) / static_cast<double>(m.target_percent);
       }
       return static_cast<double>(s / count) / static_cast<double>(m.target_milli);
     };
@@ -1319,7 +1326,7 @@ class autoscaler {
         summed_period = p.period;
       }
       const double start_d = static_cast<double>(start);
-      const double fraction = static_cast<double>(p.value) / 100.0;
+      const double fraction = static_cast<double>(p.value) / static_cast<double>(detail::percent);
       std::int64_t proposed = 0;
       if (p.type == scaling_policy_type::pods)
         proposed = up ? start + p.value : start - p.value;
@@ -1359,8 +1366,8 @@ class autoscaler {
   }
 
   // A retry at the instant of the latest sync: take back what that sync changed (its scale
-  // event, its ScaledToZero, its recommendation, the seed it planted), so the retry decides
-  // on the state as it was before. Outdated marks stay: they are what the next store marks.
+  // event, its ScaledToZero, its recommendation, the initial entry it planted), so the retry
+  // decides on the state as it was before. Outdated marks stay: they are what the next store marks.
   static void undo_last_sync(autoscaler_state& state) {
     const auto& undo = state.last_sync;
     if (undo.event_direction != 0) {

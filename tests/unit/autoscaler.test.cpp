@@ -227,7 +227,7 @@ TEST_SUITE("autoscaler") {
 
   TEST_CASE("autoscaler: scale-down stabilization over 300 s and its boundary") {
     // External AverageValue target 10. t=0: 10 replicas, total 100: ratio 1, in band, raw 10.
-    // Then total 20: raw ceil(20/10) = 2 every 15 s. The windows hold 10 (seed and t=0).
+    // Then total 20: raw ceil(20/10) = 2 every 15 s. The windows hold 10 (first sync and t=0).
     SUBCASE("with a behavior: a recommendation counts iff age < 300 s") {
       auto c = config_with(external_average(10.0));
       c.behavior = scaling_behavior{};  // down window unset: the 300 s flag default
@@ -469,7 +469,7 @@ TEST_SUITE("autoscaler") {
     CHECK(a.step(s, 0s, {.replicas = settled(4), .metrics = {&one, 1}}).reason ==
           scale_reason::metric_missing);
     CHECK(a.step(s, 1s, {.replicas = settled(4)}).reason == scale_reason::metric_missing);
-    // A failed sync stores nothing: only the seed {4 at 0} is in the windows.
+    // A failed sync stores nothing: only the initial {4 at 0} is in the windows.
     CHECK(s.window_entries() == 1);
   }
 
@@ -1566,7 +1566,7 @@ TEST_SUITE("autoscaler") {
     CHECK(s.down_window.capacity() == capacity);
     CHECK(s.scale_up_events.data() == ups);
     // A retry replaces the earlier attempt: a smaller recommendation retried at the same
-    // instant is what the next sync's down window sees. Windows: seed 10 at 1000 s.
+    // instant is what the next sync's down window sees. The windows start with 3 at 1000 s.
     auto w = config_with(external_average(10.0));
     w.behavior = scaling_behavior{scaling_rules{0s, select_policy::max, {}},
                                   scaling_rules{60s, select_policy::max, {}}};
@@ -1609,7 +1609,7 @@ TEST_SUITE("autoscaler") {
       ms now{0};
       for (int step = 0; step < 80; ++step) {
         now += std::chrono::seconds{pick(rng) < 4 ? 15 : 5 * (1 + pick(rng))};
-        if (history.empty()) history.push_back({now, current});  // the seed
+        if (history.empty()) history.push_back({now, current});  // recordInitialRecommendation
         const double total = 10.0 * (1 + pick(rng) * pick(rng));
         const auto d = step_total(a, s, now, current, total);
         std::int32_t up = d.raw_recommendation, down = d.raw_recommendation;
@@ -1975,7 +1975,7 @@ TEST_SUITE("autoscaler") {
       const autoscaler a(c);
       auto state = a.initial_state();
       std::int32_t current = c.min_replicas;
-      std::vector<std::pair<ms, std::int32_t>> raws{{setup.times[0], current}};  // HPA seed
+      std::vector<std::pair<ms, std::int32_t>> raws{{setup.times[0], current}};  // the first sync's
       std::vector<std::pair<ms, std::int32_t>> events;                           // signed changes
       for (std::size_t i = 0; i < setup.totals.size(); ++i) {
         const ms now = setup.times[i];
