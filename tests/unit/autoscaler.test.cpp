@@ -65,21 +65,34 @@ using ms = std::chrono::milliseconds;
 constexpr double missing_value = std::numeric_limits<double>::quiet_NaN();
 
 metric_spec pods_metric(double target) {
-  return {"inflight", metric_source::pods, metric_target_type::average_value, target};
+  return {.name = "inflight",
+          .source = metric_source::pods,
+          .target_type = metric_target_type::average_value,
+          .target = target};
 }
 metric_spec utilization_metric(double target_percent) {
-  return {"cpu", metric_source::resource, metric_target_type::utilization, target_percent};
+  return {.name = "cpu",
+          .source = metric_source::resource,
+          .target_type = metric_target_type::utilization,
+          .target = target_percent};
 }
 metric_spec external_average(double target) {
-  return {"rate", metric_source::external, metric_target_type::average_value, target};
+  return {.name = "rate",
+          .source = metric_source::external,
+          .target_type = metric_target_type::average_value,
+          .target = target};
 }
 metric_spec external_value(double target) {
-  return {"queue", metric_source::external, metric_target_type::value, target};
+  return {.name = "queue",
+          .source = metric_source::external,
+          .target_type = metric_target_type::value,
+          .target = target};
 }
 
 // Behavior with no rate limits and no stabilization: desired = the raw recommendation.
 scaling_behavior unlimited_behavior() {
-  return {scaling_rules{0s, select_policy::max, {}}, scaling_rules{0s, select_policy::max, {}}};
+  return {.scale_up = {.stabilization_window = 0s, .select = select_policy::max, .policies = {}},
+          .scale_down = {.stabilization_window = 0s, .select = select_policy::max, .policies = {}}};
 }
 
 autoscaler_config config_with(metric_spec metric, std::int32_t min_r = 1,
