@@ -451,7 +451,7 @@ inline void write_notes(yaml_writer& y, const autoscaler_config& c, bool hpa) {
     y.comment(
         "headroom: count_starting_replicas / hold_scale_down_while_starting are library-only.");
   if (c.behavior && !c.behavior->scale_down.stabilization_window &&
-      c.downscale_stabilization != std::chrono::seconds{300})
+      c.downscale_stabilization != default_downscale_stabilization)
     y.comment(
         "headroom: behavior.scaleDown.stabilizationWindowSeconds is unset, so Kubernetes takes "
         "it from --horizontal-pod-autoscaler-downscale-stabilization; set the flag to match "

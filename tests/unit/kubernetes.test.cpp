@@ -705,6 +705,8 @@ TEST_SUITE("kubernetes") {
     bad = c;
     bad.metrics[0].source = metric_source::object;
     CHECK(hpa(w, bad) == "config.metrics.source");
+    bad.metrics = {{"cpu", metric_source::container_resource, metric_target_type::utilization, 70}};
+    CHECK(hpa(w, bad) == "config.metrics.source");  // needs a container name
     bad = c;
     bad.metrics = {{"cpu", metric_source::resource, metric_target_type::utilization, 70.5}};
     CHECK(hpa(w, bad) == "config.metrics.target");
