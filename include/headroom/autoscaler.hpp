@@ -879,14 +879,16 @@ class autoscaler {
   /// The scale-down window after defaulting (the flag when unset, and without a behavior).
   [[nodiscard]] std::chrono::seconds scale_down_window() const noexcept { return down_window_; }
 
-  /// An empty state with its buffers reserved from the windows and sync_period. The HPA
+  /// An empty state with its buffers reserved from the windows and sync_period (at most 4096
+  /// entries each; a longer window grows during warm-up, then stays). The HPA
   /// seeds the windows with {current at t0} on the first step (recordInitialRecommendation).
   [[nodiscard]] autoscaler_state initial_state() const {
     autoscaler_state state;
     const auto period = std::max<std::int64_t>(1, config_.sync_period.count());
     const auto entries = [&](std::chrono::seconds span) {
-      return static_cast<std::size_t>(std::chrono::milliseconds{span}.count() / period) +
-             reserve_slack;
+      const auto per_sync =
+          static_cast<std::size_t>(std::chrono::milliseconds{span}.count() / period);
+      return std::min(per_sync + reserve_slack, reserve_cap);
     };
     if (!kpa_) {
       if (config_.behavior && up_window_.count() > 0) state.up_window.reserve(entries(up_window_));
@@ -999,6 +1001,9 @@ class autoscaler {
   static constexpr std::chrono::seconds longest_duration{366 * 24 * 3600};
   /// Buffers hold one entry per sync within the span, plus this many for jitter.
   static constexpr std::size_t reserve_slack = 4;
+  /// Up-front reservations stop here (64 KiB of entries): a monotone window rarely holds more
+  /// than a few distinct counts, and a longer one grows during warm-up, then stays.
+  static constexpr std::size_t reserve_cap = 4096;
 
   autoscaler_config config_;
   std::optional<kpa_config> kpa_;
