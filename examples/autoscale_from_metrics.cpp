@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -180,14 +181,14 @@ int main(int argc, char** argv) {
                 preset.engine.data(), model.c_str(), target);
     std::printf("%-14s %8s %8s %10s %6s  %s\n", "replica", "running", "waiting", "in-flight", "kv",
                 "status");
-    std::vector<headroom::replica_sample> samples;
+    std::vector<headroom::pod_sample> samples;
     prom::page page;
     for (std::size_t i = 0; i < texts.size(); ++i) {
       prom::parse_into(texts[i], page);
       const prom::replica_load load = prom::read_replica_load(page, preset, model);
       const auto in_flight = load.in_flight();
-      // A replica whose page or metric is missing reports NaN: the HPA's "missing pod".
-      samples.push_back({in_flight ? *in_flight : std::numeric_limits<double>::quiet_NaN(), true});
+      // A replica whose page or metric is missing reports no value: the HPA's "missing pod".
+      samples.push_back({.value = in_flight ? headroom::to_quantity(*in_flight) : std::nullopt});
       const auto show = [](const prom::metric_reading& r) {
         return r.value ? *r.value : std::numeric_limits<double>::quiet_NaN();
       };
@@ -206,9 +207,11 @@ int main(int argc, char** argv) {
 
     const auto replicas = static_cast<std::int32_t>(samples.size());
     auto state = controller.initial_state();
-    const auto observation = headroom::observe_replicas(samples);
-    const auto decision = controller.step(
-        state, 0s, headroom::autoscaler_input{replicas, 0, {&observation, 1}, {}, {}});
+    const auto observation = headroom::observe_pods(samples);
+    const auto decision =
+        controller.step(state, 0s,
+                        {.replicas = {.spec = replicas, .status = replicas, .ready = replicas},
+                         .metrics = {&observation, 1}});
 
     std::printf("\nreplicas %d -> %d  (%s", decision.current_replicas, decision.desired_replicas,
                 headroom::to_string(decision.reason).data());

@@ -29,7 +29,7 @@ int main() {
   const auto start_delay = 120s;
   std::int32_t ready = 2;
   std::vector<std::chrono::seconds> starting;  // when each requested replica becomes ready
-  std::vector<headroom::replica_sample> samples;
+  std::vector<headroom::pod_sample> samples;
 
   std::printf("%6s %8s %6s %9s %8s  %s\n", "t [s]", "load", "ready", "starting", "desired",
               "reason");
@@ -47,14 +47,17 @@ int main() {
     const double load = (t < 300s ? 80.0 + 0.6 * static_cast<double>(t.count()) : 260.0) +
                         (t >= 450s && t < 540s ? 200.0 : 0.0);
     samples.assign(static_cast<std::size_t>(ready),
-                   headroom::replica_sample{load / static_cast<double>(ready), true});
-    for (std::size_t i = 0; i < starting.size(); ++i) samples.push_back({0.0, false});
-    const headroom::metric_observation observation = headroom::observe_replicas(samples);
+                   headroom::pod_sample{.value = headroom::to_quantity(load / ready)});
+    // Replicas still starting are Pending pods: no sample, counted as 0 on a scale-up.
+    for (std::size_t i = 0; i < starting.size(); ++i)
+      samples.push_back({.status = headroom::pod_status::pending});
+    const headroom::metric_observation observation = headroom::observe_pods(samples);
 
-    const auto decision = controller.step(
-        state, t,
-        headroom::autoscaler_input{
-            ready, static_cast<std::int32_t>(starting.size()), {&observation, 1}, {}, {}});
+    const auto requested = ready + static_cast<std::int32_t>(starting.size());
+    const auto decision =
+        controller.step(state, t,
+                        {.replicas = {.spec = requested, .status = requested, .ready = ready},
+                         .metrics = {&observation, 1}});
     std::printf("%6lld %8.1f %6d %9zu %8d  %s\n", static_cast<long long>(t.count()), load, ready,
                 starting.size(), decision.desired_replicas,
                 std::string(headroom::to_string(decision.reason)).c_str());

@@ -13,7 +13,7 @@
 // Errors: names Kubernetes would reject (not DNS-1123), empty names, non-positive targets,
 // settings the APIs cannot express (an Object metric without its described object, a window
 // over the API's cap) throw headroom::invalid_argument naming the parameter. Library-only
-// settings that change no field (reserve_replicas, panic, ...) are kept as YAML comments.
+// settings that change no field (reserve_replicas, ...) are kept as YAML comments.
 #pragma once
 
 #include <algorithm>
@@ -384,8 +384,8 @@ inline void check_workload(const scaled_workload& w) {
 }
 
 inline void check_rules(const scaling_rules& r, const char* window_name) {
-  if (r.stabilization_window.count() > max_stabilization_window_s)
-    headroom::detail::fail(window_name, r.stabilization_window,
+  if (r.stabilization_window && r.stabilization_window->count() > max_stabilization_window_s)
+    headroom::detail::fail(window_name, *r.stabilization_window,
                            "must be <= 3600 s (HPA stabilizationWindowSeconds)");
   for (const auto& p : r.policies)
     if (p.period.count() > max_policy_period_s)
@@ -450,13 +450,21 @@ inline void write_notes(yaml_writer& y, const autoscaler_config& c, bool hpa) {
   if (!c.count_starting_replicas || c.hold_scale_down_while_starting)
     y.comment(
         "headroom: count_starting_replicas / hold_scale_down_while_starting are library-only.");
-  if (c.panic) y.comment("headroom: the KPA panic mode is library-only (Knative, not the HPA).");
+  if (c.behavior && !c.behavior->scale_down.stabilization_window &&
+      c.downscale_stabilization != default_downscale_stabilization)
+    y.comment(
+        "headroom: behavior.scaleDown.stabilizationWindowSeconds is unset, so Kubernetes takes "
+        "it from --horizontal-pod-autoscaler-downscale-stabilization; set the flag to match "
+        "downscale_stabilization.");
 }
 
 inline void write_rules(yaml_writer& y, int indent, std::string_view key, const scaling_rules& r,
                         bool up, double tolerance, bool with_tolerance, std::int32_t max_replicas) {
   y.open(indent, key);
-  y.integer(indent + 2, "stabilizationWindowSeconds", r.stabilization_window.count());
+  // An unset window stays unset: the API server and the controller default it (0 s up, the
+  // --horizontal-pod-autoscaler-downscale-stabilization flag down).
+  if (r.stabilization_window)
+    y.integer(indent + 2, "stabilizationWindowSeconds", r.stabilization_window->count());
   y.string(indent + 2, "selectPolicy", to_string(r.select));
   y.open(indent + 2, "policies");
   if (r.policies.empty()) {
@@ -530,6 +538,9 @@ inline void append_horizontal_pod_autoscaler(std::string& out, const scaled_work
     if (m.source == metric_source::object)
       headroom::detail::fail("config.metrics.source", m.name,
                              "an Object metric needs a describedObject; use External");
+    if (m.source == metric_source::container_resource)
+      headroom::detail::fail("config.metrics.source", m.name,
+                             "a ContainerResource metric needs a container name; use Resource");
   }
   detail::yaml_writer y(out);
   detail::write_notes(y, config, true);
@@ -550,7 +561,8 @@ inline void append_horizontal_pod_autoscaler(std::string& out, const scaled_work
         break;
       case metric_source::pods:
       case metric_source::external:
-      case metric_source::object:  // rejected above
+      case metric_source::object:              // rejected above
+      case metric_source::container_resource:  // rejected above
         y.open(6, m.source == metric_source::pods ? "pods" : "external");
         y.open(8, "metric");
         y.string(10, "name", m.name);
@@ -595,7 +607,8 @@ inline void append_scaled_object(std::string& out, const scaled_workload& worklo
     headroom::detail::fail("config.sync_period", polling,
                            "must be whole seconds (KEDA pollingInterval)");
   for (const auto& m : config.metrics)
-    if (m.source == metric_source::resource || m.target_type == metric_target_type::utilization)
+    if (m.source == metric_source::resource || m.source == metric_source::container_resource ||
+        m.target_type == metric_target_type::utilization)
       headroom::detail::fail("config.metrics.source", m.name,
                              "a Resource/Utilization metric has no prometheus trigger");
 

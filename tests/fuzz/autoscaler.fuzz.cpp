@@ -3,24 +3,28 @@
 //   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude \
 //     tests/fuzz/autoscaler.fuzz.cpp -o /tmp/fz_autoscaler
 //   /tmp/fz_autoscaler -max_total_time=120 tests/fuzz/corpus/autoscaler
-// The input is a byte program: a configuration (every field, invalid values included: the
-// constructor may throw invalid_argument, which ends the input), then up to 200 steps with
-// non-decreasing times, arbitrary counts and observations (NaN, ±Inf, huge, missing and
-// not-ready replicas, forecast and panic spans). A byte read past the end is 0, so a short
+// The input is a byte program: a configuration (an HPA, or a Knative KPA; every field,
+// invalid values included: the constructor may throw invalid_argument, which ends the
+// input), then up to 200 steps with non-decreasing times (repeated times are retries),
+// arbitrary spec/status/ready counts and observations (NaN, ±Inf, huge, missing, pending,
+// terminated and CPU-unready pods, forecasts). A byte read past the end is 0, so a short
 // input decodes into small, valid defaults. Invariants, checked on every step, against a
-// model the harness keeps itself (the whole recommendation history, and the scale events):
-//  * a negative count throws invalid_argument and leaves the state untouched;
-//  * the clamping rules before the metrics: ScalingDisabled keeps the count,
-//    AboveMaxReplicas/BelowMinReplicas set max/min; otherwise desired lies in [min, max];
-//  * failed_metrics/first_failed_metric match the observations; all missing never moves;
+// model the harness keeps itself (the whole recommendation history and the scale events,
+// stored and recycled as horizontal.go storeScaleEvent does; a retry restores the model as
+// it was before the sync it repeats):
+//  * a negative count or request throws invalid_argument and leaves the state untouched;
+//  * the clamping rules before the metrics: at 0 replicas ScalingDisabled unless the HPA
+//    scaled to zero itself, AboveMaxReplicas/BelowMinReplicas set max/min; otherwise desired
+//    lies in [min, max];
+//  * failed_metrics/first_failed_metric match the observations; all failed never moves;
 //    MetricMissing holds and stores nothing;
 //  * stabilized == clamp(n, up, down) over the model's history (age < window with a
-//    behavior, age <= downscale_stabilization without), so desired >= min(n, down);
+//    behavior, age <= window without), so desired >= min(n, down);
 //  * the scale-up limit (policies, or max(2n, 4) without a behavior) and the scale-down
-//    limit, recomputed from the model's events (kept and recycled as the HPA does), are
-//    never exceeded; Disabled never moves;
+//    limit, recomputed from the model's events, are never exceeded; Disabled never moves;
 //  * hold_scale_down_while_starting never scales down with replicas starting;
-//  * in a continuous panic the raw recommendation never decreases;
+//  * KPA: desired within [min-scale (reachable only), max-scale]; in a continuous panic the
+//    desired count never decreases;
 //  * replaying the step from a copy of the state gives the same decision and state.
 #include <headroom/autoscaler.hpp>
 
@@ -125,7 +129,8 @@ sec window(reader& r) {
 
 hr::scaling_rules rules(reader& r) {
   hr::scaling_rules out;
-  out.stabilization_window = window(r);
+  const std::uint8_t w = r.byte();
+  if (w % 4 != 3) out.stabilization_window = window(r);  // else unset (defaulted)
   const std::uint8_t sel = r.byte();
   out.select = sel % 8 == 6 ? hr::select_policy::disabled
                             : (sel % 8 == 7 ? hr::select_policy::min : hr::select_policy::max);
@@ -156,7 +161,7 @@ hr::autoscaler_config decode_config(reader& r) {
   else
     c.max_replicas = c.min_replicas - (hi % 2);  // min - 1 throws; max 0 throws
 
-  static constexpr std::array<std::pair<hr::metric_source, hr::metric_target_type>, 8> kinds{{
+  static constexpr std::array<std::pair<hr::metric_source, hr::metric_target_type>, 10> kinds{{
       {hr::metric_source::external, hr::metric_target_type::average_value},
       {hr::metric_source::pods, hr::metric_target_type::average_value},
       {hr::metric_source::resource, hr::metric_target_type::utilization},
@@ -164,6 +169,8 @@ hr::autoscaler_config decode_config(reader& r) {
       {hr::metric_source::object, hr::metric_target_type::value},
       {hr::metric_source::object, hr::metric_target_type::average_value},
       {hr::metric_source::external, hr::metric_target_type::value},
+      {hr::metric_source::container_resource, hr::metric_target_type::utilization},
+      {hr::metric_source::resource, hr::metric_target_type::utilization},
       {hr::metric_source::pods, hr::metric_target_type::utilization},  // invalid
   }};
   static constexpr std::array<double, 16> targets{
@@ -177,7 +184,8 @@ hr::autoscaler_config decode_config(reader& r) {
                                 kind.first == hr::metric_source::pods && k % 2 == 0
                             ? kinds[2]
                             : kind;
-    c.metrics.push_back({"m", chosen.first, chosen.second, targets[(k >> 1) % targets.size()]});
+    c.metrics.push_back({(k & 0x40) != 0 ? "cpu" : "memory", chosen.first, chosen.second,
+                         targets[(k >> 1) % targets.size()]});
   }
   static constexpr std::array<double, 12> tolerances{0.1, 0.0,  0.05,  0.5,  1.0,   0.1,
                                                      0.2, 10.0, 1e300, 0.01, nan_v, -0.1};
@@ -201,89 +209,129 @@ hr::autoscaler_config decode_config(reader& r) {
   c.hold_scale_down_while_starting = (flags & 8) != 0;
   static constexpr std::array<std::int32_t, 8> reserves{0, 0, 1, 2, 3, 10, -1, 2147483647};
   c.reserve_replicas = r.pick(reserves);
-  if (flags & 16) {
-    hr::panic_config p;
-    if (flags & 32) {
-      static constexpr std::array<std::int64_t, 6> stables{60, 6, 1, 300, 15, 0};
-      static constexpr std::array<std::int64_t, 6> panics{6, 1, 60, 15, 0, 300};
-      static constexpr std::array<double, 8> thresholds{2.0, 1.0, 1.5, 10.0, 1.01, 3.0, 0.5, nan_v};
-      static constexpr std::array<double, 8> up_rates{1000.0, 1.0, 2.0, 1e9, 1e300, 1.5, 10.0, 0.5};
-      static constexpr std::array<double, 8> down_rates{2.0,   1.0, 1.5, 10.0,
-                                                        1e300, 4.0, 2.0, inf_v};
-      p.stable_window = sec{r.pick(stables)};
-      p.panic_window = sec{r.pick(panics)};
-      p.threshold = r.pick(thresholds);
-      p.max_scale_up_rate = r.pick(up_rates);
-      p.max_scale_down_rate = r.pick(down_rates);
-    }
-    c.panic = p;
-  }
   return c;
+}
+
+hr::kpa_config decode_kpa(reader& r) {
+  hr::kpa_config k;
+  const std::uint8_t b = r.byte();
+  if (b & 1) {
+    k.metric = hr::kpa_metric::requests_per_second;
+  }
+  static constexpr std::array<double, 8> totals{100.0, 1.0, 10.0, 0.01, 1e9, 0.0, -1.0, nan_v};
+  if (b & 2) k.total_per_replica = r.pick(totals);
+  static constexpr std::array<double, 8> utils{0.7, 1.0, 0.5, 0.01, 0.0, 1.5, 0.75, nan_v};
+  k.target_utilization = r.pick(utils);
+  static constexpr std::array<double, 8> rates{1000.0, 2.0, 1.1, 10.0, 1.0, 1e300, 0.5, inf_v};
+  k.max_scale_up_rate = r.pick(rates);
+  k.max_scale_down_rate = r.pick(rates);
+  static constexpr std::array<double, 8> thresholds{2.0, 1.1, 1.0, 10.0, 0.5, 3.0, 0.0, nan_v};
+  k.panic_threshold = r.pick(thresholds);
+  static constexpr std::array<std::int64_t, 8> stables{60, 6, 5, 3600, 3601, 30, 120, 10};
+  k.stable_window = sec{r.pick(stables)};
+  static constexpr std::array<std::int64_t, 8> delays{0, 0, 10, 60, 300, 3600, -1, 1};
+  k.scale_down_delay = sec{r.pick(delays)};
+  static constexpr std::array<std::int32_t, 8> activations{0, 0, 2, 3, 1, 10, -1, 1000};
+  k.activation_scale = r.pick(activations);
+  static constexpr std::array<double, 8> tbcs{211.0, 0.0, -1.0, 50.0, -2.0, 1e9, nan_v, 1.0};
+  k.target_burst_capacity = r.pick(tbcs);
+  static constexpr std::array<std::int32_t, 8> bounds{0, 0, 1, 2, 5, 20, -1, 1000};
+  k.min_scale = r.pick(bounds);
+  k.max_scale = r.pick(bounds);
+  return k;
 }
 
 bool is_total(const hr::metric_spec& m) {
   return m.source == hr::metric_source::object || m.source == hr::metric_source::external;
 }
 
-// Storage for one step's observations: metrics, forecast and panic, up to 3 each.
+// Storage for one step's observations and their pods, up to 3 metrics.
 struct step_storage {
-  std::array<std::array<hr::replica_sample, 64>, 9> samples{};
-  std::array<hr::metric_observation, 9> observations{};
+  std::array<std::array<hr::pod_sample, 64>, 3> pods{};
+  std::array<hr::metric_observation, 3> observations{};
 };
 
+std::optional<hr::quantity> quantity(reader& r) { return hr::to_quantity(value(r)); }
+
 hr::metric_observation decode_observation(reader& r, const hr::metric_spec& m,
-                                          std::array<hr::replica_sample, 64>& samples) {
+                                          std::array<hr::pod_sample, 64>& pods) {
   hr::metric_observation o;
   if (is_total(m)) {
-    o.total = value(r);
+    o.value = quantity(r);
+    if (r.byte() % 4 == 3) o.forecast = quantity(r);
     return o;
   }
+  static constexpr std::array<double, 8> requests{1.0, 0.5, 2.0, 0.0, 0.1, 1e15, 0.25, -1.0};
   const std::uint8_t mode = r.byte();
   const std::size_t n = mode % 65;
-  if (mode >= 195) {  // every replica the same and ready: one value
-    const double v = value(r);
-    for (std::size_t i = 0; i < n; ++i) samples[i] = {v, true};
+  if (mode >= 195) {  // every pod the same and running: one value
+    const auto v = quantity(r);
+    for (std::size_t i = 0; i < n; ++i) pods[i] = {.value = v, .request = hr::quantity{1000}};
   } else {
     for (std::size_t i = 0; i < n; ++i) {
       const std::uint8_t b = r.byte();
-      samples[i] = {b % 8 == 7 ? nan_v : value(r), b % 8 != 6};
+      pods[i].value = b % 8 == 7 ? std::nullopt : quantity(r);
+      pods[i].status = static_cast<hr::pod_status>((b >> 3) % 4);
+      pods[i].request = *hr::to_quantity(std::abs(r.pick(requests)));
+      if (b == 255) pods[i].request = hr::quantity{-1};  // must throw
     }
   }
-  o.replicas = std::span<const hr::replica_sample>(samples.data(), n);
+  o.pods = std::span<const hr::pod_sample>(pods.data(), n);
   return o;
 }
 
-// Independent of the controller: a metric is missing iff its total is not finite (object,
-// external) or no ready replica reported a finite value (resource, pods).
-bool missing(const hr::metric_spec& m, const hr::metric_observation* o) {
-  if (o == nullptr) return true;
-  if (is_total(m)) return !std::isfinite(o->total);
-  for (const auto& s : o->replicas)
-    if (s.ready && std::isfinite(s.value)) return false;
-  return true;
+bool counted_running(const hr::metric_spec& m, const hr::pod_sample& p) {
+  const bool cpu = (m.source == hr::metric_source::resource ||
+                    m.source == hr::metric_source::container_resource) &&
+                   m.name == "cpu";
+  if (p.status == hr::pod_status::terminated || p.status == hr::pod_status::pending) return false;
+  if (!p.value) return false;
+  return !(cpu && p.status == hr::pod_status::cpu_unready);
 }
 
-struct event {
-  ms at;
-  std::int64_t change;
-};
+// Independent of the controller: a metric fails iff its value is absent (Object, External),
+// or no pod is counted ready, or (Utilization) the ready pods request nothing.
+bool failed(const hr::metric_spec& m, const hr::metric_observation* o, std::int32_t current,
+            std::int32_t status, const hr::autoscaler_config& c) {
+  if (o == nullptr) return true;
+  if (is_total(m)) {
+    if (!o->value) return true;
+    // getReadyPodsCount fails on an empty pod list (status 0) when the ratio leaves the band
+    // (from a count net of the reserve above 0).
+    if (m.target_type == hr::metric_target_type::value &&
+        std::int64_t{current} - c.reserve_replicas > 0 && status == 0) {
+      const double ratio = static_cast<double>(o->value->milli) /
+                           static_cast<double>(hr::to_quantity(m.target)->milli);
+      return !((1.0 - c.scale_down_tolerance) <= ratio && ratio <= (1.0 + c.scale_up_tolerance));
+    }
+    return false;
+  }
+  std::int64_t requests = 0;
+  bool any = false;
+  for (const auto& p : o->pods)
+    if (counted_running(m, p)) {
+      any = true;
+      requests += p.request.milli > std::int64_t{1} << 50 ? std::int64_t{1} << 50 : p.request.milli;
+    }
+  if (!any) return true;
+  return m.target_type == hr::metric_target_type::utilization && requests == 0;
+}
 
 struct model {
   bool started = false;
   std::vector<hr::timestamped_recommendation> history;
-  std::vector<event> ups, downs;
-  bool panicking_after_last_read = false;
-  std::int32_t last_raw = -1;
+  std::vector<hr::scale_event> ups, downs;
+  bool scaled_to_zero = false;
 };
 
-std::int64_t changes_within(const std::vector<event>& events, ms now, sec period) {
+std::int64_t changes_within(const std::vector<hr::scale_event>& events, ms now, sec period) {
   std::int64_t sum = 0;
   for (const auto& e : events)
     if (now - e.at < period) sum += e.change;
   return sum;
 }
 
-// The documented rate limit (docs/autoscaler.md, step 8), in double so it cannot overflow.
+// The documented rate limit (docs/autoscaler.md), in double so it cannot overflow.
 double documented_limit(const hr::scaling_rules& rules, bool up, const model& md, ms now,
                         std::int32_t n) {
   const double current = n;
@@ -310,24 +358,89 @@ bool same(const hr::autoscaler_decision& a, const hr::autoscaler_decision& b) {
   return a.desired_replicas == b.desired_replicas && a.current_replicas == b.current_replicas &&
          a.raw_recommendation == b.raw_recommendation &&
          a.stabilized_recommendation == b.stabilized_recommendation && a.reason == b.reason &&
-         a.metric_index == b.metric_index && a.failed_metrics == b.failed_metrics &&
-         a.first_failed_metric == b.first_failed_metric && a.panicking == b.panicking;
+         a.conditions == b.conditions && a.metric_index == b.metric_index &&
+         a.failed_metrics == b.failed_metrics && a.first_failed_metric == b.first_failed_metric &&
+         a.panicking == b.panicking && a.excess_burst_capacity == b.excess_burst_capacity;
+}
+
+bool same_events(const std::vector<hr::scale_event>& a, const std::vector<hr::scale_event>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i].at != b[i].at || a[i].change != b[i].change) return false;
+  return true;
+}
+
+hr::replica_counts decode_counts(reader& r) {
+  hr::replica_counts n;
+  n.spec = count(r);
+  const std::uint8_t shape = r.byte();
+  n.status = shape % 4 == 0 ? count(r) : n.spec;
+  n.ready = shape % 3 == 0 ? count(r) : n.status;
+  return n;
+}
+
+int fuzz_kpa(reader& r, const hr::autoscaler& a) {
+  const auto& k = *a.kpa();
+  ms now{static_cast<std::int64_t>(static_cast<std::int16_t>(r.u16())) * 1000};
+  hr::autoscaler_state state =
+      r.byte() % 2 == 0 ? a.initial_state() : a.initial_state(now, std::max(0, count(r)));
+  std::int32_t last = -1;
+  for (int step = 0; step < 200 && !r.empty(); ++step) {
+    now += ms{std::int64_t{r.byte()} * 500};
+    hr::autoscaler_input in;
+    in.replicas = decode_counts(r);
+    in.kpa.stable_value = value(r);
+    in.kpa.panic_value = r.byte() % 4 == 0 ? in.kpa.stable_value : value(r);
+    in.kpa.reachability = r.byte() % 5 == 4 ? hr::revision_reachability::unreachable
+                                            : hr::revision_reachability::reachable;
+    const hr::autoscaler_state before = state;
+    const bool negative = in.replicas.spec < 0 || in.replicas.status < 0 || in.replicas.ready < 0;
+    hr::autoscaler_decision d;
+    try {
+      d = a.step(state, now, in);
+    } catch (const hr::invalid_argument&) {
+      REQUIRE_INV(negative);
+      REQUIRE_INV(state == before);
+      continue;
+    }
+    REQUIRE_INV(!negative);
+    hr::autoscaler_state replay = before;
+    REQUIRE_INV(same(d, a.step(replay, now, in)));
+    REQUIRE_INV(replay == state);
+    if (d.reason == hr::scale_reason::metric_missing) {
+      REQUIRE_INV(d.desired_replicas == in.replicas.spec);
+      continue;
+    }
+    const bool reachable = in.kpa.reachability == hr::revision_reachability::reachable;
+    REQUIRE_INV(d.desired_replicas >= (reachable ? k.min_scale : 0));
+    if (k.max_scale > 0) REQUIRE_INV(d.desired_replicas <= k.max_scale);
+    // In a continuous panic the panic maximum never decreases.
+    if (before.panicking && state.panicking) REQUIRE_INV(state.max_panic_replicas >= last);
+    last = state.panicking ? state.max_panic_replicas : -1;
+  }
+  return 0;
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   reader r(data, size);
-  const hr::autoscaler_config config = decode_config(r);
   std::optional<hr::autoscaler> built;
+  const bool kpa = r.byte() % 8 == 7;
   try {
-    built.emplace(config);
+    if (kpa)
+      built.emplace(decode_kpa(r));
+    else
+      built.emplace(decode_config(r));
   } catch (const hr::invalid_argument&) {
     return 0;
   }
   const hr::autoscaler& a = *built;
+  if (kpa) return fuzz_kpa(r, a);
   const auto& c = a.config();
   const std::size_t k = c.metrics.size();
+  bool has_total = false;
+  for (const auto& m : c.metrics) has_total = has_total || is_total(m);
 
   ms now{static_cast<std::int64_t>(static_cast<std::int16_t>(r.u16())) * 1000};
   model md;
@@ -345,6 +458,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     REQUIRE_INV(seed >= 0);
     md.started = true;
     md.history.push_back({at, seed});
+    md.scaled_to_zero = seed == 0 && c.min_replicas == 0 && has_total;
   } else {
     state = a.initial_state();
   }
@@ -353,6 +467,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                                     60000, 59999, 60001,   299999, 300000, 300001,
                                                     5000,  30000, 3600000, -1};
   step_storage storage;
+  model before_sync = md;  // the model before the latest sync, for a retry
+  ms last_sync = ms::min();
   for (int step = 0; step < 200 && !r.empty(); ++step) {
     const std::uint8_t op = r.byte();
     std::int64_t dt = dts[op % dts.size()];
@@ -360,26 +476,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     now += ms{dt};
 
     hr::autoscaler_input in;
-    in.ready_replicas = count(r);
-    in.starting_replicas = count(r);
+    in.replicas = decode_counts(r);
     const std::uint8_t shape = r.byte();
     const std::size_t metric_len = shape % 5 == 4 ? (shape / 5) % (k + 1) : k;
-    const std::size_t forecast_len = (shape & 0x20) ? k - (shape >> 6) % k : 0;
-    const std::size_t panic_len = (shape & 0x40) ? k - (shape >> 3) % k : 0;
-    std::size_t slot = 0;
-    for (std::size_t i = 0; i < metric_len; ++i, ++slot)
-      storage.observations[slot] = decode_observation(r, c.metrics[i], storage.samples[slot]);
-    for (std::size_t i = 0; i < forecast_len; ++i, ++slot)
-      storage.observations[slot] = decode_observation(r, c.metrics[i], storage.samples[slot]);
-    for (std::size_t i = 0; i < panic_len; ++i, ++slot)
-      storage.observations[slot] = decode_observation(r, c.metrics[i], storage.samples[slot]);
-    const std::span<const hr::metric_observation> all(storage.observations.data(), slot);
-    in.metrics = all.subspan(0, metric_len);
-    in.forecast = all.subspan(metric_len, forecast_len);
-    in.panic = all.subspan(metric_len + forecast_len, panic_len);
+    for (std::size_t i = 0; i < metric_len; ++i)
+      storage.observations[i] = decode_observation(r, c.metrics[i], storage.pods[i]);
+    in.metrics = std::span<const hr::metric_observation>(storage.observations.data(), metric_len);
 
     const hr::autoscaler_state before = state;
-    const bool negative = in.ready_replicas < 0 || in.starting_replicas < 0;
+    bool negative = in.replicas.spec < 0 || in.replicas.status < 0 || in.replicas.ready < 0;
+    for (const auto& o : in.metrics)
+      for (const auto& p : o.pods) negative = negative || p.request.milli < 0;
     hr::autoscaler_decision d;
     try {
       d = a.step(state, now, in);
@@ -396,10 +503,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     REQUIRE_INV(same(d, again));
     REQUIRE_INV(replay == state);
 
-    const std::int64_t status64 = std::int64_t{in.ready_replicas} + in.starting_replicas;
-    const std::int32_t status = static_cast<std::int32_t>(
-        std::min<std::int64_t>(status64, std::numeric_limits<std::int32_t>::max()));
-    const std::int32_t n = c.count_starting_replicas ? status : in.ready_replicas;
+    // A retry re-runs the sync on the model as it was before the sync it repeats.
+    if (now == last_sync) md = before_sync;
+    before_sync = md;
+    last_sync = now;
+
+    const std::int32_t n = c.count_starting_replicas ? in.replicas.spec : in.replicas.ready;
     const std::int32_t desired = d.desired_replicas;
     REQUIRE_INV(d.current_replicas == n);
     REQUIRE_INV(d.delta() == desired - n);
@@ -408,61 +517,56 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       md.started = true;
     }
 
-    if (n == 0 && c.min_replicas != 0) {
+    const bool from_zero = md.scaled_to_zero && (c.min_replicas != 0 || has_total);
+    if (n == 0 && !from_zero) {
       REQUIRE_INV(d.reason == hr::scale_reason::scaling_disabled);
       REQUIRE_INV(desired == n && d.raw_recommendation == -1);
-    } else if (n > c.max_replicas) {
+    } else if (n != 0 && n > c.max_replicas) {
       REQUIRE_INV(d.reason == hr::scale_reason::above_max_replicas);
       REQUIRE_INV(desired == c.max_replicas && d.raw_recommendation == -1);
-    } else if (n < c.min_replicas) {
+    } else if (n != 0 && n < c.min_replicas) {
       REQUIRE_INV(d.reason == hr::scale_reason::below_min_replicas);
       REQUIRE_INV(desired == c.min_replicas && d.raw_recommendation == -1);
     } else {
       // The controller read the metrics.
-      REQUIRE_INV(desired >= c.min_replicas && desired <= c.max_replicas);
-      std::int32_t failed = 0, first_failed = -1;
+      std::int32_t failures = 0, first_failed = -1;
       for (std::size_t i = 0; i < k; ++i) {
-        if (missing(c.metrics[i], i < in.metrics.size() ? &in.metrics[i] : nullptr)) {
+        if (failed(c.metrics[i], i < in.metrics.size() ? &in.metrics[i] : nullptr, n,
+                   in.replicas.status, c)) {
           if (first_failed < 0) first_failed = static_cast<std::int32_t>(i);
-          ++failed;
+          ++failures;
         }
       }
-      REQUIRE_INV(d.failed_metrics == failed && d.first_failed_metric == first_failed);
-      if (static_cast<std::size_t>(failed) == k) {
+      REQUIRE_INV(d.failed_metrics == failures && d.first_failed_metric == first_failed);
+      if (static_cast<std::size_t>(failures) == k) {
         REQUIRE_INV(d.reason == hr::scale_reason::metric_missing);
       }
       if (d.reason == hr::scale_reason::metric_missing) {
-        REQUIRE_INV(failed > 0 && desired == n);
+        REQUIRE_INV(failures > 0 && desired == n);
         REQUIRE_INV(d.raw_recommendation == -1 && d.stabilized_recommendation == -1);
       } else {
+        REQUIRE_INV(desired >= std::min(c.min_replicas, n) && desired <= c.max_replicas);
         const std::int32_t raw = d.raw_recommendation;
         REQUIRE_INV(raw >= 0);
-        if (c.panic) {
-          if (md.panicking_after_last_read && d.panicking) REQUIRE_INV(raw >= md.last_raw);
-          md.panicking_after_last_read = d.panicking;
-          md.last_raw = raw;
-        }
         // Stabilization over the model's history.
         std::int32_t up = raw, down = raw, expected = raw;
         if (c.behavior) {
           for (const auto& h : md.history) {
-            if (now - h.at < c.behavior->scale_up.stabilization_window)
-              up = std::min(up, h.replicas);
-            if (now - h.at < c.behavior->scale_down.stabilization_window)
-              down = std::max(down, h.replicas);
+            if (now - h.at < a.scale_up_window()) up = std::min(up, h.replicas);
+            if (now - h.at < a.scale_down_window()) down = std::max(down, h.replicas);
           }
           expected = std::clamp(n, up, down);
         } else {
           for (const auto& h : md.history)
-            if (now - h.at <= c.downscale_stabilization) down = std::max(down, h.replicas);
+            if (now - h.at <= a.scale_down_window()) down = std::max(down, h.replicas);
           expected = down;
         }
         REQUIRE_INV(d.stabilized_recommendation == expected);
-        REQUIRE_INV(desired >= std::min(n, down));
+        REQUIRE_INV(desired >= std::min(n, down) || desired >= c.min_replicas);
         md.history.push_back({now, raw});
 
         // Rate limits from the model's events.
-        if (desired > n) {
+        if (desired > n && !(n == 0 && desired == c.min_replicas)) {
           const double limit = c.behavior ? documented_limit(c.behavior->scale_up, true, md, now, n)
                                           : std::max(2.0 * n, 4.0);
           REQUIRE_INV(static_cast<double>(desired) <= limit);
@@ -474,29 +578,39 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             const double limit = documented_limit(c.behavior->scale_down, false, md, now, n);
             REQUIRE_INV(static_cast<double>(desired) >= limit);
           }
-          REQUIRE_INV(!(c.hold_scale_down_while_starting && in.starting_replicas > 0));
+          REQUIRE_INV(!(c.hold_scale_down_while_starting && in.replicas.spec > in.replicas.ready));
         }
         if (d.reason == hr::scale_reason::too_many_replicas) REQUIRE_INV(desired == c.max_replicas);
         if (d.reason == hr::scale_reason::too_few_replicas) REQUIRE_INV(desired == c.min_replicas);
       }
     }
-    if (c.behavior && desired != n) {
-      // As the HPA's storeScaleEvent: each direction forgets (recycles) an event only once
-      // it is older than that direction's longest policy period, even though the other
-      // direction's policies also read it. A Percent > 100 scale-down is not monotone in
-      // the period's start, so the limit depends on what was forgotten: model it exactly.
-      const bool up_event = desired > n;
-      auto& events = up_event ? md.ups : md.downs;
-      const auto& rules = up_event ? c.behavior->scale_up : c.behavior->scale_down;
-      sec longest{0};
-      for (const auto& p : rules.policies) longest = std::max(longest, p.period);
-      const event e{now, up_event ? std::int64_t{desired} - n : std::int64_t{n} - desired};
-      const auto old = std::find_if(events.begin(), events.end(),
-                                    [&](const event& x) { return now - x.at > longest; });
-      if (old != events.end())
-        *old = e;
-      else
-        events.push_back(e);
+    if (desired != n) {
+      md.scaled_to_zero = n > 0 && desired == 0 && c.min_replicas == 0 && has_total;
+      if (c.behavior) {
+        // horizontal.go storeScaleEvent: mark the events older than the direction's longest
+        // policy period outdated and reuse the last outdated slot, else append.
+        const bool up_event = desired > n;
+        auto& events = up_event ? md.ups : md.downs;
+        const auto& rules = up_event ? c.behavior->scale_up : c.behavior->scale_down;
+        sec longest{0};
+        for (const auto& p : rules.policies) longest = std::max(longest, p.period);
+        std::size_t reuse = events.size();
+        for (std::size_t i = 0; i < events.size(); ++i) {
+          if (now - events[i].at > longest) events[i].state = hr::scale_event_state::outdated;
+          if (events[i].state == hr::scale_event_state::outdated) reuse = i;
+        }
+        const hr::scale_event e{now, up_event ? desired - n : n - desired,
+                                hr::scale_event_state::live};
+        if (reuse < events.size())
+          events[reuse] = e;
+        else
+          events.push_back(e);
+      }
+      // The same events in the same slots. (Outdated marks are not compared: a retry keeps
+      // the marks its first attempt set, and an event once older than its direction's
+      // longest period is marked again by that direction's next store anyway.)
+      REQUIRE_INV(same_events(state.scale_up_events, md.ups));
+      REQUIRE_INV(same_events(state.scale_down_events, md.downs));
     }
   }
   return 0;

@@ -1034,9 +1034,12 @@ TEST_SUITE("errors") {
     c.behavior->scale_up.policies[0].period = std::chrono::seconds{0};
     CHECK_REJECTS(autoscaler(c), "config.behavior.scale_up.policies.period");
     c = good;
-    c.panic = panic_config{};
-    c.panic->threshold = not_a_number;
-    CHECK_REJECTS(autoscaler(c), "config.panic.threshold");
+    kpa_config k;
+    k.panic_threshold = not_a_number;
+    CHECK_REJECTS(autoscaler(k), "kpa.panic_threshold");
+    k = kpa_config{};
+    k.max_scale_down_rate = 1.0;
+    CHECK_REJECTS(autoscaler(k), "kpa.max_scale_down_rate");
   }
 
   TEST_CASE("errors: autoscaler initial_state and step") {
@@ -1047,14 +1050,16 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(controller.initial_state(0ms, -1), "replicas");
     auto state = controller.initial_state();
     autoscaler_input in;
-    in.ready_replicas = -1;
-    CHECK_REJECTS(controller.step(state, 0ms, in), "input.ready_replicas");
-    in.ready_replicas = 2;
-    in.starting_replicas = -1;
-    CHECK_REJECTS(controller.step(state, 0ms, in), "input.starting_replicas");
+    in.replicas.spec = -1;
+    CHECK_REJECTS(controller.step(state, 0ms, in), "input.replicas.spec");
+    in.replicas = {.spec = 2, .status = -1, .ready = 2};
+    CHECK_REJECTS(controller.step(state, 0ms, in), "input.replicas.status");
+    in.replicas = {.spec = 2, .status = 2, .ready = -1};
+    CHECK_REJECTS(controller.step(state, 0ms, in), "input.replicas.ready");
+    in.replicas = {.spec = 2, .status = 2, .ready = 2};
+    CHECK_REJECTS(controller.step(state, std::chrono::milliseconds::min(), in), "now");
     // A NaN or missing observation: hold, with the reason.
-    in.starting_replicas = 0;
-    const metric_observation missing[1] = {observe_total(not_a_number)};
+    const metric_observation missing[1] = {observe_value(not_a_number)};
     in.metrics = missing;
     const auto d = controller.step(state, 0ms, in);
     CHECK(d.reason == scale_reason::metric_missing);

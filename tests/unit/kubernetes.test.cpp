@@ -312,8 +312,11 @@ std::vector<headroom::scaling_policy> read_policies(const yaml_node& rules) {
 }
 
 void check_rules_equal(const yaml_node& rules, const headroom::scaling_rules& expected) {
-  CHECK(at(rules, "stabilizationWindowSeconds") ==
-        std::to_string(expected.stabilization_window.count()));
+  if (expected.stabilization_window)
+    CHECK(at(rules, "stabilizationWindowSeconds") ==
+          std::to_string(expected.stabilization_window->count()));
+  else
+    CHECK_FALSE(has(rules, "stabilizationWindowSeconds"));  // defaulted by Kubernetes
   CHECK(at(rules, "selectPolicy") == std::string(headroom::to_string(expected.select)));
   const auto policies = read_policies(rules);
   REQUIRE(policies.size() == expected.policies.size());
@@ -459,7 +462,9 @@ TEST_SUITE("kubernetes") {
     CHECK(at(doc, "spec.metrics[0].pods.target.averageValue") == "51");  // L* = 51.2 -> 51
     CHECK(quoted(doc, "spec.metrics[0].pods.target.averageValue"));      // a quantity string
     // behavior equals the config's, which is the Kubernetes default: up window 0 s, Max of
-    // {Pods 4 / 15 s, Percent 100 / 15 s}; down window 300 s, Max of {Percent 100 / 15 s}.
+    // {Pods 4 / 15 s, Percent 100 / 15 s}; down window unset (the API server leaves it unset
+    // and the controller fills it from --horizontal-pod-autoscaler-downscale-stabilization),
+    // Max of {Percent 100 / 15 s}.
     const yaml_node* up = find(doc, "spec.behavior.scaleUp");
     const yaml_node* down = find(doc, "spec.behavior.scaleDown");
     REQUIRE(up != nullptr);
@@ -473,7 +478,7 @@ TEST_SUITE("kubernetes") {
     CHECK(at(*up, "policies[0].periodSeconds") == "15");
     CHECK(at(*up, "policies[1].type") == "Percent");
     CHECK(at(*up, "policies[1].value") == "100");
-    CHECK(at(*down, "stabilizationWindowSeconds") == "300");
+    CHECK_FALSE(has(*down, "stabilizationWindowSeconds"));
     CHECK(at(*down, "policies[0].type") == "Percent");
     CHECK_FALSE(has(*up, "tolerance"));  // 0.1 is the default: not written
     // Milli rounding writes the exact L*; the API server canonicalises 51.2 to 51200m.
@@ -541,10 +546,13 @@ TEST_SUITE("kubernetes") {
       auto sb = b.initial_state();
       std::int32_t replicas = 1 + static_cast<std::int32_t>(rng() % 12);
       for (int t = 0; t < 40; ++t) {
-        std::vector<headroom::replica_sample> samples(static_cast<std::size_t>(replicas),
-                                                      headroom::replica_sample{load(rng), true});
-        const auto obs = headroom::observe_replicas(samples);
-        const headroom::autoscaler_input in{replicas, 0, {&obs, 1}, {}, {}};
+        std::vector<headroom::pod_sample> samples(
+            static_cast<std::size_t>(replicas),
+            headroom::pod_sample{.value = headroom::to_quantity(load(rng))});
+        const auto obs = headroom::observe_pods(samples);
+        const headroom::autoscaler_input in{
+            .replicas = {.spec = replicas, .status = replicas, .ready = replicas},
+            .metrics = {&obs, 1}};
         const auto da = a.step(sa, std::chrono::seconds{15 * t}, in);
         const auto db = b.step(sb, std::chrono::seconds{15 * t}, in);
         REQUIRE(da.desired_replicas == db.desired_replicas);
@@ -697,6 +705,8 @@ TEST_SUITE("kubernetes") {
     bad = c;
     bad.metrics[0].source = metric_source::object;
     CHECK(hpa(w, bad) == "config.metrics.source");
+    bad.metrics = {{"cpu", metric_source::container_resource, metric_target_type::utilization, 70}};
+    CHECK(hpa(w, bad) == "config.metrics.source");  // needs a container name
     bad = c;
     bad.metrics = {{"cpu", metric_source::resource, metric_target_type::utilization, 70.5}};
     CHECK(hpa(w, bad) == "config.metrics.target");

@@ -336,23 +336,20 @@ class fleet_day_simulator {
     std::int32_t starting = 0;
     autoscaler_state state = controller.initial_state(-step_ms_, ready);
 
-    metric_observation now_obs[1];
-    metric_observation ahead_obs[1];
+    metric_observation observed[1];
     for (std::size_t m = 0; m < steps; ++m) {
       const std::int32_t arrived = becoming_ready_[m];
       ready += arrived;
       starting -= arrived;
 
-      now_obs[0] = observe_total(traffic[m]);
-      autoscaler_input input;
-      input.ready_replicas = ready;
-      input.starting_replicas = starting;
-      input.metrics = now_obs;
+      observed[0] = observe_value(traffic[m]);
       if (policy.look_ahead) {
         const std::size_t ahead = std::min(m + delay, steps - 1);
-        ahead_obs[0] = observe_total(traffic[ahead]);
-        input.forecast = ahead_obs;
+        observed[0].forecast = to_quantity(traffic[ahead]);
       }
+      autoscaler_input input;
+      input.replicas = {.spec = ready + starting, .status = ready + starting, .ready = ready};
+      input.metrics = observed;
       const auto now = step_ms_ * static_cast<std::int64_t>(m);
       const autoscaler_decision decision = controller.step(state, now, input);
       std::int32_t delta = decision.desired_replicas - (ready + starting);
