@@ -10,6 +10,9 @@
 // The maths and the HPA/KEDA field mapping are in docs/autoscaler.md.
 #pragma once
 
+#include "detail/config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -905,3 +908,5 @@ class autoscaler {
 
 }  // namespace v0
 }  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20
