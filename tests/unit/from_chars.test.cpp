@@ -410,6 +410,22 @@ TEST_SUITE("detail/from_chars") {
       const std::string down = minus_one(digits + "00000000000") + "e" + std::to_string(e10 - 11);
       t.check(down, {down.size(), ok, bits, false});
     }
+    // Doubles in [2^49, 2^64) have midpoints of 16 to 20 digits (x.125, x.5, odd integers):
+    // the short path's territory. One unit of the last digit either way stays between them.
+    for (int i = 0; i < 1500; ++i) {
+      const std::uint64_t biased = 1023 + 49 + bits_source() % 15;
+      const std::uint64_t bits = (biased << 52) | (bits_source() >> 12);
+      const auto [digits, e10] = midpoint(bits);
+      const std::uint64_t even = (bits & 1) == 0 ? bits : bits + 1;
+      const std::string exponent = "e" + std::to_string(e10);
+      t.check(digits + exponent, {digits.size() + exponent.size(), ok, even, false});
+      std::string plus_one = digits;  // digits + 1: the last digit is odd (5, or odd x 2^0)
+      ++plus_one.back();
+      if (plus_one.back() > '9') continue;
+      t.check(plus_one + exponent, {plus_one.size() + exponent.size(), ok, bits + 1, false});
+      const std::string less_one = minus_one(digits);
+      t.check(less_one + exponent, {less_one.size() + exponent.size(), ok, bits, false});
+    }
     // Half the smallest subnormal, exactly (2^-1075): ties to even gives zero, a range error.
     const auto [digits, e10] = midpoint(0);
     const std::string tie = digits + "e" + std::to_string(e10);

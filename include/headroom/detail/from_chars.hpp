@@ -15,12 +15,14 @@
 // GCC 12 (GCC 12 replaced GCC 11's per-call strtod and newlocale with an allocation-free
 // parser), libc++ from LLVM 20 where the deployment target has it, and the MSVC STL.
 // Elsewhere, or with HEADROOM_PORTABLE_FROM_CHARS defined to 1, the portable parser below
-// is used: Clinger's fast path (W. D. Clinger, "How to Read Floating Point Numbers
-// Accurately", PLDI 1990) when the digits fit in 53 bits and the power of ten is exact, and
-// otherwise an exact decimal-to-binary conversion by repeated shifts of a fixed 800-digit
-// decimal (the method of Go's strconv/decimal.go): 800 digits hold every digit that can
-// decide the rounding of a double, and any non-zero digit beyond them is kept as a sticky
-// bit. It does not allocate and does not read the locale.
+// is used, three exact steps, the first that applies: Clinger's fast path (W. D. Clinger, "How
+// to Read Floating Point Numbers Accurately", PLDI 1990) when the digits fit in 53 bits and
+// the power of ten is exact; 128-bit integer arithmetic when there are at most 19 digits and
+// the power of ten lies within 10^+-20 (the product, or a quotient of 80 bits or more and
+// whether a remainder is left); otherwise a decimal-to-binary conversion by repeated shifts
+// of a fixed 800-digit decimal (the method of Go's strconv/decimal.go): 800 digits hold every
+// digit that can decide the rounding of a double, and any non-zero digit beyond them is kept
+// as a sticky bit. It does not allocate and does not read the locale.
 #pragma once
 
 #include "config.hpp"
@@ -243,6 +245,128 @@ inline bool fast_path(std::uint64_t m, long long e10, double& out) noexcept {
 #endif
 }
 
+/// An unsigned 128-bit integer as two 64-bit halves (standard C++ has no wider type).
+struct u128 {
+  std::uint64_t hi = 0, lo = 0;
+
+  [[nodiscard]] constexpr int bit_width() const noexcept {
+    return hi != 0 ? 64 + static_cast<int>(std::bit_width(hi))
+                   : static_cast<int>(std::bit_width(lo));
+  }
+  [[nodiscard]] constexpr bool is_zero() const noexcept { return (hi | lo) == 0; }
+  [[nodiscard]] constexpr u128 shl(int n) const noexcept {  // 0 <= n < 128
+    if (n == 0) return *this;
+    if (n >= 64) return {lo << (n - 64), 0};
+    return {(hi << n) | (lo >> (64 - n)), lo << n};
+  }
+  [[nodiscard]] constexpr u128 shr(int n) const noexcept {  // 0 <= n < 128
+    if (n == 0) return *this;
+    if (n >= 64) return {0, hi >> (n - 64)};
+    return {hi >> n, (lo >> n) | (hi << (64 - n))};
+  }
+  /// The low n bits (0 <= n < 128).
+  [[nodiscard]] constexpr u128 low_bits(int n) const noexcept {
+    if (n == 0) return {};
+    if (n >= 64) return {n == 64 ? 0 : hi & ((std::uint64_t{1} << (n - 64)) - 1), lo};
+    return {0, lo & ((std::uint64_t{1} << n) - 1)};
+  }
+  friend constexpr bool operator==(const u128&, const u128&) = default;
+  friend constexpr bool operator<(const u128& a, const u128& b) noexcept {
+    return a.hi != b.hi ? a.hi < b.hi : a.lo < b.lo;
+  }
+};
+
+/// a x b, exactly.
+[[nodiscard]] constexpr u128 multiply(std::uint64_t a, std::uint64_t b) noexcept {
+  const std::uint64_t a0 = a & 0xFFFFFFFF, a1 = a >> 32, b0 = b & 0xFFFFFFFF, b1 = b >> 32;
+  const std::uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+  const std::uint64_t middle = (p00 >> 32) + (p01 & 0xFFFFFFFF) + (p10 & 0xFFFFFFFF);
+  return {p11 + (p01 >> 32) + (p10 >> 32) + (middle >> 32), (middle << 32) | (p00 & 0xFFFFFFFF)};
+}
+
+/// n / d and whether a remainder is left, for d < 2^48: long division in 32-bit steps where
+/// d < 2^32, else 16-bit steps, so that each partial dividend stays below 2^64.
+[[nodiscard]] constexpr u128 divide(const u128& n, std::uint64_t d, bool& remainder) noexcept {
+  const int step = d >> 32 == 0 ? 32 : 16;
+  const std::uint64_t mask = (std::uint64_t{1} << step) - 1;
+  u128 q;
+  std::uint64_t r = 0;
+  for (int shift = 128 - step; shift >= 0; shift -= step) {
+    const std::uint64_t chunk = (shift >= 64 ? n.hi >> (shift - 64) : n.lo >> shift) & mask;
+    const std::uint64_t v = (r << step) | chunk;
+    q = q.shl(step);
+    q.lo |= v / d;
+    r = v % d;
+  }
+  remainder = r != 0;
+  return q;
+}
+
+/// The bits of the double nearest to (q + f) x 2^e2, ties to even, where 0 <= f < 1 and f > 0
+/// exactly when sticky; q > 0 and the result is normal and finite (the callers' ranges).
+[[nodiscard]] constexpr std::uint64_t round_to_double(const u128& q, bool sticky, int e2) noexcept {
+  const int width = q.bit_width();
+  std::uint64_t m = 0;
+  if (width <= 53) {
+    m = q.lo << (53 - width);  // exact: q has at most 53 bits, f is 0 here
+    e2 -= 53 - width;
+  } else {
+    const int drop = width - 53;
+    m = q.shr(drop).lo;
+    const u128 dropped = q.low_bits(drop);
+    const u128 half = u128{0, 1}.shl(drop - 1);
+    if (half < dropped || (dropped == half && (sticky || (m & 1) != 0))) ++m;
+    e2 += drop;
+    if (m >> 53 != 0) {  // rounding carried into a new bit
+      m >>= 1;
+      ++e2;
+    }
+  }
+  // m in [2^52, 2^53): value = m x 2^e2, biased exponent e2 + 52 + 1023.
+  return (static_cast<std::uint64_t>(e2 + 1075) << 52) | (m & ((std::uint64_t{1} << 52) - 1));
+}
+
+inline constexpr std::uint64_t powers_of_five[21] = {1,
+                                                     5,
+                                                     25,
+                                                     125,
+                                                     625,
+                                                     3125,
+                                                     15625,
+                                                     78125,
+                                                     390625,
+                                                     1953125,
+                                                     9765625,
+                                                     48828125,
+                                                     244140625,
+                                                     1220703125,
+                                                     6103515625,
+                                                     30517578125,
+                                                     152587890625,
+                                                     762939453125,
+                                                     3814697265625,
+                                                     19073486328125,
+                                                     95367431640625};
+
+/// m x 10^e10 for m < 2^64 and |e10| <= 20, exactly in 128-bit integers: the product for
+/// e10 >= 0; for e10 < 0, m x 2^s / 5^-e10 with m x 2^s just below 2^127, so that the
+/// quotient keeps 80 or more bits and the remainder says whether anything is left.
+[[nodiscard]] constexpr bool wide_path(std::uint64_t m, long long e10,
+                                       std::uint64_t& bits) noexcept {
+  if (m == 0 || e10 < -20 || e10 > 20) return false;
+  if (e10 >= 0) {
+    const std::uint64_t five = powers_of_five[e10];
+    const u128 product = multiply(m, five);  // m x 5^e10 < 2^64 x 2^47
+    bits = round_to_double(product, false, static_cast<int>(e10));
+    return true;
+  }
+  const int s = 127 - static_cast<int>(std::bit_width(m));
+  bool remainder = false;
+  const u128 q = divide(u128{0, m}.shl(s), powers_of_five[-e10], remainder);
+  bits = round_to_double(q, remainder, static_cast<int>(e10) - s);
+  return true;
+}
+
 [[nodiscard]] constexpr bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
 [[nodiscard]] constexpr char lower(char c) noexcept {
   return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
@@ -341,6 +465,12 @@ inline bool fast_path(std::uint64_t m, long long e10, double& out) noexcept {
     double x = 0.0;
     if (fp::fast_path(m, d.point - d.count, x)) {
       value = negative ? -x : x;
+      return {p, std::errc{}};
+    }
+    std::uint64_t bits = 0;
+    if (fp::wide_path(m, d.point - d.count, bits)) {
+      const double magnitude = std::bit_cast<double>(bits);
+      value = negative ? -magnitude : magnitude;
       return {p, std::errc{}};
     }
   }
