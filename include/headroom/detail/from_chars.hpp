@@ -155,8 +155,6 @@ struct converted {
   bool out_of_range = false;
 };
 
-inline constexpr std::uint64_t infinity_bits = std::uint64_t{0x7FF} << 52;
-
 /// The double nearest to a non-zero decimal, ties to even: scale it into [0.5, 1) by powers
 /// of two, then take the nearest integer of d x 2^53 as the significand.
 constexpr converted convert_exact(decimal& d) noexcept {
