@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <optional>
 #include <string>
@@ -66,9 +67,15 @@ bool read_all(std::FILE* f, std::string& out) {
   return std::ferror(f) == 0;
 }
 
+// strtod, not std::from_chars: libc++ before LLVM 20 has no from_chars for double. This
+// program never calls setlocale, so strtod reads '.' as the decimal point (the "C" locale).
 bool parse_number(std::string_view text, double& out) {
-  const auto r = std::from_chars(text.data(), text.data() + text.size(), out);
-  return r.ec == std::errc{} && r.ptr == text.data() + text.size();
+  const std::string s(text);
+  char* end = nullptr;
+  const double value = std::strtod(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size()) return false;
+  out = value;
+  return true;
 }
 bool parse_count(std::string_view text, std::int32_t& out) {
   const auto r = std::from_chars(text.data(), text.data() + text.size(), out);

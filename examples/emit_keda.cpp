@@ -15,6 +15,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -42,9 +43,15 @@ void usage(std::FILE* to) {
       to);
 }
 
+// strtod, not std::from_chars: libc++ before LLVM 20 has no from_chars for double. This
+// program never calls setlocale, so strtod reads '.' as the decimal point (the "C" locale).
 bool parse_number(std::string_view text, double& out) {
-  const auto r = std::from_chars(text.data(), text.data() + text.size(), out);
-  return r.ec == std::errc{} && r.ptr == text.data() + text.size();
+  const std::string s(text);
+  char* end = nullptr;
+  const double value = std::strtod(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size()) return false;
+  out = value;
+  return true;
 }
 bool parse_count(std::string_view text, std::int32_t& out) {
   const auto r = std::from_chars(text.data(), text.data() + text.size(), out);

@@ -11,6 +11,9 @@
 // rate a closed loop offers, λ = N/(W + Z), is queueing.hpp's closed_loop_rate.
 #pragma once
 
+#include "detail/config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
 #include <chrono>
 #include <cmath>
 #include <concepts>
@@ -355,3 +358,5 @@ class closed_loop_population {
 
 }  // namespace v0
 }  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20

@@ -14,6 +14,9 @@
 // upstream input to ours.
 #pragma once
 
+#include "detail/config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
 #include <algorithm>
 #include <bit>
 #include <chrono>
@@ -1742,3 +1745,5 @@ class autoscaler {
 
 }  // namespace v0
 }  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20

@@ -16,6 +16,9 @@
 // conformance_estimate::mean_latency gives W̄ at a measured rate.
 #pragma once
 
+#include "detail/config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -122,10 +125,12 @@ inline void validate(const slo& objective) {
 /// validate(objective) once beforehand; NaN times compare false and fail.
 [[nodiscard]] constexpr bool meets_slo(const slo& objective, const request_outcome& o) noexcept {
   if (o.error) return false;
-  if (!(time_to_first_token(o) <= objective.ttft)) return false;
+  // Counts, not durations: without C++20's <=> for durations (libc++ 14), duration's <= is
+  // !(b < a), which a NaN passes.
+  if (!(time_to_first_token(o).count() <= objective.ttft.count())) return false;
   const auto tpot = objective.tpot_kind == tpot_definition::vllm ? tpot_vllm(o) : tpot_guidellm(o);
-  if (!(tpot <= objective.tpot)) return false;
-  if (objective.e2e && !(end_to_end_latency(o) <= *objective.e2e)) return false;
+  if (!(tpot.count() <= objective.tpot.count())) return false;
+  if (objective.e2e && !(end_to_end_latency(o).count() <= objective.e2e->count())) return false;
   return true;
 }
 
@@ -1074,3 +1079,5 @@ requires std::is_invocable_v<Measure&, capacity_probe> || std::is_invocable_v<Me
 
 }  // namespace v0
 }  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20

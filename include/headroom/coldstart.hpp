@@ -12,6 +12,9 @@
 // the reserves here use the same ceil(x/(ρ*μ*)) rule.
 #pragma once
 
+#include "detail/config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
 #include <chrono>
 #include <concepts>
 #include <cstdint>
@@ -382,3 +385,5 @@ template <class T>
 
 }  // namespace v0
 }  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20

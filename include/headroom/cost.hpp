@@ -10,6 +10,9 @@
 // the ready replicas could have served, in (0, 1].
 #pragma once
 
+#include "detail/config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
 #include <chrono>
 #include <concepts>
 #include <cstdint>
@@ -244,3 +247,5 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
 
 }  // namespace v0
 }  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20

@@ -6,6 +6,9 @@
 //  - a domain outcome (unstable queue, no feasible worker, missing metric) -> a value.
 #pragma once
 
+#include "detail/config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -133,3 +136,5 @@ template <class T>
   ((condition) ? static_cast<void>(0)       \
                : ::headroom::detail::assertion_failed(__FILE__, __LINE__, #condition, message))
 #endif
+
+#endif  // HEADROOM_HAS_CXX20

@@ -2,6 +2,9 @@
 // The umbrella header: includes every public header of headroom, and nothing else.
 #pragma once
 
+#include "detail/config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
 #include "error.hpp"
 #include "version.hpp"
 
@@ -28,3 +31,5 @@
 // composition
 #include "sim/fleet_day.hpp"
 #include "sim/replica.hpp"
+
+#endif  // HEADROOM_HAS_CXX20

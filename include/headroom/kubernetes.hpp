@@ -16,6 +16,9 @@
 // settings that change no field (reserve_replicas, ...) are kept as YAML comments.
 #pragma once
 
+#include "detail/config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -660,3 +663,5 @@ inline void append_scaled_object(std::string& out, const scaled_workload& worklo
 }  // namespace kubernetes
 }  // namespace v0
 }  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20

@@ -9,6 +9,9 @@
 // promql/quantile.go. docs/prometheus.md lists the policies and the deviations.
 #pragma once
 
+#include "detail/config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -25,6 +28,7 @@
 #include <vector>
 
 #include "detail/checks.hpp"
+#include "detail/from_chars.hpp"
 #include "error.hpp"
 
 namespace headroom {
@@ -423,7 +427,7 @@ namespace detail {
 /// Parses a float as Go's strconv.ParseFloat does for the text format: optional sign,
 /// decimal digits with optional fraction and exponent; Inf/Infinity with optional sign and
 /// NaN without, case-insensitive. No hex, no underscores. Overflow -> value_out_of_range;
-/// underflow -> signed zero. Locale-independent (std::from_chars).
+/// underflow -> signed zero. Locale-independent and exact (detail/from_chars.hpp).
 [[nodiscard]] inline parse_errc parse_float(std::string_view s, double& out) noexcept {
   if (s.empty()) return parse_errc::invalid_value;
   bool negative = false;
@@ -448,7 +452,7 @@ namespace detail {
   double v = 0;
   const char* first = body.data();
   const char* last = first + body.size();
-  const auto [ptr, ec] = std::from_chars(first, last, v, std::chars_format::general);
+  const auto [ptr, ec] = ::headroom::detail::from_chars_double(first, last, v);
   if (ptr != last) return parse_errc::invalid_value;
   if (ec == std::errc::result_out_of_range) {
     // Decimal magnitude: position of the first non-zero digit relative to the point, plus
@@ -1084,3 +1088,5 @@ namespace detail {
 }  // namespace prometheus
 }  // namespace v0
 }  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20

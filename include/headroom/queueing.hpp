@@ -23,6 +23,9 @@
 // calls std:: at run time and a series during constant evaluation.
 #pragma once
 
+#include "detail/config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
 #include <chrono>
 #include <cstdint>
 #include <limits>
@@ -782,3 +785,5 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
 
 }  // namespace v0
 }  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20

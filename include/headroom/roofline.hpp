@@ -10,6 +10,9 @@
 // FLOP per token (a multiply and an add per parameter); recomputation is not counted.
 #pragma once
 
+#include "detail/config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -278,3 +281,5 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
 
 }  // namespace v0
 }  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20

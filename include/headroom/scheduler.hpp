@@ -6,6 +6,9 @@
 // in scheduler/traits.hpp. Guide: docs/scheduler.md.
 #pragma once
 
+#include "detail/config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -123,9 +126,11 @@ template <std::ranges::forward_range R>
 [[nodiscard]] decltype(auto) element_at(const R& r, std::uint32_t pos) {
   if constexpr (std::ranges::random_access_range<const R>)
     return std::ranges::begin(r)[static_cast<std::ranges::range_difference_t<const R>>(pos)];
-  else
-    return *std::ranges::next(std::ranges::begin(r),
-                              static_cast<std::ranges::range_difference_t<const R>>(pos));
+  else {
+    auto it = std::ranges::begin(r);
+    for (std::uint32_t i = 0; i < pos; ++i) ++it;
+    return *it;
+  }
 }
 /// true iff candidate a beats b: higher total, then lowest main worker id, then lowest first
 /// GPU index, then earlier candidate.
@@ -327,3 +332,5 @@ requires Worker<std::ranges::range_value_t<Workers>> &&
 
 }  // namespace v0
 }  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20

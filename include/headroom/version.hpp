@@ -2,6 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "detail/config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
 /// Library version, semantic versioning. HEADROOM_VERSION is MAJOR*10000 + MINOR*100 + PATCH.
 #define HEADROOM_VERSION_MAJOR 0
 #define HEADROOM_VERSION_MINOR 1
@@ -16,3 +19,5 @@ inline namespace v0 {
 inline constexpr const char version_string[] = "0.1.0";
 }  // namespace v0
 }  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20

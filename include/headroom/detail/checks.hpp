@@ -4,6 +4,9 @@
 // the parameter and value when it fails. NaN fails every check.
 #pragma once
 
+#include "config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
 #include <limits>
 
 #include "../error.hpp"
@@ -67,3 +70,5 @@ constexpr T require_unit_below_one(const char* name, T value) {
 }  // namespace detail
 }  // namespace v0
 }  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20

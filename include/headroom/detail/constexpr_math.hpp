@@ -15,6 +15,9 @@
 //  3. argument checks for durations and counts, in the style of detail/checks.hpp.
 #pragma once
 
+#include "config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
 #include <chrono>
 #include <concepts>
 #include <cstdint>
@@ -494,3 +497,5 @@ constexpr T require_positive_seconds(const char* name, std::chrono::duration<Rep
 }  // namespace detail
 }  // namespace v0
 }  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20

@@ -11,6 +11,9 @@
 // are correctly rounded in glibc and within one ulp in the other mainstream libms).
 #pragma once
 
+#include "config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
 #include <bit>
 #include <cmath>
 #include <concepts>
@@ -105,3 +108,5 @@ template <std::uniform_random_bit_generator G>
 }  // namespace detail
 }  // namespace v0
 }  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20

@@ -7,6 +7,9 @@
 // weights → identical totals, bit for bit. Presets: gpustack_* (SPEC §7 exactly) and default_*.
 #pragma once
 
+#include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
 #include <algorithm>
 #include <cstddef>
 #include <memory>
@@ -117,8 +120,8 @@ struct reads_of<offload_layer_scorer> {
 /// item without parts or claims loads a neighbour's record, which is harmless. Needs
 /// non-empty parts (and claims for gpus).
 template <class Item>
-[[gnu::always_inline]] inline void prefetch_item(const cluster_view& v, const Item& item,
-                                                 record_reads r) noexcept {
+HEADROOM_ALWAYS_INLINE void prefetch_item(const cluster_view& v, const Item& item,
+                                          record_reads r) noexcept {
   const placement_part& p = v.parts[std::min<std::size_t>(item.part_begin, v.parts.size() - 1)];
   if (r.workers) prefetch(v.workers.data() + p.worker);
   if (r.gpus)
@@ -307,3 +310,5 @@ using dynamic_scale_down_chain = dynamic_scorer_chain<instance_record>;
 
 }  // namespace v0
 }  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20

@@ -6,6 +6,9 @@
 // A rejection is a small code; its text is looked up only when an explanation is asked for.
 #pragma once
 
+#include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -62,7 +65,7 @@ struct gpu_matching_filter {
   template <Worker W, ModelRequest M>
   [[nodiscard]] constexpr filter_verdict operator()(const W& w, const M& m) const noexcept {
     const auto& sel = model_traits<M>::gpu_selection(m);
-    if (std::ranges::empty(sel)) return filter_verdict::keep();
+    if (std::ranges::begin(sel) == std::ranges::end(sel)) return filter_verdict::keep();
     const std::uint64_t id = worker_traits<W>::id(w);
     for (const auto& ref : sel)
       if (static_cast<std::uint64_t>(ref.worker_id) == id) return filter_verdict::keep();
@@ -146,8 +149,9 @@ struct local_path_filter {
   template <Worker W, ModelRequest M>
   [[nodiscard]] constexpr filter_verdict operator()(const W& w, const M& m) const
       noexcept(noexcept(static_cast<bool>(path_exists(w, m)))) {
-    if (!model_traits<M>::local_path(m) || std::ranges::empty(model_traits<M>::gpu_selection(m)))
-      return filter_verdict::keep();
+    if (!model_traits<M>::local_path(m)) return filter_verdict::keep();
+    const auto& sel = model_traits<M>::gpu_selection(m);
+    if (std::ranges::begin(sel) == std::ranges::end(sel)) return filter_verdict::keep();
     return path_exists(w, m) ? filter_verdict::keep() : filter_verdict::reject();
   }
   /// "local_path".
@@ -300,3 +304,5 @@ concept FilterChainFor = requires(const C& c, const W& w, const M& m, std::size_
 
 }  // namespace v0
 }  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20

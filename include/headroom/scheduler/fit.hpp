@@ -9,6 +9,9 @@
 // Requirements come from an estimator: vllm_estimator and layered_estimator are provided.
 #pragma once
 
+#include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -33,13 +36,7 @@ namespace detail {
 /// Asks the CPU to start loading the cache line holding p (a hint: no effect on results).
 /// Always inlined: GCC otherwise finds the helpers that call it free of effects and drops
 /// their calls.
-[[gnu::always_inline]] inline void prefetch(const void* p) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-  __builtin_prefetch(p);
-#else
-  (void)p;
-#endif
-}
+HEADROOM_ALWAYS_INLINE void prefetch(const void* p) noexcept { HEADROOM_PREFETCH(p); }
 /// How many items ahead the decision loops prefetch the records they will read.
 inline constexpr std::uint32_t prefetch_distance = 32;
 
@@ -1117,3 +1114,5 @@ class workspace {
 
 }  // namespace v0
 }  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20

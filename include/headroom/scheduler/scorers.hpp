@@ -10,6 +10,9 @@
 // A scorer may have prepare(view, items) (called once per decision before score()).
 #pragma once
 
+#include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -356,3 +359,5 @@ gated(placement_policy, S) -> gated<S>;
 
 }  // namespace v0
 }  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20

@@ -5,6 +5,9 @@
 // Worker, Gpu, ModelRequest and Instance are defined over the traits (docs/scheduler.md).
 #pragma once
 
+#include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
 #include <algorithm>
 #include <concepts>
 #include <cstdint>
@@ -335,3 +338,5 @@ concept Instance = requires(const I& i) {
 
 }  // namespace v0
 }  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20

@@ -9,6 +9,9 @@
 // and the cost per token is cost.hpp's C_hour/(3600·ν*·ρ̄). See docs/simulated-day.md.
 #pragma once
 
+#include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -25,6 +28,7 @@
 #include "../autoscaler.hpp"
 #include "../cost.hpp"
 #include "../detail/checks.hpp"
+#include "../detail/from_chars.hpp"
 #include "../error.hpp"
 #include "../queueing.hpp"
 
@@ -97,7 +101,8 @@ struct traffic_csv_result {
     std::string_view field = trim(comma == std::string_view::npos ? line : line.substr(comma + 1));
     if (!field.empty() && field.front() == '+') field.remove_prefix(1);
     double rate = 0.0;
-    const auto [ptr, ec] = std::from_chars(field.data(), field.data() + field.size(), rate);
+    const auto [ptr, ec] =
+        ::headroom::detail::from_chars_double(field.data(), field.data() + field.size(), rate);
     const bool numeric = !field.empty() && ec == std::errc{} && ptr == field.data() + field.size();
     const bool header_allowed = !seen_first;
     seen_first = true;
@@ -432,3 +437,5 @@ class fleet_day_simulator {
 }  // namespace sim
 }  // namespace v0
 }  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20

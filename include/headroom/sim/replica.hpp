@@ -15,6 +15,9 @@
 // docs/simulation.md.
 #pragma once
 
+#include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -1033,3 +1036,5 @@ requires LengthSampler<L, std::mt19937_64> && std::copy_constructible<M> &&
 }  // namespace sim
 }  // namespace v0
 }  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20
