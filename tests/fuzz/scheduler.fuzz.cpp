@@ -632,7 +632,7 @@ struct chains {
         .add("model_file_locality", 0.1, hr::locality_scorer{100});
     dyn_gs_down.add("state", 1, hr::state_scorer{100})
         .add("offload_layers", 1, hr::offload_layer_scorer{10})
-        .add("placement", 1, hr::placement_retention_scorer{1});
+        .add("placement", 1, hr::placement_retention_scorer{1, hr::instance_view::model_only});
     dyn_df_down.add("state", 1, hr::state_scorer{100})
         .add("offload_layers", 0.1, hr::offload_layer_scorer{100})
         .add("placement", 0.01, hr::placement_retention_scorer{100});
