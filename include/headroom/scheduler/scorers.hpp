@@ -213,7 +213,13 @@ struct locality_scorer {
     if (parts.empty()) return 0;
     std::size_t main = 0, draft = 0, distinct = 0;
     const bool dense = !v.worker_files.empty();
-    for (std::size_t k = 0; k < parts.size(); ++k) {
+    if (parts.size() == 1 && dense) {  // the common case, read from the dense copy
+      const unsigned f = v.worker_files[parts[0].worker];
+      main = f & 1u;
+      draft = f >> 1;
+      distinct = 1;
+    }
+    for (std::size_t k = distinct; k < parts.size(); ++k) {
       const std::uint32_t w = parts[k].worker;
       bool seen = false;  // GPUStack counts a set of worker ids
       for (std::size_t j = 0; j < k && !seen; ++j) seen = parts[j].worker == w;
