@@ -2,7 +2,8 @@
 // Placing models on a small heterogeneous cluster described with the caller's own structs:
 // a 4090 worker, a 2×4080 worker and an 8×H100 worker. Models are placed one after another
 // (each placement committed to the workspace), with the explanation printed; then the
-// replicas of one model are ranked for scale down. Runs with no arguments.
+// replicas of one model are ranked for scale down; last, the first model's decision with the
+// gpustack preset (GPUStack's own candidate list, scores and pick). Runs with no arguments.
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -19,7 +20,8 @@ constexpr std::uint64_t GiB = gib_bytes;
 // The caller's own types: the primary traits read these member names as they are.
 struct my_gpu {
   std::uint32_t index;
-  std::string type;
+  std::string product;  // for display; not read by the scheduler
+  std::string type;     // the runtime type, as GPUStack groups GPUs ("cuda")
   std::uint64_t vram_total_bytes;
 };
 struct my_worker {
@@ -82,7 +84,7 @@ int main() {
        worker_state::ready,
        64 * GiB,
        4 * GiB,
-       {{0, "RTX 4090", 24 * GiB}},
+       {{0, "RTX 4090", "cuda", 24 * GiB}},
        {}},
       {2,
        "rtx4080x2",
@@ -91,7 +93,7 @@ int main() {
        worker_state::ready,
        128 * GiB,
        4 * GiB,
-       {{0, "RTX 4080", 16 * GiB}, {1, "RTX 4080", 16 * GiB}},
+       {{0, "RTX 4080", "cuda", 16 * GiB}, {1, "RTX 4080", "cuda", 16 * GiB}},
        {101}},
       {3,
        "h100x8",
@@ -103,7 +105,7 @@ int main() {
        {},
        {102}},
   };
-  for (std::uint32_t g = 0; g < 8; ++g) workers[2].gpus.push_back({g, "H100", 80 * GiB});
+  for (std::uint32_t g = 0; g < 8; ++g) workers[2].gpus.push_back({g, "H100", "cuda", 80 * GiB});
 
   std::vector<my_model> models{
       {11, "qwen2.5-7b", "lab", placement_policy::binpack, 101, 15 * GiB, 28},
@@ -161,5 +163,24 @@ int main() {
                 i + 1 < ranked.size() ? "remove" : "keep  ",
                 static_cast<unsigned long long>(inst.id), where.c_str(), ranked[i].score);
   }
+
+  // The gpustack preset on the empty cluster: GPUStack lists every GPU that fits, in its
+  // order, and the first highest total wins (the default listing groups equivalent GPUs).
+  const my_model& first = models[0];
+  const vllm_estimator estimator(first.weights_bytes, 0.9, first.attention_heads, 8 * GiB);
+  auto gpustack = gpustack_scale_up_chain();
+  const placement_result r = place(workers, std::vector<my_instance>{}, first, filters, estimator,
+                                   gpustack, ws, nullptr, gpustack_fit_options());
+  std::printf("\n%s with the gpustack preset (GPUStack's candidates, scores and pick):\n",
+              first.name.c_str());
+  const scored_candidates scored = score_candidates(gpustack, ws);
+  const cluster_view v = ws.view();
+  for (std::size_t i = 0; i < ws.candidates().size(); ++i) {
+    const placement_part& p = v.parts_of(ws.candidates()[i])[0];
+    std::printf("  %s %s GPU %u, score %.3f\n", i == scored.best ? "->" : "  ",
+                workers[p.worker].name.c_str(), v.claims_of(p)[0].index, scored.totals[i]);
+  }
+  if (r)
+    std::printf("  picked %s (%zu candidates)\n", workers[r.worker].name.c_str(), r.candidates);
   return 0;
 }

@@ -1075,6 +1075,13 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(vllm_estimator(16 * gib_bytes, not_a_number, 32), "gmu");
     CHECK_REJECTS(vllm_estimator(16 * gib_bytes, 0.9, 0), "attention_heads");
     CHECK_REJECTS(layered_estimator(0, 1, 1, 1, 1), "total_layers");
+    CHECK_REJECTS(vllm_estimator(vllm_options{.gpu_memory_utilization = 0.0}),
+                  "options.gpu_memory_utilization");
+    CHECK_REJECTS(vllm_estimator(vllm_options{.attention_heads = 32, .tensor_parallel_size = 3}),
+                  "options.tensor_parallel_size");
+    vllm_options bad_ratio;
+    bad_ratio.kv_cache.ram_ratio = not_a_number;
+    CHECK_REJECTS(vllm_estimator(bad_ratio), "options.kv_cache.ram_ratio");
   }
 
   TEST_CASE("errors: scheduler scorer chain weights") {
