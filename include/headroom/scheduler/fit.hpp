@@ -1314,7 +1314,8 @@ class workspace {
     if (remove && recording_ && mine) forget_record(IT::id(inst));
     if (!remove) ++next_position_;
     const std::uint16_t type = find_type(IT::gpu_type(inst));
-    const bool distributed = !std::ranges::empty(IT::subordinates(inst));
+    const auto& subordinates = IT::subordinates(inst);
+    const bool distributed = std::ranges::begin(subordinates) != std::ranges::end(subordinates);
     if (w != no_position) {
       const std::int64_t ram = detail::counted_bytes(IT::ram_bytes(inst));
       workers_[w].ram_alloc_bytes = remove ? detail::add_bytes(workers_[w].ram_alloc_bytes, ram)
