@@ -89,7 +89,8 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
   const T rate = detail::require_non_negative("rate_per_second", static_cast<T>(rate_per_second));
   const T rho = detail::require_unit_positive("rho_target", rho_target);
   const T mu = detail::require_positive("capacity", capacity);
-  return detail::require_ceil_count("rate_per_second", rate / (rho * mu));
+  return detail::require_ceil_count("rate_per_second",
+                                    detail::cxm::product_ratio({rate}, {rho, mu}));
 }
 
 /// Standard error of a conformance measured as a frequency over n requests,
@@ -108,7 +109,8 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
                                                                 detail::same_t<T> standard_error) {
   const T q = detail::require_unit("conformance", static_cast<T>(conformance));
   const T se = detail::require_positive("standard_error", standard_error);
-  return detail::require_ceil_count("standard_error", q * (T(1) - q) / (se * se));
+  return detail::require_ceil_count("standard_error",
+                                    detail::cxm::product_ratio({q, T(1) - q}, {se, se}));
 }
 
 // ============================================================================================
@@ -123,8 +125,11 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
   const T n = detail::require_non_negative("users", static_cast<T>(users));
   const T w = detail::require_non_negative_seconds<T>("sojourn", sojourn);
   const T z = detail::require_non_negative_seconds<T>("think_time", think_time);
-  if (!(w + z > T(0))) detail::fail("sojourn", sojourn, "sojourn + think_time must be > 0");
-  return n / (w + z);
+  if (!(w > T(0) || z > T(0)))
+    detail::fail("sojourn", sojourn, "sojourn + think_time must be > 0");
+  // N / (W + Z), both halved where their sum would overflow (exactly: they are then huge).
+  const T scale = w + z <= std::numeric_limits<T>::max() ? T(1) : T(0.5);
+  return detail::cxm::product_ratio({n, scale}, {w * scale + z * scale});
 }
 
 /// Mean response time of a closed loop that runs at λ: W = N/λ − Z. A rate above N/Z is
@@ -316,6 +321,14 @@ constexpr T erlang_c_from_b(std::int64_t servers, T a, T b) noexcept {
   const T rho = a / static_cast<T>(servers);
   return b / (T(1) - rho * (T(1) - b));
 }
+
+// (cμ − λ)·t, the exponent of the M/M/c wait tail, as μ(c − a)·t with a = λ/μ < c: never
+// ∞ × 0 (cμ overflowing while t is 0), which made the conformance NaN and could keep
+// mmc_servers_needed from ever finding its answer.
+template <class T>
+constexpr T mmc_decay(T mu, std::int64_t servers, T a, T t) noexcept {
+  return cxm::product_ratio({mu, static_cast<T>(servers) - a, t});
+}
 }  // namespace detail
 
 /// Erlang B, the blocking probability of an M/M/c/c loss system with offered load a = λ/μ
@@ -370,7 +383,7 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
   const T a = detail::require_offered_load("arrival_rate", lambda / mu);
   if (!(a < static_cast<T>(c))) return T(0);
   const T wait = detail::erlang_c_from_b(c, a, detail::erlang_b_recurrence(c, a));
-  return T(1) - wait * detail::cxm::exp(-(static_cast<T>(c) * mu - lambda) * t);
+  return T(1) - wait * detail::cxm::exp(-detail::mmc_decay(mu, c, a, t));
 }
 
 /// Mean wait in queue W_q = C/(cμ − λ). +infinity when unstable.
@@ -384,7 +397,8 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
   const T a = detail::require_offered_load("arrival_rate", lambda / mu);
   if (!(a < static_cast<T>(c))) return detail::seconds_t<T>(std::numeric_limits<T>::infinity());
   const T wait = detail::erlang_c_from_b(c, a, detail::erlang_b_recurrence(c, a));
-  return detail::seconds_t<T>(wait / (static_cast<T>(c) * mu - lambda));
+  // wait / (cμ − λ), with cμ − λ = μ(c − a): cμ may overflow where the difference does not.
+  return detail::seconds_t<T>(detail::cxm::product_ratio({wait}, {mu, static_cast<T>(c) - a}));
 }
 
 /// Mean sojourn W = W_q + 1/μ. +infinity when unstable.
@@ -425,7 +439,7 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
   T b = detail::erlang_b_recurrence(c, a);
   for (;;) {
     const T wait = detail::erlang_c_from_b(c, a, b);
-    const T conformance = T(1) - wait * detail::cxm::exp(-(static_cast<T>(c) * mu - lambda) * t);
+    const T conformance = T(1) - wait * detail::cxm::exp(-detail::mmc_decay(mu, c, a, t));
     if (conformance >= q) return c;
     ++c;
     b = a * b / (static_cast<T>(c) + a * b);
@@ -447,8 +461,10 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
   const T mu = detail::require_positive("service_rate", service_rate);
   const T cv = detail::require_non_negative("service_cv", service_cv);
   if (!(lambda < mu)) return detail::seconds_t<T>(std::numeric_limits<T>::infinity());
-  const T rho = lambda / mu;
-  return detail::seconds_t<T>(rho * (T(1) + cv * cv) / (T(2) * (mu - lambda)));
+  // ρ(1 + cv²) / (2(μ − λ)) as two products, so that a large cv cannot meet ρ = 0 (0 × ∞).
+  const T gap = mu - lambda;
+  return detail::seconds_t<T>(detail::cxm::product_ratio({lambda}, {mu, T(2), gap}) +
+                              detail::cxm::product_ratio({lambda, cv, cv}, {mu, T(2), gap}));
 }
 
 /// M/G/1 mean sojourn W = W_q + 1/μ. +infinity when unstable.
