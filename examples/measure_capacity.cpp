@@ -8,7 +8,7 @@
 //
 // The stub is an M/M/1 queue (one request at a time, exponential prefill of mean 0.1 s, so
 // μ = 10 req/s) followed by a decode at 40 tokens/s, so its μ* has a closed form to compare
-// with: μ − ln(1/(1−q))/τ for a TTFT threshold τ (SPEC §1).
+// with: μ − ln(1/(1−q))/τ for a TTFT threshold τ (docs/queueing.md).
 #include <headroom/arrivals.hpp>
 #include <headroom/capacity.hpp>
 #include <headroom/queueing.hpp>
@@ -18,6 +18,8 @@
 #include <cstdio>
 #include <random>
 #include <vector>
+
+#include "flags.hpp"
 
 namespace {
 
@@ -55,32 +57,37 @@ std::vector<headroom::request_outcome> run_load_test(double rate, std::size_t co
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  example::flags f("measure_capacity",
+                   "Measures a replica's capacity mu* end to end against a stub M/M/1 server: "
+                   "the curve, the\nsearch, and the target for the autoscaler. No flags.");
+  f.parse(argc, argv);
+  example::output_buffer out;
   const headroom::slo objective{.ttft = 1s, .tpot = 0.05s};
   const double quota = 0.9;
   const std::size_t requests_per_point = 20000;
 
   // 1. A sweep over a grid: conformance after a warm-up, with its 95 % Wilson interval.
-  std::printf("rate req/s   n      conformance  [Wilson 95 %%]      mean E2E s\n");
+  out.printf("rate req/s   n      conformance  [Wilson 95 %%]      mean E2E s\n");
   std::vector<headroom::capacity_point> curve;
   for (const double rate : {5.0, 6.0, 7.0, 7.5, 8.0, 8.5, 9.0}) {
     const auto outcomes = run_load_test(rate, requests_per_point, 42);
     const auto estimate =
         headroom::measure_conformance(outcomes, objective, {.warm_up = 60s, .cool_down = 10s});
     curve.push_back({rate, estimate});
-    std::printf("%9.2f  %6zu   %8.4f    [%.4f, %.4f]   %8.3f\n", rate, estimate.n, estimate.share,
-                estimate.wilson_lower, estimate.wilson_upper, estimate.mean_latency.count());
+    out.printf("%9.2f  %6zu   %8.4f    [%.4f, %.4f]   %8.3f\n", rate, estimate.n, estimate.share,
+               estimate.wilson_lower, estimate.wilson_upper, estimate.mean_latency.count());
   }
   const auto grid = headroom::find_capacity(curve, {.quota = quota});
   const auto careful = headroom::find_capacity(
       curve, {.quota = quota, .rule = headroom::capacity_rule::wilson_lower_bound});
   const auto interpolated = headroom::find_capacity(curve, {.quota = quota, .interpolate = true});
   const double closed_form = headroom::mm1_capacity(service_rate_per_s, objective.ttft, quota);
-  std::printf("\nmu* on the grid %.2f, by the Wilson lower bound %.2f, interpolated %.2f req/s\n",
-              grid.capacity_per_s.value_or(0.0), careful.capacity_per_s.value_or(0.0),
-              interpolated.capacity_per_s.value_or(0.0));
-  std::printf("M/M/1 closed form mu - ln10/tau = %.3f req/s%s\n", closed_form,
-              grid.monotone ? "" : "  (warning: the curve is not monotone)");
+  out.printf("\nmu* on the grid %.2f, by the Wilson lower bound %.2f, interpolated %.2f req/s\n",
+             grid.capacity_per_s.value_or(0.0), careful.capacity_per_s.value_or(0.0),
+             interpolated.capacity_per_s.value_or(0.0));
+  out.printf("M/M/1 closed form mu - ln10/tau = %.3f req/s%s\n", closed_form,
+             grid.monotone ? "" : "  (warning: the curve is not monotone)");
 
   // 2. The search: bracket, then bisect, stopping where the interval cannot decide.
   auto measure = [&](double rate) {
@@ -92,12 +99,12 @@ int main() {
                                                          .rate_high_per_s = 8.0,
                                                          .relative_tolerance = 0.01,
                                                          .max_measurements = 16});
-  std::printf("\nsearch: %zu points, mu* in [%.3f, %.3f) req/s (%s)\n", found.measured.size(),
-              found.bracket_low_per_s, found.bracket_high_per_s,
-              found.reason == headroom::search_stop::converged   ? "converged"
-              : found.reason == headroom::search_stop::undecided ? "undecided: measure longer"
-                                                                 : "budget or range");
-  std::printf(
+  out.printf("\nsearch: %zu points, mu* in [%.3f, %.3f) req/s (%s)\n", found.measured.size(),
+             found.bracket_low_per_s, found.bracket_high_per_s,
+             found.reason == headroom::search_stop::converged   ? "converged"
+             : found.reason == headroom::search_stop::undecided ? "undecided: measure longer"
+                                                                : "budget or range");
+  out.printf(
       "(the Wilson interval treats requests as independent; a queue correlates them,\n"
       " so near mu* it is too narrow: repeat with other seeds to see the real spread)\n");
 
@@ -108,11 +115,12 @@ int main() {
     // W̄ at the operating point: measure there.
     const auto at_target = headroom::measure_conformance(
         run_load_test(rho * mu_star, requests_per_point, 9), objective, {.warm_up = 60s});
-    std::printf(
+    out.printf(
         "\noperating at rho* = %.1f: L* = rho* mu* W = %.2f in flight per replica; "
         "60 req/s needs %lld replicas\n",
         rho, headroom::target_concurrency(rho, mu_star, at_target.mean_latency),
         static_cast<long long>(headroom::replicas_needed(60.0, rho, mu_star)));
   }
+  out.print(f.program());
   return 0;
 }
