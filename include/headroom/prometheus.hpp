@@ -338,7 +338,7 @@ class page {
     samples_.clear();
     labels_.clear();
     skipped_.clear();
-    std::fill(slots_.begin(), slots_.end(), 0u);
+    std::fill(slots_.begin(), slots_.end(), std::uint64_t{0});
     error_.reset();
     line_count_ = 0;
     missing_newline_ = false;
@@ -359,17 +359,20 @@ class page {
   [[nodiscard]] std::size_t lookup(std::string_view name, std::uint64_t h) const noexcept {
     if (slots_.empty()) return npos;
     const std::size_t mask = slots_.size() - 1;
+    const std::uint64_t tag = h & ~slot_index_mask;
     for (std::size_t i = static_cast<std::size_t>(h) & mask;; i = (i + 1) & mask) {
-      const std::uint32_t slot = slots_[i];
+      const std::uint64_t slot = slots_[i];
       if (slot == 0) return npos;
-      if (hashes_[slot - 1] == h && families_[slot - 1].name == name) return slot - 1;
+      const auto index = static_cast<std::size_t>(slot & slot_index_mask) - 1;
+      if ((slot & ~slot_index_mask) == tag && families_[index].name == name) return index;
     }
   }
   void insert_slot(std::size_t index) {
     const std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = static_cast<std::size_t>(hashes_[index]) & mask;; i = (i + 1) & mask) {
+    const std::uint64_t h = hashes_[index];
+    for (std::size_t i = static_cast<std::size_t>(h) & mask;; i = (i + 1) & mask) {
       if (slots_[i] == 0) {
-        slots_[i] = static_cast<std::uint32_t>(index + 1);
+        slots_[i] = (h & ~slot_index_mask) | (static_cast<std::uint64_t>(index) + 1);
         return;
       }
     }
@@ -381,7 +384,7 @@ class page {
     if (slots_.size() < 2 * families_.size()) {  // keep the load factor <= 1/2
       std::size_t n = slots_.empty() ? 64 : slots_.size() * 2;
       while (n < 2 * families_.size()) n *= 2;
-      slots_.assign(n, 0u);
+      slots_.assign(n, std::uint64_t{0});
       for (std::size_t i = 0; i < families_.size(); ++i) insert_slot(i);
     } else {
       insert_slot(families_.size() - 1);
@@ -395,8 +398,11 @@ class page {
   std::vector<label> labels_;
   std::vector<parse_error> skipped_;
   std::vector<std::uint64_t> hashes_;  // hash(families_[i].name)
-  std::vector<std::uint32_t> slots_;   // open addressing: 0 empty, else family index + 1
-  std::vector<std::size_t> scratch_;   // a table of one sample's label names (duplicates)
+  // Open addressing: 0 empty, else the family's index + 1 in the low 32 bits and the top 32
+  // bits of its hash above them (a probe reads a name only when those match).
+  static constexpr std::uint64_t slot_index_mask = 0xffffffffu;
+  std::vector<std::uint64_t> slots_;
+  std::vector<std::uint64_t> scratch_;  // a table of one sample's label names (duplicates)
   std::optional<parse_error> error_;
   std::size_t line_count_ = 0;
   bool missing_newline_ = false;
@@ -410,7 +416,8 @@ class page {
   const std::size_t mask = p.slots_.size() - 1;
   for (std::size_t i = 0; i < p.slots_.size(); ++i) {
     if (p.slots_[i] == 0) continue;
-    const auto home = static_cast<std::size_t>(p.hashes_[p.slots_[i] - 1]) & mask;
+    const auto index = static_cast<std::size_t>(p.slots_[i] & page::slot_index_mask) - 1;
+    const auto home = static_cast<std::size_t>(p.hashes_[index]) & mask;
     longest = std::max(longest, ((i - home) & mask) + 1);
   }
   return longest;
@@ -867,15 +874,24 @@ class text_parser {
           if (labels[j].name == labels[k].name) return k;
       return npos;
     }
-    std::vector<std::size_t>& table = out_.scratch_;  // 0 empty, else label index - first + 1
+    // Open addressing at load <= 1/2. An entry is the label's position k + 1 in its low 40
+    // bits and the top 24 bits of its name's hash above them, so that a probe reads a label
+    // only when those bits match (a line of 2^40 labels, 5 TB of text, would go untagged).
+    std::vector<std::uint64_t>& table = out_.scratch_;
     table.assign(std::bit_ceil(2 * count), 0);
     const std::size_t mask = table.size() - 1;
+    constexpr std::uint64_t position_mask = (std::uint64_t{1} << 40) - 1;
+    const bool tagged = count < position_mask;
     for (std::size_t k = 0; k < count; ++k) {
       const std::string_view name = labels[first + k].name;
-      std::size_t i = static_cast<std::size_t>(out_.hash(name)) & mask;
+      const std::uint64_t h = out_.hash(name);
+      const std::uint64_t tag = tagged ? h & ~position_mask : 0;
+      std::size_t i = static_cast<std::size_t>(h) & mask;
       for (; table[i] != 0; i = (i + 1) & mask)
-        if (labels[first + table[i] - 1].name == name) return first + k;
-      table[i] = k + 1;
+        if ((table[i] & ~position_mask) == tag &&
+            labels[first + static_cast<std::size_t>(table[i] & position_mask) - 1].name == name)
+          return first + k;
+      table[i] = tag | (static_cast<std::uint64_t>(k) + 1);
     }
     return npos;
   }

@@ -832,6 +832,12 @@ TEST_SUITE("errors") {
     const auto lenient = prometheus::parse("bad{ 1\ngood 2\n", {prometheus::parse_mode::lenient});
     CHECK(lenient.ok());
     CHECK(lenient.skipped().size() == 1);
+    // Past a limit: a value with its own code, strict and lenient alike.
+    prometheus::parse_options limited;
+    limited.max_series_per_page = 1;
+    const auto over = prometheus::parse("a 1\nb 2\n", limited);
+    REQUIRE_FALSE(over.ok());
+    CHECK(over.error()->code == prometheus::parse_errc::too_many_series);
   }
 
   TEST_CASE("errors: prometheus aggregate") {
@@ -907,6 +913,7 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(kubernetes::in_flight_query("", "w", "m", "x"), "running_metric");
     CHECK_REJECTS(kubernetes::in_flight_query("r", "1w", "m", "x"), "waiting_metric");
     CHECK_REJECTS(kubernetes::in_flight_query("r", "w", "bad:label", "x"), "label_name");
+    CHECK_REJECTS(kubernetes::in_flight_query("r", "w", "m", "\xc3("), "label_value");  // not UTF-8
     auto preset = prometheus::vllm_preset;
     preset.running = {};
     CHECK_REJECTS(kubernetes::in_flight_query(preset, "m"), "preset");
