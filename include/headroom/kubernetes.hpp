@@ -126,6 +126,7 @@ namespace detail {
 [[nodiscard]] constexpr bool is_promql_label_name(std::string_view s) noexcept {
   return is_promql_metric_name(s) && s.find(':') == std::string_view::npos;
 }
+
 /// The code point of the UTF-8 sequence at s[i] and its length in bytes; length 0 when the
 /// bytes there are not valid UTF-8 (overlong, surrogate, past U+10FFFF, cut short).
 struct utf8_char {
