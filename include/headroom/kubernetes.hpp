@@ -129,14 +129,76 @@ namespace detail {
 [[nodiscard]] constexpr bool is_promql_label_name(std::string_view s) noexcept {
   return is_promql_metric_name(s) && s.find(':') == std::string_view::npos;
 }
-/// Appends `value` double-quoted, escaping backslash, quote, newline, tab, carriage return
-/// and other control bytes (as \xhh): escapes that PromQL (Go string literals) and YAML
-/// double-quoted scalars both read.
+
+/// The code point of the UTF-8 sequence at s[i] and its length in bytes; length 0 when the
+/// bytes there are not valid UTF-8 (overlong, surrogate, past U+10FFFF, cut short).
+struct utf8_char {
+  char32_t code = 0;
+  std::size_t length = 0;
+};
+[[nodiscard]] constexpr utf8_char decode_utf8(std::string_view s, std::size_t i) noexcept {
+  const auto b0 = static_cast<unsigned char>(s[i]);
+  if (b0 < 0x80) return {b0, 1};
+  std::size_t n = 0;
+  char32_t code = 0;
+  if (b0 >= 0xC2 && b0 <= 0xDF) {
+    n = 2;
+    code = b0 & 0x1Fu;
+  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+    n = 3;
+    code = b0 & 0x0Fu;
+  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+    n = 4;
+    code = b0 & 0x07u;
+  } else {
+    return {};
+  }
+  if (s.size() - i < n) return {};
+  for (std::size_t k = 1; k < n; ++k) {
+    const auto b = static_cast<unsigned char>(s[i + k]);
+    if ((b & 0xC0u) != 0x80u) return {};
+    code = (code << 6) | (b & 0x3Fu);
+  }
+  const bool overlong = (n == 3 && code < 0x800) || (n == 4 && code < 0x10000);
+  if (overlong || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return {};
+  return {code, n};
+}
+
+/// True for a character a YAML scalar may hold raw, as a YAML 1.1 parser (PyYAML, kubectl's
+/// sigs.k8s.io/yaml) reads it too: YAML 1.2's c-printable (x09, x0A, x0D, x20-x7E, x85,
+/// xA0-xD7FF, xE000-xFFFD, x10000-x10FFFF) less the tab and line breaks, and less NEL
+/// (U+0085), LS (U+2028) and PS (U+2029), which YAML 1.1 reads as line breaks (U+0085 comes
+/// back as a space), and the byte order mark U+FEFF.
+[[nodiscard]] constexpr bool yaml_raw_safe(char32_t c) noexcept {
+  if (c < 0x80) return c >= 0x20 && c != 0x7F;
+  if (c < 0xA0) return false;  // C1 controls, NEL among them
+  if (c == 0x2028 || c == 0x2029 || c == 0xFEFF) return false;
+  if (c >= 0xD800 && c <= 0xDFFF) return false;  // surrogates (not in valid UTF-8 anyway)
+  return c != 0xFFFE && c != 0xFFFF;
+}
+
+/// Appends `value` double-quoted with escapes that PromQL (Go string literals) and YAML
+/// double-quoted scalars read alike: \\ and \", \n \t \r, other ASCII controls and DEL
+/// as \xhh, every other character yaml_raw_safe() refuses as \uhhhh (C1 controls, NEL, LS,
+/// PS, U+FEFF, U+FFFE, U+FFFF). Other characters are copied as they are. A byte that is not
+/// part of valid UTF-8 is written \xhh, which Go reads as that byte (YAML would read U+00hh:
+/// the manifests' strings are checked to be UTF-8 before they get here).
 inline void append_double_quoted(std::string& out, std::string_view value) {
   static constexpr char hex[] = "0123456789abcdef";
+  const auto escape = [&out](char kind, char32_t code, int digits) {
+    out += '\\';
+    out += kind;
+    for (int shift = 4 * (digits - 1); shift >= 0; shift -= 4) out += hex[(code >> shift) & 0xF];
+  };
   out += '"';
-  for (const char c : value) {
-    const auto u = static_cast<unsigned char>(c);
+  for (std::size_t i = 0; i < value.size();) {
+    const char c = value[i];
+    const utf8_char u = decode_utf8(value, i);
+    if (u.length == 0) {  // not UTF-8: the byte
+      escape('x', static_cast<unsigned char>(c), 2);
+      ++i;
+      continue;
+    }
     if (c == '\\' || c == '"') {
       out += '\\';
       out += c;
@@ -146,13 +208,14 @@ inline void append_double_quoted(std::string& out, std::string_view value) {
       out += "\\t";
     } else if (c == '\r') {
       out += "\\r";
-    } else if (u < 0x20 || u == 0x7f) {
-      out += "\\x";
-      out += hex[u >> 4];
-      out += hex[u & 0xf];
+    } else if (u.code < 0x80 && !yaml_raw_safe(u.code)) {
+      escape('x', u.code, 2);
+    } else if (!yaml_raw_safe(u.code)) {
+      escape('u', u.code, 4);  // all refused characters lie below U+10000
     } else {
-      out += c;
+      out.append(value.substr(i, u.length));
     }
+    i += u.length;
   }
   out += '"';
 }
@@ -173,7 +236,8 @@ inline void append_selector(std::string& out, std::string_view metric, std::stri
 
 /// PromQL for the fleet's in-flight total, sum(running{label="value"}) +
 /// sum(waiting{label="value"}): what a KEDA AverageValue trigger divides by its threshold.
-/// An empty label_value selects every series. The value is escaped as a PromQL string.
+/// An empty label_value selects every series. The value, valid UTF-8, is escaped as a PromQL
+/// string (append_double_quoted).
 [[nodiscard]] inline std::string in_flight_query(std::string_view running_metric,
                                                  std::string_view waiting_metric,
                                                  std::string_view label_name,
@@ -184,6 +248,8 @@ inline void append_selector(std::string& out, std::string_view metric, std::stri
     headroom::detail::fail("waiting_metric", waiting_metric, "must be a PromQL metric name");
   if (!label_value.empty() && !detail::is_promql_label_name(label_name))
     headroom::detail::fail("label_name", label_name, "must be a PromQL label name");
+  if (!prometheus::detail::valid_utf8(label_value))
+    headroom::detail::fail("label_value", label_value, "must be valid UTF-8");
   std::string q;
   q.reserve(running_metric.size() + waiting_metric.size() + 2 * label_value.size() + 40);
   detail::append_selector(q, running_metric, label_name, label_value);
@@ -263,17 +329,19 @@ inline constexpr double default_tolerance = 0.1;  // --horizontal-pod-autoscaler
   return !yaml_keyword(s);
 }
 
-/// Appends s as a YAML string scalar: plain when safe, single-quoted ('' for ') when printable,
-/// else double-quoted with escapes.
+/// Appends s as a YAML string scalar: plain when safe, single-quoted ('' for ') when every
+/// character may stand raw (yaml_raw_safe()), else double-quoted with escapes. s must be
+/// valid UTF-8 (the writers check every string they are given).
 inline void append_yaml_scalar(std::string& out, std::string_view s) {
   if (yaml_plain_safe(s)) {
     out += s;
     return;
   }
   bool printable = true;
-  for (const char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    printable = printable && u >= 0x20 && u != 0x7f;
+  for (std::size_t i = 0; printable && i < s.size();) {
+    const utf8_char u = decode_utf8(s, i);
+    printable = u.length != 0 && yaml_raw_safe(u.code);
+    i += u.length == 0 ? 1 : u.length;
   }
   if (printable) {
     out += '\'';

@@ -13,7 +13,9 @@
 #if HEADROOM_HAS_CXX20
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -80,6 +82,9 @@ enum class parse_errc : unsigned char {
   invalid_bucket_bound,      ///< a histogram sample whose le label is not a float
   invalid_quantile_label,    ///< a summary sample whose quantile label is not a float
   missing_final_newline,     ///< the page does not end with '\n' (only with require_final_newline)
+  too_many_labels,    ///< a sample with more labels than parse_options::max_labels_per_series
+  too_many_series,    ///< a sample past parse_options::max_series_per_page
+  too_many_families,  ///< a new family past parse_options::max_families_per_page
 };
 
 /// A one-line English reason for a parse error code.
@@ -131,6 +136,12 @@ enum class parse_errc : unsigned char {
       return "summary quantile label is not a float";
     case parse_errc::missing_final_newline:
       return "page does not end with a newline";
+    case parse_errc::too_many_labels:
+      return "more labels in the sample than max_labels_per_series allows";
+    case parse_errc::too_many_series:
+      return "more samples on the page than max_series_per_page allows";
+    case parse_errc::too_many_families:
+      return "more metric families on the page than max_families_per_page allows";
   }
   return "unknown error";
 }
@@ -149,12 +160,22 @@ struct parse_error {
 /// are skipped, each recorded in page::skipped(); the parse never fails.
 enum class parse_mode : unsigned char { strict, lenient };
 
-/// Parser options.
+/// Parser options. The three limits follow Prometheus's scrape limits (label_limit,
+/// sample_limit): 0, the default, means no limit; a line past a limit is an error of its own
+/// code (strict: the parse stops; lenient: the line is skipped, and so is every later line
+/// past the same limit). The parser's time is O(n log n) in the page size without them.
 struct parse_options {
   parse_mode mode = parse_mode::strict;
   /// false (default): a last line without '\n' is parsed like any other and flagged by
   /// page::missing_final_newline(). true: it is an error (Go's expfmt behaviour).
   bool require_final_newline = false;
+  /// Most labels one sample may carry; 0: no limit. Past it: parse_errc::too_many_labels.
+  std::size_t max_labels_per_series = 0;
+  /// Most samples (series) a page may hold; 0: no limit. Past it: too_many_series.
+  std::size_t max_series_per_page = 0;
+  /// Most metric families a page may name (HELP, TYPE or a sample of a new name); 0: no
+  /// limit. Past it: too_many_families.
+  std::size_t max_families_per_page = 0;
 };
 
 /// A label pair; both views point into the parsed text. value is raw: the text between the
@@ -190,6 +211,81 @@ struct family {
 class page;
 namespace detail {
 class text_parser;
+
+[[nodiscard]] constexpr std::uint64_t read_le64(const char* p) noexcept {
+  std::uint64_t word = 0;
+  for (int i = 7; i >= 0; --i) word = (word << 8) | static_cast<unsigned char>(p[i]);
+  return word;
+}
+
+/// SipHash-c-d of s under the 128-bit key (k0, k1): the keyed hash of Aumasson and
+/// Bernstein, "SipHash: a fast short-input PRF" (INDOCRYPT 2012), with c compression and d
+/// finalization rounds. Without the key, an attacker cannot choose names that collide.
+template <int C, int D>
+[[nodiscard]] constexpr std::uint64_t siphash(std::uint64_t k0, std::uint64_t k1,
+                                              std::string_view s) noexcept {
+  std::uint64_t v0 = k0 ^ 0x736f6d6570736575ull, v1 = k1 ^ 0x646f72616e646f6dull;
+  std::uint64_t v2 = k0 ^ 0x6c7967656e657261ull, v3 = k1 ^ 0x7465646279746573ull;
+  const auto round = [&] {
+    v0 += v1;
+    v1 = std::rotl(v1, 13) ^ v0;
+    v0 = std::rotl(v0, 32);
+    v2 += v3;
+    v3 = std::rotl(v3, 16) ^ v2;
+    v0 += v3;
+    v3 = std::rotl(v3, 21) ^ v0;
+    v2 += v1;
+    v1 = std::rotl(v1, 17) ^ v2;
+    v2 = std::rotl(v2, 32);
+  };
+  const std::size_t whole = s.size() & ~std::size_t{7};
+  for (std::size_t i = 0; i < whole; i += 8) {
+    const std::uint64_t m = read_le64(s.data() + i);
+    v3 ^= m;
+    for (int r = 0; r < C; ++r) round();
+    v0 ^= m;
+  }
+  std::uint64_t last = static_cast<std::uint64_t>(s.size() & 0xff) << 56;
+  for (std::size_t i = s.size(); i-- > whole;)
+    last |= static_cast<std::uint64_t>(static_cast<unsigned char>(s[i])) << (8 * (i - whole));
+  v3 ^= last;
+  for (int r = 0; r < C; ++r) round();
+  v0 ^= last;
+  v2 ^= 0xff;
+  for (int r = 0; r < D; ++r) round();
+  return v0 ^ v1 ^ v2 ^ v3;
+}
+
+/// SipHash-1-3, the variant Rust's standard HashMap uses against hash flooding.
+[[nodiscard]] constexpr std::uint64_t siphash13(std::uint64_t k0, std::uint64_t k1,
+                                                std::string_view s) noexcept {
+  return siphash<1, 3>(k0, k1, s);
+}
+
+/// splitmix64's finalizer (Steele, Lea and Flood, "Fast splittable pseudorandom number
+/// generators", OOPSLA 2014): a bijection that spreads every input bit over the output.
+[[nodiscard]] constexpr std::uint64_t mix64(std::uint64_t x) noexcept {
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+inline constexpr char hash_anchor = 0;  // its address varies with ASLR, run to run
+
+/// A hash key no one outside the process can predict: the address of a static (randomised
+/// per run by ASLR, as abseil's absl::Hash seeds itself), the address of the page (stack or
+/// heap, also randomised) and the steady clock's nanoseconds. Not cryptographic randomness:
+/// enough that a remote page cannot be built to collide.
+[[nodiscard]] inline std::uint64_t fresh_hash_key(std::uint64_t salt, const void* owner) noexcept {
+  const auto ticks =
+      static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  return mix64(salt ^ mix64(reinterpret_cast<std::uintptr_t>(&hash_anchor) ^
+                            mix64(reinterpret_cast<std::uintptr_t>(owner) ^ mix64(ticks))));
+}
+
+/// The most slots any lookup in p's family table probes (1 when every name sits in its own
+/// slot). For tests: names built to collide must not make it grow with their number.
+[[nodiscard]] inline std::size_t longest_probe(const page& p) noexcept;
 }  // namespace detail
 
 /// Parses text into out, reusing out's storage (no allocation once it has grown). text must
@@ -231,7 +327,8 @@ class page {
       if (l.name == name) return l.value;
     return std::nullopt;
   }
-  /// The index of the family with exactly this name, if any. O(1) expected.
+  /// The index of the family with exactly this name, if any. O(1) expected, whatever the
+  /// names: the table's hash is keyed per page (see detail::siphash13).
   [[nodiscard]] std::optional<std::size_t> find_family(std::string_view name) const noexcept {
     const std::size_t i = lookup(name);
     if (i == npos) return std::nullopt;
@@ -241,10 +338,11 @@ class page {
   void clear() noexcept {
     text_ = {};
     families_.clear();
+    hashes_.clear();
     samples_.clear();
     labels_.clear();
     skipped_.clear();
-    std::fill(slots_.begin(), slots_.end(), 0u);
+    std::fill(slots_.begin(), slots_.end(), std::uint64_t{0});
     error_.reset();
     line_count_ = 0;
     missing_newline_ = false;
@@ -252,41 +350,45 @@ class page {
 
  private:
   friend class detail::text_parser;
+  friend std::size_t detail::longest_probe(const page& p) noexcept;
   static constexpr std::size_t npos = static_cast<std::size_t>(-1);
 
-  static std::uint64_t hash(std::string_view s) noexcept {  // FNV-1a, 64 bit
-    std::uint64_t h = 14695981039346656037ull;
-    for (char c : s) {
-      h ^= static_cast<unsigned char>(c);
-      h *= 1099511628211ull;
-    }
-    return h;
+  [[nodiscard]] std::uint64_t hash(std::string_view s) const noexcept {
+    return detail::siphash13(key0_, key1_, s);
   }
   [[nodiscard]] std::size_t lookup(std::string_view name) const noexcept {
+    return lookup(name, hash(name));
+  }
+  // The family named `name`, whose hash is h, or npos.
+  [[nodiscard]] std::size_t lookup(std::string_view name, std::uint64_t h) const noexcept {
     if (slots_.empty()) return npos;
     const std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = static_cast<std::size_t>(hash(name)) & mask;; i = (i + 1) & mask) {
-      const std::uint32_t slot = slots_[i];
+    const std::uint64_t tag = h & ~slot_index_mask;
+    for (std::size_t i = static_cast<std::size_t>(h) & mask;; i = (i + 1) & mask) {
+      const std::uint64_t slot = slots_[i];
       if (slot == 0) return npos;
-      if (families_[slot - 1].name == name) return slot - 1;
+      const auto index = static_cast<std::size_t>(slot & slot_index_mask) - 1;
+      if ((slot & ~slot_index_mask) == tag && families_[index].name == name) return index;
     }
   }
   void insert_slot(std::size_t index) {
     const std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = static_cast<std::size_t>(hash(families_[index].name)) & mask;;
-         i = (i + 1) & mask) {
+    const std::uint64_t h = hashes_[index];
+    for (std::size_t i = static_cast<std::size_t>(h) & mask;; i = (i + 1) & mask) {
       if (slots_[i] == 0) {
-        slots_[i] = static_cast<std::uint32_t>(index + 1);
+        slots_[i] = (h & ~slot_index_mask) | (static_cast<std::uint64_t>(index) + 1);
         return;
       }
     }
   }
-  std::size_t add_family(std::string_view name) {
+  // Adds a family named `name`, whose hash is h (not yet in the table).
+  std::size_t add_family(std::string_view name, std::uint64_t h) {
     families_.push_back(family{name, {}, metric_type::untyped, false, false, 0});
+    hashes_.push_back(h);
     if (slots_.size() < 2 * families_.size()) {  // keep the load factor <= 1/2
       std::size_t n = slots_.empty() ? 64 : slots_.size() * 2;
       while (n < 2 * families_.size()) n *= 2;
-      slots_.assign(n, 0u);
+      slots_.assign(n, std::uint64_t{0});
       for (std::size_t i = 0; i < families_.size(); ++i) insert_slot(i);
     } else {
       insert_slot(families_.size() - 1);
@@ -299,11 +401,31 @@ class page {
   std::vector<sample> samples_;
   std::vector<label> labels_;
   std::vector<parse_error> skipped_;
-  std::vector<std::uint32_t> slots_;  // open addressing: 0 empty, else family index + 1
+  std::vector<std::uint64_t> hashes_;  // hash(families_[i].name)
+  // Open addressing: 0 empty, else the family's index + 1 in the low 32 bits and the top 32
+  // bits of its hash above them (a probe reads a name only when those match).
+  static constexpr std::uint64_t slot_index_mask = 0xffffffffu;
+  std::vector<std::uint64_t> slots_;
+  std::vector<std::uint64_t> scratch_;  // a table of one sample's label names (duplicates)
   std::optional<parse_error> error_;
   std::size_t line_count_ = 0;
   bool missing_newline_ = false;
+  // The family table's hash key, fresh for each page (detail::fresh_hash_key).
+  std::uint64_t key0_ = detail::fresh_hash_key(0, this);
+  std::uint64_t key1_ = detail::fresh_hash_key(key0_, this);
 };
+
+[[nodiscard]] inline std::size_t detail::longest_probe(const page& p) noexcept {
+  std::size_t longest = 0;
+  const std::size_t mask = p.slots_.size() - 1;
+  for (std::size_t i = 0; i < p.slots_.size(); ++i) {
+    if (p.slots_[i] == 0) continue;
+    const auto index = static_cast<std::size_t>(p.slots_[i] & page::slot_index_mask) - 1;
+    const auto home = static_cast<std::size_t>(p.hashes_[index]) & mask;
+    longest = std::max(longest, ((i - home) & mask) + 1);
+  }
+  return longest;
+}
 
 /// Parses a page of the text format. text must outlive the result (zero-copy views).
 [[nodiscard]] inline page parse(std::string_view text, parse_options options = {}) {
@@ -614,9 +736,11 @@ class text_parser {
           return fail(i + k, parse_errc::invalid_help_escape);
         ++k;
       }
-      std::size_t f = out_.lookup(name);
+      const std::uint64_t h = out_.hash(name);
+      std::size_t f = out_.lookup(name, h);
       if (f != npos && out_.families_[f].has_help) return fail(name_at, parse_errc::duplicate_help);
-      if (f == npos) f = new_family(name);
+      if (f == npos) f = new_family(name, h);
+      if (f == npos) return fail(name_at, parse_errc::too_many_families);
       out_.families_[f].help = rest;
       out_.families_[f].has_help = true;
       return parse_errc::none;
@@ -634,27 +758,34 @@ class text_parser {
     } else if (!iequals(rest, "untyped")) {
       return fail(i, parse_errc::unknown_type);
     }
-    std::size_t f = out_.lookup(name);
+    const std::uint64_t h = out_.hash(name);
+    std::size_t f = out_.lookup(name, h);
     if (f != npos && (out_.families_[f].has_type || out_.families_[f].samples != 0))
       return fail(name_at, parse_errc::duplicate_type);
-    if (f == npos) f = new_family(name);
+    if (f == npos) f = new_family(name, h);
+    if (f == npos) return fail(name_at, parse_errc::too_many_families);
     out_.families_[f].type = type;
     out_.families_[f].has_type = true;
     return parse_errc::none;
   }
 
-  std::size_t new_family(std::string_view name) {
+  // The index of a new family, or npos when the page already holds max_families_per_page.
+  std::size_t new_family(std::string_view name, std::uint64_t h) {
+    if (options_.max_families_per_page != 0 &&
+        out_.families_.size() >= options_.max_families_per_page)
+      return npos;
     last_name_ = {};  // a new family may capture names the cache maps elsewhere
     last_family_ = npos;
-    return out_.add_family(name);
+    return out_.add_family(name, h);
   }
 
   // The family a sample belongs to, or npos when it starts a new one (expfmt's rule: the
   // family of that exact name, else x for x_sum/x_count of a summary or histogram and for
-  // x_bucket of a histogram).
-  [[nodiscard]] std::size_t resolve_family(std::string_view name) const noexcept {
+  // x_bucket of a histogram). When it returns npos, h holds hash(name).
+  [[nodiscard]] std::size_t resolve_family(std::string_view name, std::uint64_t& h) const noexcept {
     if (last_family_ != npos && name == last_name_) return last_family_;
-    const std::size_t f = out_.lookup(name);
+    h = out_.hash(name);
+    const std::size_t f = out_.lookup(name, h);
     if (f != npos) return f;
     constexpr std::string_view suffixes[] = {"_bucket", "_count", "_sum"};
     for (std::string_view suffix : suffixes) {
@@ -681,7 +812,12 @@ class text_parser {
     skip_blanks(i);
     const std::size_t first_label = out_.labels_.size();
     if (i < size && line_[i] == '{') {
-      const parse_errc ec = parse_labels(i + 1, i, first_label);
+      parse_errc ec = parse_labels(i + 1, i);
+      // Duplicate names are looked for once the labels are read (an error stops the reading:
+      // a duplicate before it comes first on the line, so it is the one reported).
+      if (const std::size_t d = first_duplicate(first_label); d != npos)
+        ec = fail(static_cast<std::size_t>(out_.labels_[d].name.data() - line_.data()),
+                  parse_errc::duplicate_label_name);
       if (ec != parse_errc::none) return ec;
       skip_blanks(i);
     }
@@ -703,7 +839,8 @@ class text_parser {
       skip_blanks(i);
       if (i < size) return fail(i, parse_errc::trailing_characters);
     }
-    std::size_t f = resolve_family(name);
+    std::uint64_t name_hash = 0;
+    std::size_t f = resolve_family(name, name_hash);
     const metric_type type = f == npos ? metric_type::untyped : out_.families_[f].type;
     if (type == metric_type::histogram || type == metric_type::summary) {
       const bool histogram = type == metric_type::histogram;
@@ -717,7 +854,10 @@ class text_parser {
               histogram ? parse_errc::invalid_bucket_bound : parse_errc::invalid_quantile_label);
       }
     }
-    if (f == npos) f = new_family(name);
+    if (options_.max_series_per_page != 0 && out_.samples_.size() >= options_.max_series_per_page)
+      return fail(name_at, parse_errc::too_many_series);
+    if (f == npos) f = new_family(name, name_hash);
+    if (f == npos) return fail(name_at, parse_errc::too_many_families);
     ++out_.families_[f].samples;
     last_name_ = name;
     last_family_ = f;
@@ -726,9 +866,44 @@ class text_parser {
     return parse_errc::none;
   }
 
+  // The index in the page's label store of the first label from `first` on whose name an
+  // earlier label of the same sample already has, or npos. Linear in the labels: a pairwise
+  // scan up to 16 of them, beyond that a table of the names under the page's keyed hash.
+  [[nodiscard]] std::size_t first_duplicate(std::size_t first) {
+    const std::vector<label>& labels = out_.labels_;
+    const std::size_t count = labels.size() - first;
+    if (count <= 16) {
+      for (std::size_t k = first + 1; k < labels.size(); ++k)
+        for (std::size_t j = first; j < k; ++j)
+          if (labels[j].name == labels[k].name) return k;
+      return npos;
+    }
+    // Open addressing at load <= 1/2. An entry is the label's position k + 1 in its low 40
+    // bits and the top 24 bits of its name's hash above them, so that a probe reads a label
+    // only when those bits match (a line of 2^40 labels, 5 TB of text, would go untagged).
+    std::vector<std::uint64_t>& table = out_.scratch_;
+    table.assign(std::bit_ceil(2 * count), 0);
+    const std::size_t mask = table.size() - 1;
+    constexpr std::uint64_t position_mask = (std::uint64_t{1} << 40) - 1;
+    const bool tagged = count < position_mask;
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::string_view name = labels[first + k].name;
+      const std::uint64_t h = out_.hash(name);
+      const std::uint64_t tag = tagged ? h & ~position_mask : 0;
+      std::size_t i = static_cast<std::size_t>(h) & mask;
+      for (; table[i] != 0; i = (i + 1) & mask)
+        if ((table[i] & ~position_mask) == tag &&
+            labels[first + static_cast<std::size_t>(table[i] & position_mask) - 1].name == name)
+          return first + k;
+      table[i] = tag | (static_cast<std::uint64_t>(k) + 1);
+    }
+    return npos;
+  }
+
   // Reads `name="value", ...}` from i (just after '{'); leaves end just after '}'.
-  parse_errc parse_labels(std::size_t i, std::size_t& end, std::size_t first_label) {
+  parse_errc parse_labels(std::size_t i, std::size_t& end) {
     const std::size_t size = line_.size();
+    const std::size_t first_label = out_.labels_.size();
     for (;;) {
       skip_blanks(i);
       if (i < size && line_[i] == '}') {
@@ -767,8 +942,9 @@ class text_parser {
       const std::string_view value = line_.substr(value_at, i - value_at);
       ++i;
       if (high && !valid_utf8(value)) return fail(value_at, parse_errc::invalid_utf8);
-      for (std::size_t k = first_label; k < out_.labels_.size(); ++k)
-        if (out_.labels_[k].name == name) return fail(name_at, parse_errc::duplicate_label_name);
+      if (options_.max_labels_per_series != 0 &&
+          out_.labels_.size() - first_label >= options_.max_labels_per_series)
+        return fail(name_at, parse_errc::too_many_labels);
       out_.labels_.push_back(label{name, value, escaped});
       skip_blanks(i);
       if (i < size && line_[i] == ',') {

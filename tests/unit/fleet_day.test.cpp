@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include "support.hpp"
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -222,6 +224,43 @@ TEST_SUITE("fleet_day") {
     const std::vector<double> fine = {1.0};
     CHECK_THROWS_AS((void)simulator.run(fine, sim::chase(-1min)), headroom::invalid_argument);
     CHECK_THROWS_AS((void)simulator.run(fine, sim::fixed_fleet(-1)), headroom::invalid_argument);
+  }
+
+  TEST_CASE("fleet_day: the fleet for the peak is a checked count") {
+    // The reference day peaks at 60 req/s (14:00): ceil(60 / 8) = 8 replicas (192 h a day).
+    sim::fleet_day_config config;
+    const auto day = sim::reference_day_traffic();
+    const sim::fleet_policy peak = sim::peak_fleet(day, config);
+    CHECK(peak.kind == sim::fleet_policy_kind::fixed);
+    CHECK(peak.fixed_replicas == 8);
+    const std::vector<double> quiet = {0.0, 0.0};
+    CHECK(sim::peak_fleet(quiet, config).fixed_replicas == 0);
+    // max_replicas (10^6) replicas of 8 req/s hold 8e6 req/s exactly; one more req/s needs
+    // one more replica than allowed.
+    const std::vector<double> at_limit = {8e6};
+    CHECK(sim::peak_fleet(at_limit, config).fixed_replicas == 1'000'000);
+    const std::vector<double> past_limit = {8e6 + 1.0};
+    CHECK(headroom::test::rejected([&] { (void)sim::peak_fleet(past_limit, config); }) ==
+          "traffic_per_second");
+    // A rate of 1e11 req/s at 4 req/s per replica is 2.5e10 replicas: past std::int32_t, where
+    // a cast would be undefined behaviour; named instead.
+    config.capacity_per_replica = 4.0;
+    const std::vector<double> huge = {1e11, 5.0};
+    CHECK(headroom::test::rejected([&] { (void)sim::peak_fleet(huge, config); }) ==
+          "traffic_per_second");
+    config.capacity_per_replica = 1e-300;  // 60 req/s / 1e-300: far past any count
+    CHECK(headroom::test::rejected([&] { (void)sim::peak_fleet(day, config); }) ==
+          "traffic_per_second");
+    config = {};
+    const std::vector<double> empty;
+    CHECK(headroom::test::rejected([&] { (void)sim::peak_fleet(empty, config); }) ==
+          "traffic_per_second.size()");
+    const std::vector<double> negative = {1.0, -1.0};
+    CHECK(headroom::test::rejected([&] { (void)sim::peak_fleet(negative, config); }) ==
+          "traffic_per_second[i]");
+    config.capacity_per_replica = 0.0;
+    CHECK(headroom::test::rejected([&] { (void)sim::peak_fleet(day, config); }) ==
+          "config.capacity_per_replica");
   }
 
   TEST_CASE("fleet_day: a zero start delay makes requested replicas ready in the same step") {

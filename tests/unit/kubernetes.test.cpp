@@ -2,13 +2,14 @@
 // Tests of headroom/kubernetes.hpp. Expected values: SPEC.md §2 (L* = 0.8 x 8 x 8 = 51.2 -> 51),
 // the field names and defaults of the Kubernetes autoscaling/v2 HorizontalPodAutoscaler API and
 // of KEDA's ScaledObject / prometheus trigger as documented upstream, DNS-1123 rules, and hand
-// calculations in the comments. The manifests are read back with a minimal indentation-based
-// YAML reader (below) so that the tests assert values at paths, not text.
+// calculations in the comments. The manifests are read back with yaml-cpp (tests/yaml_reader.hpp)
+// so that the tests assert values at paths, as a real YAML parser reads them, not text.
 #include <headroom/kubernetes.hpp>
 
 #include <doctest/doctest.h>
 
 #include "support.hpp"
+#include "yaml_reader.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -33,200 +34,36 @@ using headroom::scaling_behavior;
 using headroom::scaling_policy_type;
 using headroom::select_policy;
 
-// ---- a minimal YAML reader: block mappings, block sequences, scalars ------------------------
-// Enough for what the writers emit (and strict about anything else): "key: value", "key:"
-// opening a nested block, "- " sequence items whose first key sits on the dash line, plain,
-// 'single-quoted' ('' = ') and "double-quoted" (\\ \" \n \t \r \xNN) scalars, comment lines.
-// Flow collections, anchors, tags and block scalars are rejected.
+// ---- reading manifests back: yaml-cpp (tests/yaml_reader.hpp) -----------------------------
 
-struct yaml_node {
-  enum class kind { scalar, map, seq } type = kind::scalar;
-  std::string value;  // scalar text after unquoting
-  bool quoted = false;
-  std::vector<std::string> keys;  // mapping keys, index-aligned with items
-  std::vector<yaml_node> items;   // mapping values or sequence entries
-};
+using headroom::test::yaml_node;
 
-class yaml_reader {
- public:
-  explicit yaml_reader(std::string_view text) {
-    int number = 0;
-    while (!text.empty()) {
-      const auto nl = text.find('\n');
-      std::string_view line = text.substr(0, nl);
-      text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
-      ++number;
-      const auto first = line.find_first_not_of(' ');
-      if (first == std::string_view::npos) continue;
-      if (line[first] == '\t') error(number, "tab indentation");
-      if (line[first] == '#') continue;
-      while (!line.empty() && line.back() == ' ') line.remove_suffix(1);
-      lines_.push_back({static_cast<int>(first), std::string(line.substr(first)), number});
-    }
+// The document `text` holds; fails the test (with yaml-cpp's message) when it does not parse.
+yaml_node parse_yaml(std::string_view text) {
+  const headroom::test::yaml_document doc = headroom::test::read_yaml(text);
+  REQUIRE_MESSAGE(doc.error.empty(), doc.error << "\n" << text);
+  return doc.root;
+}
+
+// The first character of `text` that YAML does not allow raw, as the byte offset, or npos.
+// Written from the YAML 1.2 spec's c-printable set (5.1) and YAML 1.1's line breaks, byte by
+// byte over UTF-8, independently of the writer's own check: C0 controls but tab and line
+// feed, DEL, the C1 controls C2 80..C2 9F (NEL, C2 85, among them), LS and PS (E2 80 A8/A9),
+// the byte order mark (EF BB BF), U+FFFE and U+FFFF (EF BF BE/BF).
+std::size_t first_unprintable(std::string_view text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    const auto next = [&](std::size_t k) {
+      return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0u;
+    };
+    if ((b < 0x20 && b != '\t' && b != '\n') || b == 0x7f) return i;
+    if (b == 0xc2 && next(1) >= 0x80 && next(1) <= 0x9f) return i;
+    if (b == 0xe2 && next(1) == 0x80 && (next(2) == 0xa8 || next(2) == 0xa9)) return i;
+    if (b == 0xef && next(1) == 0xbb && next(2) == 0xbf) return i;
+    if (b == 0xef && next(1) == 0xbf && (next(2) == 0xbe || next(2) == 0xbf)) return i;
   }
-
-  yaml_node document() {
-    if (lines_.empty()) error(0, "empty document");
-    if (lines_[0].indent != 0) error(lines_[0].number, "document must start at column 0");
-    yaml_node root = block(0);
-    if (pos_ != lines_.size()) error(lines_[pos_].number, "unexpected indentation");
-    return root;
-  }
-
-  // A lone scalar, as written after "key: ".
-  static yaml_node scalar(std::string_view s, int number) {
-    yaml_node n;
-    if (s.empty()) return n;
-    if (s.front() == '\'') {
-      n.quoted = true;
-      std::size_t i = 1;
-      for (;; ++i) {
-        if (i >= s.size()) error(number, "unterminated single-quoted scalar");
-        if (s[i] == '\'') {
-          if (i + 1 < s.size() && s[i + 1] == '\'') {
-            n.value += '\'';
-            ++i;
-            continue;
-          }
-          break;
-        }
-        n.value += s[i];
-      }
-      rest_is_comment(s.substr(i + 1), number);
-      return n;
-    }
-    if (s.front() == '"') {
-      n.quoted = true;
-      std::size_t i = 1;
-      for (;; ++i) {
-        if (i >= s.size()) error(number, "unterminated double-quoted scalar");
-        const char c = s[i];
-        if (c == '"') break;
-        if (c != '\\') {
-          n.value += c;
-          continue;
-        }
-        if (++i >= s.size()) error(number, "dangling escape");
-        switch (s[i]) {
-          case '\\':
-            n.value += '\\';
-            break;
-          case '"':
-            n.value += '"';
-            break;
-          case 'n':
-            n.value += '\n';
-            break;
-          case 't':
-            n.value += '\t';
-            break;
-          case 'r':
-            n.value += '\r';
-            break;
-          case 'x': {
-            if (i + 2 >= s.size()) error(number, "short \\x escape");
-            n.value += static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16));
-            i += 2;
-            break;
-          }
-          default:
-            error(number, "unsupported escape");
-        }
-      }
-      rest_is_comment(s.substr(i + 1), number);
-      return n;
-    }
-    if (std::string_view("[]{}&*!|>%@`\"'").find(s.front()) != std::string_view::npos)
-      error(number, "unsupported plain scalar start");
-    const auto hash = s.find(" #");
-    if (hash != std::string_view::npos) s = s.substr(0, hash);
-    while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-    if (s.find(": ") != std::string_view::npos || s.back() == ':')
-      error(number, "': ' inside a plain scalar");
-    n.value = std::string(s);
-    return n;
-  }
-
- private:
-  struct source_line {
-    int indent;
-    std::string text;
-    int number;
-  };
-
-  [[noreturn]] static void error(int number, const char* what) {
-#if defined(__cpp_exceptions)
-    throw std::runtime_error("yaml line " + std::to_string(number) + ": " + what);
-#else  // the no-exceptions build: a manifest that does not parse fails the whole run
-    std::fprintf(stderr, "yaml line %d: %s\n", number, what);
-    std::abort();
-#endif
-  }
-  static void rest_is_comment(std::string_view rest, int number) {
-    const auto k = rest.find_first_not_of(' ');
-    if (k != std::string_view::npos && (rest[k] != '#' || k == 0))
-      error(number, "text after a quoted scalar");
-  }
-  static bool is_dash(const source_line& l) { return l.text == "-" || l.text.starts_with("- "); }
-
-  yaml_node block(int indent) { return is_dash(lines_[pos_]) ? sequence(indent) : mapping(indent); }
-
-  yaml_node mapping(int indent) {
-    yaml_node n;
-    n.type = yaml_node::kind::map;
-    while (pos_ < lines_.size() && lines_[pos_].indent == indent && !is_dash(lines_[pos_])) {
-      const source_line& l = lines_[pos_];
-      std::size_t colon = l.text.find(": ");
-      if (colon == std::string::npos && l.text.back() == ':') colon = l.text.size() - 1;
-      if (colon == std::string::npos || colon == 0) error(l.number, "expected 'key:'");
-      std::string key = l.text.substr(0, colon);
-      if (key.find_first_of("'\"{}[]#") != std::string::npos) error(l.number, "complex key");
-      for (const auto& k : n.keys)
-        if (k == key) error(l.number, "duplicate key");
-      std::string_view rest = std::string_view(l.text).substr(colon + 1);
-      while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
-      const int number = l.number;
-      ++pos_;
-      yaml_node child;
-      if (!rest.empty()) {
-        child = scalar(rest, number);
-      } else if (pos_ < lines_.size() &&
-                 (lines_[pos_].indent > indent ||
-                  (lines_[pos_].indent == indent && is_dash(lines_[pos_])))) {
-        child = block(lines_[pos_].indent);
-      }
-      n.keys.push_back(std::move(key));
-      n.items.push_back(std::move(child));
-    }
-    return n;
-  }
-
-  yaml_node sequence(int indent) {
-    yaml_node n;
-    n.type = yaml_node::kind::seq;
-    while (pos_ < lines_.size() && lines_[pos_].indent == indent && is_dash(lines_[pos_])) {
-      source_line& l = lines_[pos_];
-      const auto content = l.text.find_first_not_of(' ', 1);
-      if (content == std::string::npos) error(l.number, "empty sequence item");
-      const std::string rest = l.text.substr(content);
-      const bool is_map = rest.find(": ") != std::string::npos || rest.back() == ':';
-      if (is_map && rest.front() != '\'' && rest.front() != '"') {
-        l.indent = indent + static_cast<int>(content);  // the item's keys align with this one
-        l.text = rest;
-        n.items.push_back(mapping(l.indent));
-      } else {
-        n.items.push_back(scalar(rest, l.number));
-        ++pos_;
-      }
-    }
-    return n;
-  }
-
-  std::vector<source_line> lines_;
-  std::size_t pos_ = 0;
-};
-
-yaml_node parse_yaml(std::string_view text) { return yaml_reader(text).document(); }
+  return std::string_view::npos;
+}
 
 // Looks up "spec.metrics[0].pods.target.averageValue"; nullptr when a step is missing.
 const yaml_node* find(const yaml_node& root, std::string_view path) {
@@ -331,7 +168,7 @@ void check_rules_equal(const yaml_node& rules, const headroom::scaling_rules& ex
 
 TEST_SUITE("kubernetes") {
   TEST_CASE("kubernetes: the YAML reader reads what YAML means") {
-    // Self-test of the reader on hand-written YAML, so the manifest tests rest on it.
+    // The adapter over yaml-cpp, on hand-written YAML: paths, quoting, errors.
     const auto doc = parse_yaml(
         "# comment\n"
         "a: 1\n"
@@ -350,17 +187,20 @@ TEST_SUITE("kubernetes") {
     CHECK(at(doc, "b.c") == "it's");
     CHECK(quoted(doc, "b.c"));
     CHECK(at(doc, "b.d") == "q\"x\\y\n");
+    CHECK(quoted(doc, "b.d"));
     CHECK(at(doc, "b.list[0].k") == "v");
     CHECK(at(doc, "b.list[0].m") == "2");
     CHECK(at(doc, "b.list[1]") == "plain");
     CHECK(at(doc, "b.same[0].x") == "1");
     CHECK(at(doc, "e") == "tail");
     CHECK_FALSE(has(doc, "b.list[2]"));
-    CHECK_THROWS(parse_yaml("a: 1\n   b: 2\n"));  // stray indentation
-    CHECK_THROWS(parse_yaml("a: 1\na: 2\n"));     // duplicate key
-    CHECK_THROWS(parse_yaml("a: 'open\n"));       // unterminated quote
-    CHECK_THROWS(parse_yaml("a: b: c\n"));        // ': ' in a plain scalar
-    CHECK_THROWS(parse_yaml("a: {b: 1}\n"));      // flow mapping
+    CHECK_FALSE(headroom::test::read_yaml("a: 1\na: 2\n").error.empty());       // duplicate key
+    CHECK_FALSE(headroom::test::read_yaml("a: [1, 2\n").error.empty());         // unclosed flow
+    CHECK_FALSE(headroom::test::read_yaml("a: b: c\n").error.empty());          // ': ' in a scalar
+    CHECK_FALSE(headroom::test::read_yaml("a: 1\n---\nb: 2\n").error.empty());  // two documents
+    CHECK(first_unprintable("a: 'x\xc2\xa0y'\n") == std::string_view::npos);    // NBSP is printable
+    CHECK(first_unprintable("a: 'x\xc2\x85y'\n") == 5);                         // NEL is not
+    CHECK(first_unprintable("a: \x7f\n") == 3);
   }
 
   TEST_CASE("kubernetes: in-flight target from a measured capacity") {
@@ -614,17 +454,61 @@ TEST_SUITE("kubernetes") {
   }
 
   TEST_CASE("kubernetes: YAML quoting round-trips awkward strings") {
-    // Model names with PromQL and YAML specials survive both escapings.
-    const std::string awkward[] = {"it's",      "a\"b\\c", "x: y #z",      "line\nbreak",
-                                   "tab\there", "ünïcode", "{[*&!|>%@`]}", "- item"};
+    // Strings with PromQL and YAML specials, and every kind of character YAML does not allow
+    // raw (C0 and C1 controls, NEL, LS, PS, the BOM, U+FFFE, U+FFFF), survive both escapings:
+    // yaml-cpp reads back the very string, and no raw unprintable character is written.
+    const std::string awkward[] = {"it's",
+                                   "a\"b\\c",
+                                   "x: y #z",
+                                   "line\nbreak",
+                                   "tab\there",
+                                   "cr\rlf",
+                                   "nul\x01"
+                                   "del\x7f",
+                                   "\xc3\xbc"
+                                   "n\xc3\xaf"
+                                   "code",
+                                   "{[*&!|>%@`]}",
+                                   "- item",
+                                   "c1 \xc2\x80 \xc2\x9f",
+                                   "nel\xc2\x85x",
+                                   "ls\xe2\x80\xa8ps\xe2\x80\xa9",
+                                   "\xef\xbb\xbf bom",
+                                   "\xef\xbf\xbe\xef\xbf\xbf",
+                                   "nbsp\xc2\xa0 private\xee\x80\x80 emoji\xf0\x9f\x98\x80",
+                                   "\\N \\x85 \\u0085"};
     for (const auto& model : awkward) {
       CAPTURE(model);
       const std::string query = k8s::in_flight_query("r", "w", "model_name", model);
       k8s::keda_prometheus_options keda{"https://prom:9090", {query}, 0.0, 300s};
-      const auto doc =
-          parse_yaml(k8s::scaled_object_yaml(spec_workload(), spec_config(51.0), keda));
-      CHECK(at(doc, "spec.triggers[0].metadata.query") == query);
+      const std::string so = k8s::scaled_object_yaml(spec_workload(), spec_config(51.0), keda);
+      CHECK(first_unprintable(so) == std::string_view::npos);
+      CHECK(at(parse_yaml(so), "spec.triggers[0].metadata.query") == query);
+      // The same strings as a target kind and a metric name (URL path segments: no / or %).
+      if (model.find_first_of("/%") != std::string::npos) continue;
+      auto workload = spec_workload();
+      workload.target_kind = "Kind " + model;
+      auto config = spec_config(51.0);
+      config.metrics[0].name = "m " + model;
+      const std::string hpa = k8s::horizontal_pod_autoscaler_yaml(workload, config);
+      CHECK(first_unprintable(hpa) == std::string_view::npos);
+      const auto doc = parse_yaml(hpa);
+      CHECK(at(doc, "spec.scaleTargetRef.kind") == workload.target_kind);
+      CHECK(at(doc, "spec.metrics[0].pods.metric.name") == config.metrics[0].name);
     }
+    // The escapes themselves: ASCII controls as \xhh, the others as \uhhhh, which Go (PromQL)
+    // and YAML read alike (YAML's \N would not do for PromQL, and Go's \x85 is a byte).
+    CHECK(k8s::in_flight_query("r", "w", "m", "a\xc2\x85\x01\xe2\x80\xa8\xef\xbf\xbf") ==
+          "sum(r{m=\"a\\u0085\\x01\\u2028\\uffff\"}) + sum(w{m=\"a\\u0085\\x01\\u2028\\uffff\"})");
+    std::string scalar;
+    k8s::detail::append_yaml_scalar(scalar, "x\xc2\x85y");
+    CHECK(scalar == "\"x\\u0085y\"");
+    scalar.clear();
+    k8s::detail::append_yaml_scalar(scalar, "\xc3\xbc'n");  // printable: single-quoted, raw
+    CHECK(scalar == "'\xc3\xbc''n'");
+    // A PromQL label value is UTF-8, as Prometheus requires of label values.
+    CHECK(thrown_parameter([] { (void)k8s::in_flight_query("r", "w", "m", "\xff"); }) ==
+          "label_value");
     // Scalars YAML 1.1 would read as booleans, nulls or numbers are quoted; names stay plain.
     for (const std::string s : {"yes", "No", "on", "OFF", "y", "null", "true", "8b", "1e3", "0x1f",
                                 "-1", ".5", "", "~", "a b", "x\x01y", "back\\slash"}) {

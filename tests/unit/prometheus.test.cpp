@@ -11,6 +11,8 @@
 #include "support.hpp"
 
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <string>
@@ -76,6 +78,68 @@ prom::parse_error strict_error(std::string_view text) {
   const prom::page p = prom::parse(text);
   REQUIRE_MESSAGE(!p.ok(), text);
   return *p.error();
+}
+
+// A sample line `m{...} 1` with `count` labels named l0, l1, ...; names[k] replaces the name of
+// label k when given. columns[k] is the 1-based column of label k's name, counted while
+// writing the line.
+struct labelled_line {
+  std::string text;
+  std::vector<std::size_t> columns;
+};
+labelled_line line_with_labels(std::size_t count,
+                               const std::vector<std::pair<std::size_t, std::string>>& names = {}) {
+  labelled_line out;
+  out.text = "m{";
+  for (std::size_t k = 0; k < count; ++k) {
+    std::string name = "l" + std::to_string(k);
+    for (const auto& [index, replacement] : names)
+      if (index == k) name = replacement;
+    out.columns.push_back(out.text.size() + 1);
+    out.text += name + "=\"v\",";
+  }
+  out.text += "} 1\n";
+  return out;
+}
+
+// `count` names whose 64-bit FNV-1a hashes (offset basis 14695981039346656037, prime
+// 1099511628211) share their low 17 bits: every one lands in the same slot of any
+// power-of-two table up to 131,072 slots under that (unkeyed) hash. FNV-1a's low k bits
+// depend only on the low k bits of the state and of the bytes, and the prime is odd, so the
+// last of three appended characters follows from the first two (when it is a name character).
+std::vector<std::string> fnv1a_colliding_names(std::size_t count) {
+  constexpr std::uint64_t basis = 14695981039346656037ull, prime = 1099511628211ull;
+  constexpr std::uint64_t mask = (1u << 17) - 1;
+  std::uint64_t inverse = prime;  // Newton's iteration: prime * inverse == 1 mod 2^64
+  for (int i = 0; i < 6; ++i) inverse *= 2 - prime * inverse;
+  const std::string alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:";
+  const std::uint64_t before_last = (0x0b5e1 * inverse) & mask;
+  std::vector<std::string> names;
+  for (std::size_t i = 0; names.size() < count; ++i) {
+    const std::string prefix = "family_" + std::to_string(i) + "_";
+    std::uint64_t h = basis;
+    for (const char c : prefix) h = (h ^ static_cast<unsigned char>(c)) * prime;
+    bool found = false;
+    for (std::size_t a = 0; !found && a < alphabet.size(); ++a) {
+      for (std::size_t b = 0; !found && b < alphabet.size(); ++b) {
+        const std::uint64_t s = (((h ^ static_cast<unsigned char>(alphabet[a])) * prime) ^
+                                 static_cast<unsigned char>(alphabet[b])) *
+                                prime;
+        const std::uint64_t c = (s ^ before_last) & mask;
+        if (c < 256 && alphabet.find(static_cast<char>(c)) != std::string::npos) {
+          names.push_back(prefix + alphabet[a] + alphabet[b] + static_cast<char>(c));
+          found = true;
+        }
+      }
+    }
+  }
+  return names;
+}
+
+std::uint64_t fnv1a(std::string_view s) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (const char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return h;
 }
 
 }  // namespace
@@ -399,6 +463,146 @@ TEST_SUITE("prometheus") {
       CHECK(f.samples == 2);
       CHECK(f.type == prom::metric_type::histogram);
     }
+  }
+
+  TEST_CASE("prometheus: duplicate label names among many labels") {
+    using E = prom::parse_errc;
+    // Beyond 16 labels the names go through a hash table: distinct names pass at any count.
+    for (const std::size_t count : {std::size_t{17}, std::size_t{1000}, std::size_t{131072}}) {
+      const labelled_line line = line_with_labels(count);
+      const prom::page p = prom::parse(line.text);
+      REQUIRE_MESSAGE(p.ok(), count);
+      CHECK(p.labels(p.samples()[0]).size() == count);
+    }
+    // The error names the earliest label whose name came before: label 25 (a second l10),
+    // not label 30 (a second l3), although l3 appears first.
+    const labelled_line two = line_with_labels(40, {{25, "l10"}, {30, "l3"}});
+    prom::parse_error e = strict_error(two.text);
+    CHECK(e.code == E::duplicate_label_name);
+    CHECK(e.column == two.columns[25]);
+    // Three of one name: the second is the repeat.
+    const labelled_line three = line_with_labels(50, {{20, "l5"}, {45, "l5"}});
+    CHECK(strict_error(three.text).column == three.columns[20]);
+    // The repeat comes before a malformed label later on the line: it is the error reported.
+    labelled_line later = line_with_labels(30, {{12, "l2"}});
+    later.text.replace(later.text.find("l20=\"v\""), 7, "l20=v  ");
+    e = strict_error(later.text);
+    CHECK(e.code == E::duplicate_label_name);
+    CHECK(e.column == later.columns[12]);
+    // A malformed label before the repeat stops the line first.
+    labelled_line earlier = line_with_labels(30, {{25, "l2"}});
+    earlier.text.replace(earlier.text.find("l20=\"v\""), 7, "l20=v  ");
+    e = strict_error(earlier.text);
+    CHECK(e.code == E::expected_quote);
+    CHECK(e.column == earlier.columns[20] + 4);  // l20=v: the v
+    // Lenient: the line is skipped and its labels rolled back.
+    const std::string two_lines = two.text + "n{a=\"1\"} 2\n";
+    const prom::page lenient = prom::parse(two_lines, {prom::parse_mode::lenient});
+    REQUIRE(lenient.skipped().size() == 1);
+    CHECK(lenient.skipped()[0].code == E::duplicate_label_name);
+    REQUIRE(lenient.samples().size() == 1);
+    CHECK(lenient.labels(lenient.samples()[0]).size() == 1);
+  }
+
+  TEST_CASE("prometheus: limits on labels per series / series / families") {
+    using E = prom::parse_errc;
+    prom::parse_options limits;
+    // Off by default (0), as Prometheus's label_limit and sample_limit are.
+    CHECK(limits.max_labels_per_series == 0);
+    CHECK(limits.max_series_per_page == 0);
+    CHECK(limits.max_families_per_page == 0);
+
+    limits.max_labels_per_series = 3;
+    CHECK(prom::parse("m{a=\"1\",b=\"2\",c=\"3\"} 1\n", limits).ok());  // 3 = the limit
+    prom::page p = prom::parse("ok 1\nm{a=\"1\",b=\"2\",c=\"3\",d=\"4\"} 1\n", limits);
+    REQUIRE_FALSE(p.ok());
+    CHECK(p.error()->code == E::too_many_labels);
+    CHECK(p.error()->line == 2);
+    CHECK(p.error()->column == 21);  // the fourth label, d (each label is 6 bytes from 3)
+    CHECK(p.error()->reason() == "more labels in the sample than max_labels_per_series allows");
+    // A repeat before the limit is reached is reported as the repeat.
+    CHECK(prom::parse("m{a=\"1\",a=\"2\",c=\"3\",d=\"4\"} 1\n", limits).error()->code ==
+          E::duplicate_label_name);
+
+    limits = {};
+    limits.max_series_per_page = 2;
+    const std::string_view three_series =
+        "# TYPE a gauge\na 1\nb 2\nb{x=\"y\"} 3\n# TYPE c gauge\n";
+    p = prom::parse(three_series, limits);
+    REQUIRE_FALSE(p.ok());
+    CHECK(p.error()->code == E::too_many_series);
+    CHECK(p.error()->line == 4);
+    CHECK(p.error()->column == 1);
+    CHECK(p.samples().size() == 2);
+    limits.mode = prom::parse_mode::lenient;
+    p = prom::parse(three_series, limits);
+    CHECK(p.samples().size() == 2);
+    REQUIRE(p.skipped().size() == 1);
+    CHECK(p.skipped()[0].code == E::too_many_series);
+    CHECK(p.families().size() == 3);  // a, b and the TYPE line's c: families are not series
+
+    limits = {};
+    limits.max_families_per_page = 2;
+    const std::string_view three_families = "# HELP a A.\na 1\nb 2\nb 3\n# TYPE c gauge\nc 4\n";
+    p = prom::parse(three_families, limits);
+    REQUIRE_FALSE(p.ok());
+    CHECK(p.error()->code == E::too_many_families);
+    CHECK(p.error()->line == 5);
+    CHECK(p.error()->column == 8);  // the name in "# TYPE c gauge"
+    limits.mode = prom::parse_mode::lenient;
+    p = prom::parse(three_families, limits);
+    CHECK(p.families().size() == 2);
+    CHECK(p.samples().size() == 3);  // a 1, b 2, b 3: b was already a family
+    REQUIRE(p.skipped().size() == 2);
+    CHECK(p.skipped()[0].line == 5);
+    CHECK(p.skipped()[1].line == 6);
+    CHECK(p.skipped()[1].column == 1);  // the sample "c 4" would have made a third family
+    CHECK(p.skipped()[1].code == E::too_many_families);
+    // A histogram's _bucket, _sum and _count samples belong to its one family.
+    limits = {};
+    limits.max_families_per_page = 1;
+    CHECK(prom::parse("# TYPE h histogram\nh_bucket{le=\"+Inf\"} 1\nh_sum 2\nh_count 1\n", limits)
+              .ok());
+  }
+
+  TEST_CASE("prometheus: the family table resists names built to collide") {
+    // Names that all fall in one slot under an unkeyed FNV-1a table (the scheme this table
+    // had) made each insert probe every earlier one: quadratic. Under the page's keyed hash
+    // they spread like any names.
+    const std::vector<std::string> names = fnv1a_colliding_names(4000);
+    for (const std::string& name : names)
+      REQUIRE((fnv1a(name) & 0x1ffff) == (fnv1a(names[0]) & 0x1ffff));
+    std::string text;
+    for (std::size_t i = 0; i < names.size(); ++i)
+      text += names[i] + " " + std::to_string(i) + "\n";
+    const prom::page p = prom::parse(text);
+    REQUIRE(p.ok());
+    CHECK(p.families().size() == 4000);
+    for (std::size_t i = 0; i < names.size(); i += 399) {
+      const auto f = p.find_family(names[i]);
+      REQUIRE(f.has_value());
+      CHECK(*f == i);
+      CHECK(p.samples()[i].value == static_cast<double>(i));
+    }
+    // Linear probing at load 1/2 with a random hash: a run of 200 slots has probability
+    // about 8192 * exp(-200 * 0.193) < 1e-12; with FNV-1a these names probe 4000.
+    CHECK(headroom::prometheus::detail::longest_probe(p) < 200);
+  }
+
+  TEST_CASE("prometheus: SipHash reference vectors") {
+    // Aumasson and Bernstein's reference implementation (github.com/veorq/SipHash): key
+    // 00 01 .. 0f, messages 00 01 .. (n-1). SipHash-2-4: n = 0 -> 726fdb47dd0e0e31, n = 15 ->
+    // a129ca6149be45e5 (the paper's Appendix A). SipHash-1-3 with the zero key: n = 0 ->
+    // d1fba762150c532c, n = 1 -> 68a914128e01e473, n = 15 -> f30eb725bb91c9ea (vectors of the
+    // reference implementation as quoted by OCaml's testsuite/tests/hash/sip13.ml).
+    namespace d = headroom::prometheus::detail;
+    constexpr std::uint64_t k0 = 0x0706050403020100ull, k1 = 0x0f0e0d0c0b0a0908ull;
+    constexpr char bytes[] = "\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e";
+    static_assert(d::siphash<2, 4>(k0, k1, std::string_view(bytes, 0)) == 0x726fdb47dd0e0e31ull);
+    CHECK(d::siphash<2, 4>(k0, k1, std::string_view(bytes, 15)) == 0xa129ca6149be45e5ull);
+    CHECK(d::siphash13(0, 0, std::string_view(bytes, 0)) == 0xd1fba762150c532cull);
+    CHECK(d::siphash13(0, 0, std::string_view(bytes, 1)) == 0x68a914128e01e473ull);
+    CHECK(d::siphash13(0, 0, std::string_view(bytes, 15)) == 0xf30eb725bb91c9eaull);
   }
 
   TEST_CASE("prometheus: the expfmt fuzz corpus / valid and invalid") {

@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -28,6 +29,7 @@
 #include "../autoscaler.hpp"
 #include "../cost.hpp"
 #include "../detail/checks.hpp"
+#include "../detail/constexpr_math.hpp"
 #include "../detail/from_chars.hpp"
 #include "../error.hpp"
 #include "../queueing.hpp"
@@ -167,6 +169,33 @@ struct fleet_day_config {
   double tokens_per_request = 0.0;  ///< generated tokens per request; >= 0 (0: no token cost)
 };
 
+/// A fixed fleet sized for the peak of traffic_per_second at full capacity, with no margin:
+/// ceil(peak / capacity_per_replica) replicas (the "always at peak" policy). The rates must be
+/// finite and >= 0 (at least one); throws invalid_argument naming traffic_per_second when
+/// the count exceeds config.max_replicas, so no count past std::int32_t is ever cast.
+[[nodiscard]] inline fleet_policy peak_fleet(std::span<const double> traffic_per_second,
+                                             const fleet_day_config& config) {
+  if (traffic_per_second.empty())
+    detail::fail("traffic_per_second.size()", std::size_t{0}, "needs at least one step");
+  double peak = 0.0;
+  for (const double rate : traffic_per_second) {
+    if (!(rate >= 0.0 && detail::is_finite(rate)))
+      detail::fail("traffic_per_second[i]", rate, "must be finite and >= 0");
+    peak = std::max(peak, rate);
+  }
+  const double mu =
+      detail::require_positive("config.capacity_per_replica", config.capacity_per_replica);
+  if (config.max_replicas < 1)
+    detail::fail("config.max_replicas", config.max_replicas, "must be >= 1");
+  const double needed = detail::cxm::product_ratio({peak}, {mu});
+  if (!(needed <= static_cast<double>(config.max_replicas)))
+    detail::fail("traffic_per_second", peak,
+                 "its peak over config.capacity_per_replica needs more replicas than "
+                 "config.max_replicas = " +
+                     std::to_string(config.max_replicas));
+  return fixed_fleet(static_cast<std::int32_t>(detail::cxm::ceil_count(needed)));
+}
+
 // ============================================================================================
 // Results
 // ============================================================================================
@@ -287,6 +316,11 @@ class fleet_day_simulator {
                                       std::vector<fleet_step_record>* trace = nullptr) {
     if (traffic_per_second.empty())
       detail::fail("traffic_per_second.size()", std::size_t{0}, "needs at least one step");
+    // The controller's clock counts milliseconds in an int64: the day must fit in it.
+    if (traffic_per_second.size() >
+        static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max() / step_ms_.count()))
+      detail::fail("traffic_per_second.size()", traffic_per_second.size(),
+                   "steps of config.step must span less than 2^63 ms");
     for (std::size_t i = 0; i < traffic_per_second.size(); ++i)
       if (!(traffic_per_second[i] >= 0.0 && detail::is_finite(traffic_per_second[i])))
         detail::fail("traffic_per_second[i]", traffic_per_second[i], "must be finite and >= 0");
