@@ -2,7 +2,7 @@
 // Tests of headroom/kubernetes.hpp. Expected values: SPEC.md §2 (L* = 0.8 x 8 x 8 = 51.2 -> 51),
 // the field names and defaults of the Kubernetes autoscaling/v2 HorizontalPodAutoscaler API and
 // of KEDA's ScaledObject / prometheus trigger as documented upstream, DNS-1123 rules, and hand
-// calculations in the comments. The manifests are read back with yaml-cpp (tests/yaml_reader.hpp)
+// calculations in the comments. The manifests are read back with libyaml (tests/yaml_reader.hpp)
 // so that the tests assert values at paths, as a real YAML parser reads them, not text.
 #include <headroom/kubernetes.hpp>
 
@@ -34,11 +34,11 @@ using headroom::scaling_behavior;
 using headroom::scaling_policy_type;
 using headroom::select_policy;
 
-// ---- reading manifests back: yaml-cpp (tests/yaml_reader.hpp) -----------------------------
+// ---- reading manifests back: libyaml (tests/yaml_reader.hpp) ------------------------------
 
 using headroom::test::yaml_node;
 
-// The document `text` holds; fails the test (with yaml-cpp's message) when it does not parse.
+// The document `text` holds; fails the test (with libyaml's message) when it does not parse.
 yaml_node parse_yaml(std::string_view text) {
   const headroom::test::yaml_document doc = headroom::test::read_yaml(text);
   REQUIRE_MESSAGE(doc.error.empty(), doc.error << "\n" << text);
@@ -168,7 +168,7 @@ void check_rules_equal(const yaml_node& rules, const headroom::scaling_rules& ex
 
 TEST_SUITE("kubernetes") {
   TEST_CASE("kubernetes: the YAML reader reads what YAML means") {
-    // The adapter over yaml-cpp, on hand-written YAML: paths, quoting, errors.
+    // The adapter over libyaml, on hand-written YAML: paths, quoting, errors.
     const auto doc = parse_yaml(
         "# comment\n"
         "a: 1\n"
@@ -198,8 +198,14 @@ TEST_SUITE("kubernetes") {
     CHECK_FALSE(headroom::test::read_yaml("a: [1, 2\n").error.empty());         // unclosed flow
     CHECK_FALSE(headroom::test::read_yaml("a: b: c\n").error.empty());          // ': ' in a scalar
     CHECK_FALSE(headroom::test::read_yaml("a: 1\n---\nb: 2\n").error.empty());  // two documents
-    CHECK(first_unprintable("a: 'x\xc2\xa0y'\n") == std::string_view::npos);    // NBSP is printable
-    CHECK(first_unprintable("a: 'x\xc2\x85y'\n") == 5);                         // NEL is not
+    // libyaml, like PyYAML and kubectl, refuses characters YAML does not allow raw.
+    // A raw NEL is a line break to YAML 1.1: folded into a space, it does not come back.
+    CHECK(headroom::test::read_yaml("a: \"x\xc2\x85y\"\n").root.items.at(0).value == "x y");
+    CHECK_FALSE(headroom::test::read_yaml("a: \"x\xc2\x80y\"\n").error.empty());  // C1
+    CHECK_FALSE(headroom::test::read_yaml("a: \"x\x01y\"\n").error.empty());      // C0
+    CHECK(headroom::test::read_yaml("a: \"x\\x01y\"\n").error.empty());           // escaped
+    CHECK(first_unprintable("a: 'x\xc2\xa0y'\n") == std::string_view::npos);  // NBSP is printable
+    CHECK(first_unprintable("a: 'x\xc2\x85y'\n") == 5);                       // NEL is not
     CHECK(first_unprintable("a: \x7f\n") == 3);
   }
 
@@ -456,7 +462,7 @@ TEST_SUITE("kubernetes") {
   TEST_CASE("kubernetes: YAML quoting round-trips awkward strings") {
     // Strings with PromQL and YAML specials, and every kind of character YAML does not allow
     // raw (C0 and C1 controls, NEL, LS, PS, the BOM, U+FFFE, U+FFFF), survive both escapings:
-    // yaml-cpp reads back the very string, and no raw unprintable character is written.
+    // libyaml reads back the very string, and no raw unprintable character is written.
     const std::string awkward[] = {"it's",
                                    "a\"b\\c",
                                    "x: y #z",
