@@ -351,6 +351,24 @@ TEST_SUITE("traces") {
     CHECK(leap[2].arrival.count() == 86401.0);
   }
 
+  TEST_CASE("traces: decimal seconds and milliseconds") {
+    // BurstGPT's and Mooncake's times may be decimals (read by detail::from_chars_double):
+    // 0.5 s → 1.75 s is 1.25 s; 2.25 ms → 1002.25 ms is 1 s; 1e3 s is 1000 s.
+    const auto burst = all(trace_format::burstgpt,
+                           headroom::trace_text("Timestamp,Request tokens,Response tokens\n"
+                                                "0.5,1,1\n1.75,1,1\n1e3,1,1\n"));
+    REQUIRE(burst.size() == 3);
+    CHECK(burst[1].arrival.count() == 1.25);
+    CHECK(burst[2].arrival.count() == 999.5);
+    const auto moon = all(
+        trace_format::mooncake,
+        headroom::trace_text("{\"timestamp\": 2.25, \"input_length\": 1, \"output_length\": 1}\n"
+                             "{\"output_length\": 1, \"timestamp\": 1002.25, \"input_length\": 1, "
+                             "\"extra\": {\"a\": [1, \"]\"]}}\n"));
+    REQUIRE(moon.size() == 2);
+    CHECK(moon[1].arrival.count() == 1.0);
+  }
+
   TEST_CASE("traces: the replica simulator and the fleet day take the output") {
     namespace sim = headroom::sim;
     // The first minute of the conversation slice: awk (t − t0 < 60) → 191 requests,
