@@ -31,8 +31,9 @@
 
 #include "autoscaler.hpp"
 #include "detail/checks.hpp"
+#include "detail/utf8.hpp"
 #include "error.hpp"
-#include "prometheus.hpp"
+#include "prometheus/engines.hpp"
 #include "queueing.hpp"
 
 namespace headroom {
@@ -130,40 +131,6 @@ namespace detail {
   return is_promql_metric_name(s) && s.find(':') == std::string_view::npos;
 }
 
-/// The code point of the UTF-8 sequence at s[i] and its length in bytes; length 0 when the
-/// bytes there are not valid UTF-8 (overlong, surrogate, past U+10FFFF, cut short).
-struct utf8_char {
-  char32_t code = 0;
-  std::size_t length = 0;
-};
-[[nodiscard]] constexpr utf8_char decode_utf8(std::string_view s, std::size_t i) noexcept {
-  const auto b0 = static_cast<unsigned char>(s[i]);
-  if (b0 < 0x80) return {b0, 1};
-  std::size_t n = 0;
-  char32_t code = 0;
-  if (b0 >= 0xC2 && b0 <= 0xDF) {
-    n = 2;
-    code = b0 & 0x1Fu;
-  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-    n = 3;
-    code = b0 & 0x0Fu;
-  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-    n = 4;
-    code = b0 & 0x07u;
-  } else {
-    return {};
-  }
-  if (s.size() - i < n) return {};
-  for (std::size_t k = 1; k < n; ++k) {
-    const auto b = static_cast<unsigned char>(s[i + k]);
-    if ((b & 0xC0u) != 0x80u) return {};
-    code = (code << 6) | (b & 0x3Fu);
-  }
-  const bool overlong = (n == 3 && code < 0x800) || (n == 4 && code < 0x10000);
-  if (overlong || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return {};
-  return {code, n};
-}
-
 /// True for a character a YAML scalar may hold raw, as a YAML 1.1 parser (PyYAML, kubectl's
 /// sigs.k8s.io/yaml) reads it too: YAML 1.2's c-printable (x09, x0A, x0D, x20-x7E, x85,
 /// xA0-xD7FF, xE000-xFFFD, x10000-x10FFFF) less the tab and line breaks, and less NEL
@@ -193,7 +160,7 @@ inline void append_double_quoted(std::string& out, std::string_view value) {
   out += '"';
   for (std::size_t i = 0; i < value.size();) {
     const char c = value[i];
-    const utf8_char u = decode_utf8(value, i);
+    const headroom::detail::utf8_char u = headroom::detail::decode_utf8(value, i);
     if (u.length == 0) {  // not UTF-8: the byte
       escape('x', static_cast<unsigned char>(c), 2);
       ++i;
@@ -248,7 +215,7 @@ inline void append_selector(std::string& out, std::string_view metric, std::stri
     headroom::detail::fail("waiting_metric", waiting_metric, "must be a PromQL metric name");
   if (!label_value.empty() && !detail::is_promql_label_name(label_name))
     headroom::detail::fail("label_name", label_name, "must be a PromQL label name");
-  if (!prometheus::detail::valid_utf8(label_value))
+  if (!headroom::detail::valid_utf8(label_value))
     headroom::detail::fail("label_value", label_value, "must be valid UTF-8");
   std::string q;
   q.reserve(running_metric.size() + waiting_metric.size() + 2 * label_value.size() + 40);
@@ -339,7 +306,7 @@ inline void append_yaml_scalar(std::string& out, std::string_view s) {
   }
   bool printable = true;
   for (std::size_t i = 0; printable && i < s.size();) {
-    const utf8_char u = decode_utf8(s, i);
+    const headroom::detail::utf8_char u = headroom::detail::decode_utf8(s, i);
     printable = u.length != 0 && yaml_raw_safe(u.code);
     i += u.length == 0 ? 1 : u.length;
   }
@@ -445,11 +412,11 @@ inline void check_workload(const scaled_workload& w) {
   if (!is_dns1123_subdomain(w.target_name))
     headroom::detail::fail("workload.target_name", w.target_name,
                            "must be a DNS-1123 subdomain (lowercase a-z, 0-9, '-', '.')");
-  if (!is_path_segment_name(w.target_kind) || !prometheus::detail::valid_utf8(w.target_kind))
+  if (!is_path_segment_name(w.target_kind) || !headroom::detail::valid_utf8(w.target_kind))
     headroom::detail::fail("workload.target_kind", w.target_kind, "must be a Kubernetes kind");
   if (w.target_api_version.empty() ||
       w.target_api_version.find_first_of(" \t\n:") != std::string::npos ||
-      !prometheus::detail::valid_utf8(w.target_api_version))
+      !headroom::detail::valid_utf8(w.target_api_version))
     headroom::detail::fail("workload.target_api_version", w.target_api_version,
                            "must be an apiVersion such as apps/v1");
 }
@@ -569,7 +536,7 @@ inline void write_behavior(yaml_writer& y, int indent, const autoscaler_config& 
 }
 
 inline void check_metric_name(const metric_spec& m) {
-  if (!is_path_segment_name(m.name) || !prometheus::detail::valid_utf8(m.name))
+  if (!is_path_segment_name(m.name) || !headroom::detail::valid_utf8(m.name))
     headroom::detail::fail("config.metrics.name", m.name,
                            "must be valid UTF-8, non-empty, not '.' or '..', without '/' or '%'");
 }
@@ -656,7 +623,7 @@ inline void append_scaled_object(std::string& out, const scaled_workload& worklo
   detail::check_config(config);
   const auto& addr = keda.server_address;
   if (!(addr.starts_with("http://") || addr.starts_with("https://")) || addr.size() < 9 ||
-      !prometheus::detail::valid_utf8(addr))
+      !headroom::detail::valid_utf8(addr))
     headroom::detail::fail("keda.server_address", addr, "must be an http:// or https:// URL");
   if (keda.queries.size() != config.metrics.size())
     headroom::detail::fail("keda.queries", keda.queries.size(),
@@ -664,7 +631,7 @@ inline void append_scaled_object(std::string& out, const scaled_workload& worklo
   for (const auto& q : keda.queries)
     if (q.find_first_not_of(" \t\n") == std::string::npos)
       headroom::detail::fail("keda.queries", q, "must not be empty");
-    else if (!prometheus::detail::valid_utf8(q))
+    else if (!headroom::detail::valid_utf8(q))
       headroom::detail::fail("keda.queries", q, "must be valid UTF-8");
   const double act = keda.activation_threshold;
   if (!(headroom::detail::is_finite(act) && act >= 0.0 && act <= 1e15))
