@@ -1394,13 +1394,13 @@ TEST_SUITE("errors") {
     good.requests_per_point = 20;
     CHECK_REJECTS(
         sim::sweep_capacity(config, model, std::vector<double>{}, lengths, objective, good),
-        "rates_per_s.size()");
+        "rates_per_second.size()");
     CHECK_REJECTS(sim::sweep_capacity(config, model, std::vector<double>{1.0, not_a_number},
                                       lengths, objective, good),
-                  "rates_per_s[i]");
+                  "rates_per_second[i]");
     CHECK_REJECTS(
         sim::sweep_capacity(config, model, std::vector<double>{0.0}, lengths, objective, good),
-        "rates_per_s[i]");
+        "rates_per_second[i]");
     CHECK_REJECTS(sim::sweep_capacity(config, model, rates, lengths, slo{0s, 1s}, good),
                   "slo.ttft");
     auto o = good;
