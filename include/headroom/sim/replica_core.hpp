@@ -20,6 +20,7 @@
 
 #include "../capacity.hpp"
 #include "../detail/checks.hpp"
+#include "../detail/ring.hpp"
 #include "../error.hpp"
 #include "replica_config.hpp"
 #include "replica_result.hpp"
@@ -55,36 +56,6 @@ struct replica_sequence {
   replica_phase state = replica_phase::pending;
 };
 
-/// A fixed-capacity ring of indices (the admission queue): push at either end, pop front.
-class replica_ring {
- public:
-  explicit replica_ring(std::size_t capacity) : slots_(capacity == 0 ? 1 : capacity) {}
-  void push_back(std::size_t i) noexcept {
-    slots_[wrap(head_ + size_)] = i;
-    ++size_;
-  }
-  void push_front(std::size_t i) noexcept {
-    head_ = head_ == 0 ? slots_.size() - 1 : head_ - 1;
-    slots_[head_] = i;
-    ++size_;
-  }
-  [[nodiscard]] std::size_t front() const noexcept { return slots_[head_]; }
-  void pop_front() noexcept {
-    head_ = wrap(head_ + 1);
-    --size_;
-  }
-  [[nodiscard]] std::size_t size() const noexcept { return size_; }
-  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
-
- private:
-  [[nodiscard]] std::size_t wrap(std::size_t i) const noexcept {
-    return i >= slots_.size() ? i - slots_.size() : i;
-  }
-  std::vector<std::size_t> slots_;
-  std::size_t head_ = 0;
-  std::size_t size_ = 0;
-};
-
 struct replica_finish {
   std::uint64_t step;
   std::size_t index;
@@ -109,9 +80,9 @@ class replica_core {
         model_(model),
         preempt_(config.kv == sim::kv_policy::preempt_youngest),
         chunked_(config.prefill == sim::prefill_mode::chunked),
-        trace_on_(options.record_trace),
-        waiting_(capacity) {
+        trace_on_(options.record_trace) {
     seqs_.reserve(capacity);
+    waiting_.reserve(capacity);
     prefilling_.reserve(config.max_batch);
     decoding_.reserve(config.max_batch);
     if (preempt_) ages_.reserve(2 * config.max_batch + age_slack + 1);
@@ -433,7 +404,7 @@ class replica_core {
   bool chunked_;
   bool trace_on_;
   std::vector<replica_sequence> seqs_;
-  replica_ring waiting_;
+  ring<std::size_t> waiting_;  // the admission queue
   std::vector<std::size_t> prefilling_;   // admission order
   std::vector<replica_finish> decoding_;  // min-heap on the finishing step
   std::vector<replica_age> ages_;         // admission order, lazily pruned (preemption)
