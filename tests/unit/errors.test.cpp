@@ -1031,24 +1031,32 @@ TEST_SUITE("errors") {
   }
 
   TEST_CASE("errors: kubernetes scaled_object_yaml") {
-    const kubernetes::scaled_workload workload{"llm", "", "llm", "Deployment", "apps/v1"};
-    autoscaler_config config;
-    config.min_replicas = 0;
-    config.metrics = {
-        metric_spec{"in_flight", metric_source::external, metric_target_type::average_value, 51.0}};
-    const kubernetes::keda_prometheus_options good{"http://prometheus:9090", {"sum(x)"}};
+    const kubernetes::scaled_workload workload{
+        .name = "llm", .target_name = "llm", .target_kind = "Deployment"};
+    const autoscaler_config config{.min_replicas = 0,
+                                   .metrics = {{.name = "in_flight",
+                                                .source = metric_source::external,
+                                                .target_type = metric_target_type::average_value,
+                                                .target = 51.0}}};
+    const kubernetes::keda_prometheus_options good{
+        .server_address = "http://prometheus:9090",
+        .triggers = {{.metric_name = "in_flight", .query = "sum(x)"}}};
     auto k = good;
     k.server_address = "prometheus:9090";
     CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.server_address");
     k = good;
-    k.queries = {};
-    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.queries");
+    k.triggers = {};
+    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.triggers");
     k = good;
-    k.queries = {" "};
-    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.queries");
+    k.triggers[0].metric_name = "other";
+    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.triggers");
     k = good;
-    k.activation_threshold = not_a_number;
-    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.activation_threshold");
+    k.triggers[0].query = " ";
+    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.triggers.query");
+    k = good;
+    k.triggers[0].activation_threshold = not_a_number;
+    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k),
+                  "keda.triggers.activation_threshold");
     k = good;
     k.cooldown_period = std::chrono::seconds{-1};
     CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.cooldown_period");

@@ -412,9 +412,10 @@ TEST_SUITE("kubernetes") {
 
   TEST_CASE("kubernetes: KEDA ScaledObject from SPEC's capacity") {
     const auto config = spec_config(k8s::in_flight_target(0.8, 8.0, 8s));
-    k8s::keda_prometheus_options keda;
-    keda.server_address = "http://prometheus.monitoring.svc:9090";
-    keda.queries = {k8s::in_flight_query(headroom::prometheus::vllm_preset, llama)};
+    k8s::keda_prometheus_options keda{
+        .server_address = "http://prometheus.monitoring.svc:9090",
+        .triggers = {{.metric_name = config.metrics[0].name,
+                      .query = k8s::in_flight_query(headroom::prometheus::vllm_preset, llama)}}};
     const std::string yaml = k8s::scaled_object_yaml(spec_workload(), config, keda);
     yaml_node doc;
     doc = parse_yaml(yaml);  // throws (fails the test) if the YAML does not parse
@@ -450,7 +451,7 @@ TEST_SUITE("kubernetes") {
     zero.min_replicas = 0;
     zero.metrics[0].source = metric_source::external;
     zero.behavior.reset();
-    keda.activation_threshold = 0.5;
+    keda.triggers[0].activation_threshold = 0.5;
     keda.cooldown_period = 600s;
     const auto z = parse_yaml(k8s::scaled_object_yaml(spec_workload(), zero, keda));
     CHECK(at(z, "spec.minReplicaCount") == "0");
@@ -486,8 +487,11 @@ TEST_SUITE("kubernetes") {
     for (const auto& model : awkward) {
       CAPTURE(model);
       const std::string query = k8s::in_flight_query("r", "w", "model_name", model);
-      k8s::keda_prometheus_options keda{"https://prom:9090", {query}, 0.0, 300s};
-      const std::string so = k8s::scaled_object_yaml(spec_workload(), spec_config(51.0), keda);
+      const auto spec = spec_config(51.0);
+      const k8s::keda_prometheus_options keda{
+          .server_address = "https://prom:9090",
+          .triggers = {{.metric_name = spec.metrics[0].name, .query = query}}};
+      const std::string so = k8s::scaled_object_yaml(spec_workload(), spec, keda);
       CHECK(first_unprintable(so) == std::string_view::npos);
       CHECK(at(parse_yaml(so), "spec.triggers[0].metadata.query") == query);
       // The same strings as a target kind and a metric name (URL path segments: no / or %).
@@ -558,8 +562,10 @@ TEST_SUITE("kubernetes") {
     CHECK(plain.find("--horizontal-pod-autoscaler-tolerance") != std::string::npos);
     // KEDA: the behavior is written without tolerance (not in every KEDA CRD); a comment says so.
     c.behavior = scaling_behavior{};
-    const std::string so =
-        k8s::scaled_object_yaml(spec_workload(), c, {"http://prom:9090", {"sum(x)"}, 0.0, 300s});
+    const std::string so = k8s::scaled_object_yaml(
+        spec_workload(), c,
+        {.server_address = "http://prom:9090",
+         .triggers = {{.metric_name = c.metrics[0].name, .query = "sum(x)"}}});
     const auto keda = parse_yaml(so);
     CHECK(has(keda, "spec.advanced.horizontalPodAutoscalerConfig.behavior.scaleDown"));
     CHECK_FALSE(
@@ -613,15 +619,57 @@ TEST_SUITE("kubernetes") {
     const auto keda = [&](k8s::keda_prometheus_options o, autoscaler_config cfg) {
       return thrown_parameter([&] { (void)k8s::scaled_object_yaml(w, cfg, o); });
     };
-    const k8s::keda_prometheus_options ok{"http://prom:9090", {"sum(x)"}, 0.0, 300s};
+    const std::string metric = c.metrics[0].name;
+    // A ScaledObject whose one trigger, for the config's metric, has this query and threshold.
+    const auto options = [&](std::string address, std::string query, double threshold,
+                             std::chrono::seconds cooldown) {
+      return k8s::keda_prometheus_options{.server_address = std::move(address),
+                                          .triggers = {{.metric_name = metric,
+                                                        .query = std::move(query),
+                                                        .activation_threshold = threshold}},
+                                          .cooldown_period = cooldown};
+    };
+    const auto ok = options("http://prom:9090", "sum(x)", 0.0, 300s);
     CHECK(keda(ok, c) == "<nothing thrown>");
-    CHECK(keda({"prom:9090", {"sum(x)"}, 0.0, 300s}, c) == "keda.server_address");
-    CHECK(keda({"", {"sum(x)"}, 0.0, 300s}, c) == "keda.server_address");
-    CHECK(keda({"http://prom:9090", {}, 0.0, 300s}, c) == "keda.queries");
-    CHECK(keda({"http://prom:9090", {"  "}, 0.0, 300s}, c) == "keda.queries");
-    CHECK(keda({"http://prom:9090", {"sum(x{m=\"\xc3\"})"}, 0.0, 300s}, c) == "keda.queries");
-    CHECK(keda({"http://prom:9090", {"sum(x)"}, -1.0, 300s}, c) == "keda.activation_threshold");
-    CHECK(keda({"http://prom:9090", {"sum(x)"}, 0.0, -1s}, c) == "keda.cooldown_period");
+    CHECK(keda(options("http://p", "sum(x)", 0.0, 300s), c) == "<nothing thrown>");
+    CHECK(keda(options("prom:9090", "sum(x)", 0.0, 300s), c) == "keda.server_address");
+    CHECK(keda(options("", "sum(x)", 0.0, 300s), c) == "keda.server_address");
+    CHECK(keda(options("https://", "sum(x)", 0.0, 300s), c) == "keda.server_address");
+    CHECK(keda(options("http://prom:9090", "  ", 0.0, 300s), c) == "keda.triggers.query");
+    CHECK(keda(options("http://prom:9090", "sum(x{m=\"\xc3\"})", 0.0, 300s), c) ==
+          "keda.triggers.query");
+    CHECK(keda(options("http://prom:9090", "sum(x)", -1.0, 300s), c) ==
+          "keda.triggers.activation_threshold");
+    CHECK(keda(options("http://prom:9090", "sum(x)", 0.0, -1s), c) == "keda.cooldown_period");
+    // Triggers pair with metrics by name: a metric without one, a trigger without its metric,
+    // and two triggers for one metric are each refused.
+    auto no_trigger = ok;
+    no_trigger.triggers.clear();
+    CHECK(keda(no_trigger, c) == "keda.triggers");
+    auto stray = ok;
+    stray.triggers.push_back({.metric_name = "not_a_metric", .query = "sum(y)"});
+    CHECK(keda(stray, c) == "keda.triggers.metric_name");
+    auto twice = ok;
+    twice.triggers.push_back(ok.triggers[0]);
+    CHECK(keda(twice, c) == "keda.triggers.metric_name");
+    // Two metrics and their triggers in the other order: each query goes to its own metric,
+    // and the triggers are written in the order of config.metrics.
+    auto two = c;
+    two.metrics.push_back({.name = "queue_depth",
+                           .source = metric_source::pods,
+                           .target_type = metric_target_type::average_value,
+                           .target = 4.0});
+    const k8s::keda_prometheus_options swapped{
+        .server_address = "http://prom:9090",
+        .triggers = {{.metric_name = "queue_depth", .query = "sum(q)"},
+                     {.metric_name = metric, .query = "sum(x)", .activation_threshold = 2.5}}};
+    const auto both = parse_yaml(k8s::scaled_object_yaml(w, two, swapped));
+    CHECK(at(both, "spec.triggers[0].metadata.query") == "sum(x)");
+    CHECK(at(both, "spec.triggers[0].metadata.threshold") == "51");
+    CHECK(at(both, "spec.triggers[0].metadata.activationThreshold") == "2.5");
+    CHECK(at(both, "spec.triggers[1].metadata.query") == "sum(q)");
+    CHECK(at(both, "spec.triggers[1].metadata.threshold") == "4");
+    CHECK(at(both, "spec.triggers[1].metadata.activationThreshold") == "0");
     bad = c;
     bad.sync_period = 1500ms;  // pollingInterval is whole seconds
     CHECK(keda(ok, bad) == "config.sync_period");

@@ -169,10 +169,10 @@ struct hpa_condition {
 /// The HPA's status conditions after a sync (horizontal.go setCondition calls), to compare
 /// with `kubectl describe hpa`. All unset for the KPA.
 struct hpa_conditions {
-  hpa_condition able_to_scale;    ///< AbleToScale
-  hpa_condition scaling_active;   ///< ScalingActive
-  hpa_condition scaling_limited;  ///< ScalingLimited
-  hpa_condition scaled_to_zero;   ///< ScaledToZero (set on every rescale)
+  hpa_condition able_to_scale{};    ///< AbleToScale
+  hpa_condition scaling_active{};   ///< ScalingActive
+  hpa_condition scaling_limited{};  ///< ScalingLimited
+  hpa_condition scaled_to_zero{};   ///< ScaledToZero (set on every rescale)
   friend constexpr bool operator==(const hpa_conditions&, const hpa_conditions&) = default;
 };
 
@@ -188,7 +188,7 @@ struct autoscaler_decision {
   /// bounds; -1 when not computed.
   std::int32_t stabilized_recommendation = -1;
   scale_reason reason = scale_reason::desired_within_range;  ///< why (library summary)
-  hpa_conditions conditions;              ///< the HPA's status conditions after this sync
+  hpa_conditions conditions{};            ///< the HPA's status conditions after this sync
   std::int32_t metric_index = -1;         ///< metric that set the raw recommendation, or -1
   std::int32_t failed_metrics = 0;        ///< metrics missing or failed this step
   std::int32_t first_failed_metric = -1;  ///< index of the first of them, or -1

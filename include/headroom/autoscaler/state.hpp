@@ -65,24 +65,24 @@ struct sync_undo {
 struct autoscaler_state {
   /// Recommendations the up window may still use; replicas increasing from the front, so the
   /// front is the window's minimum.
-  detail::ring<timestamped_recommendation> up_window;
+  detail::ring<timestamped_recommendation> up_window{};
   /// Recommendations the down window may still use; replicas decreasing from the front, so
   /// the front is the window's maximum.
-  detail::ring<timestamped_recommendation> down_window;
+  detail::ring<timestamped_recommendation> down_window{};
   /// The latest sync's raw recommendation, entered into the windows at the next, later sync
   /// (a retry at the same `now` replaces it instead).
-  std::optional<timestamped_recommendation> latest;
+  std::optional<timestamped_recommendation> latest{};
   bool seeded = false;  ///< false until the first sync (or the history) seeds the windows
-  std::vector<scale_event> scale_up_events;    ///< with a behavior only
-  std::vector<scale_event> scale_down_events;  ///< with a behavior only
+  std::vector<scale_event> scale_up_events{};    ///< with a behavior only
+  std::vector<scale_event> scale_down_events{};  ///< with a behavior only
   /// The ScaledToZero condition (True once the HPA itself scaled to 0; only then may it
   /// scale up from zero).
   condition_status scaled_to_zero = condition_status::unset;
-  bool panicking = false;                         ///< KPA panic mode
-  std::chrono::milliseconds panic_time{0};        ///< KPA: last step over the panic threshold
-  std::int32_t max_panic_replicas = 0;            ///< KPA: largest desired count in this panic
-  detail::ring<detail::kpa_bucket> delay_window;  ///< KPA scale-down delay (descending maxima)
-  detail::sync_undo last_sync;  ///< HPA: what the latest sync changed (for a retry)
+  bool panicking = false;                           ///< KPA panic mode
+  std::chrono::milliseconds panic_time{0};          ///< KPA: last step over the panic threshold
+  std::int32_t max_panic_replicas = 0;              ///< KPA: largest desired count in this panic
+  detail::ring<detail::kpa_bucket> delay_window{};  ///< KPA scale-down delay (descending maxima)
+  detail::sync_undo last_sync{};  ///< HPA: what the latest sync changed (for a retry)
   /// The time of the latest step (or of the history); an earlier step is refused.
   std::chrono::milliseconds last_time{std::chrono::milliseconds::min()};
 

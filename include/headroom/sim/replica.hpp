@@ -182,8 +182,8 @@ struct sweep_options {
 
 /// A swept curve: capacity.hpp's points (for find_capacity) and each point's run totals.
 struct sweep_result {
-  std::vector<capacity_point> curve;  ///< λ and the conformance measured there
-  std::vector<replica_stats> stats;   ///< the run at each λ (its first replication)
+  std::vector<capacity_point> curve{};  ///< λ and the conformance measured there
+  std::vector<replica_stats> stats{};   ///< the run at each λ (its first replication)
 };
 
 /// The seed sweep_capacity gives replication r >= 1 of `seed`: SplitMix64's output for
