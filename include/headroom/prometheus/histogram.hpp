@@ -102,7 +102,7 @@ struct histogram_bucket {
     const auto le = p.label_value(s, "le");
     double bound = 0;
     if (!le || detail::parse_float(*le, bound) != parse_errc::none) continue;
-    buckets.push_back(histogram_bucket{bound, s.value});
+    buckets.push_back(histogram_bucket{.upper_bound = bound, .cumulative_count = s.value});
   }
   if (buckets.empty()) return std::nullopt;
   const double result = bucket_quantile(q, buckets);

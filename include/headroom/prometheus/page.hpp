@@ -274,7 +274,7 @@ class page {
     families_.push_back(family{.name = name});
     hashes_.push_back(h);
     if (slots_.size() < 2 * families_.size()) {  // keep the load factor <= 1/2
-      std::size_t n = slots_.empty() ? 64 : slots_.size() * 2;
+      std::size_t n = slots_.empty() ? initial_slots : slots_.size() * 2;
       while (n < 2 * families_.size()) n *= 2;
       slots_.assign(n, std::uint64_t{0});
       for (std::size_t i = 0; i < families_.size(); ++i) insert_slot(i);
@@ -293,6 +293,7 @@ class page {
   // Open addressing: 0 empty, else the family's index + 1 in the low 32 bits and the top 32
   // bits of its hash above them (a probe reads a name only when those match).
   static constexpr std::uint64_t slot_index_mask = 0xffffffffu;
+  static constexpr std::size_t initial_slots = 64;  // room for 32 families at load 1/2
   std::vector<std::uint64_t> slots_;
   std::vector<std::uint64_t> scratch_;  // a table of one sample's label names (duplicates)
   std::optional<parse_error> error_;

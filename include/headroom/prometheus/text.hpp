@@ -78,6 +78,10 @@ namespace detail {
   return true;
 }
 
+/// parse_float stops reading an out-of-range exponent's digits here: far past any double's
+/// decimal exponent (±324), so the sign of the magnitude is still right, and no overflow.
+inline constexpr long long exponent_clamp = 100000;
+
 /// Parses a float as Go's strconv.ParseFloat does for the text format: optional sign,
 /// decimal digits with optional fraction and exponent; Inf/Infinity with optional sign and
 /// NaN without, case-insensitive. No hex, no underscores. Overflow -> value_out_of_range;
@@ -134,7 +138,7 @@ namespace detail {
       if (i < body.size() && (body[i] == '+' || body[i] == '-')) exp_negative = body[i++] == '-';
       long long e = 0;
       for (; i < body.size(); ++i)
-        if (e < 100000) e = e * 10 + (body[i] - '0');
+        if (e < exponent_clamp) e = e * 10 + (body[i] - '0');
       magnitude += exp_negative ? -e : e;
     }
     if (seen_nonzero && magnitude > 0) return parse_errc::value_out_of_range;
@@ -174,8 +178,9 @@ class text_parser {
     out_.clear();
     out_.text_ = text_;
     if (out_.samples_.capacity() == 0) {  // first use: a rough guess from the page size
-      out_.samples_.reserve(text_.size() / 96 + 8);
-      out_.labels_.reserve(text_.size() / 48 + 8);
+      constexpr std::size_t bytes_per_sample = 96, bytes_per_label = 48, at_least = 8;
+      out_.samples_.reserve(text_.size() / bytes_per_sample + at_least);
+      out_.labels_.reserve(text_.size() / bytes_per_label + at_least);
     }
     const std::size_t n = text_.size();
     out_.missing_newline_ = n != 0 && text_[n - 1] != '\n';
@@ -196,7 +201,7 @@ class text_parser {
         ec = parse_line();
       }
       if (ec != parse_errc::none) {
-        const parse_error e{line_no, column_ + 1, ec};
+        const parse_error e{.line = line_no, .column = column_ + 1, .code = ec};
         if (options_.mode == parse_mode::strict) {
           out_.error_ = e;
           out_.line_count_ = line_no + (end < n ? count_lines(text_.substr(end + 1)) : 0);
@@ -393,8 +398,13 @@ class text_parser {
     ++out_.families_[f].samples;
     last_name_ = name;
     last_family_ = f;
-    out_.samples_.push_back(sample{name, value, timestamp, f, first_label,
-                                   out_.labels_.size() - first_label, line_no_});
+    out_.samples_.push_back(sample{.name = name,
+                                   .value = value,
+                                   .timestamp_ms = timestamp,
+                                   .family = f,
+                                   .first_label = first_label,
+                                   .label_count = out_.labels_.size() - first_label,
+                                   .line = line_no_});
     return parse_errc::none;
   }
 
@@ -404,7 +414,8 @@ class text_parser {
   [[nodiscard]] std::size_t first_duplicate(std::size_t first) {
     const std::vector<label>& labels = out_.labels_;
     const std::size_t count = labels.size() - first;
-    if (count <= 16) {
+    constexpr std::size_t pairwise_limit = 16;  // below it a pairwise scan beats hashing
+    if (count <= pairwise_limit) {
       for (std::size_t k = first + 1; k < labels.size(); ++k)
         for (std::size_t j = first; j < k; ++j)
           if (labels[j].name == labels[k].name) return k;
@@ -478,7 +489,7 @@ class text_parser {
       if (options_.max_labels_per_series != 0 &&
           out_.labels_.size() - first_label >= options_.max_labels_per_series)
         return fail(name_at, parse_errc::too_many_labels);
-      out_.labels_.push_back(label{name, value, escaped});
+      out_.labels_.push_back(label{.name = name, .value = value, .escaped = escaped});
       skip_blanks(i);
       if (i < size && line_[i] == ',') {
         ++i;
