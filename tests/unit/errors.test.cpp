@@ -901,7 +901,8 @@ TEST_SUITE("errors") {
     REQUIRE(p.error().has_value());
     CHECK_FALSE(p.error()->reason().empty());
     CHECK(prometheus::parse("").ok());
-    const auto lenient = prometheus::parse("bad{ 1\ngood 2\n", {prometheus::parse_mode::lenient});
+    const auto lenient =
+        prometheus::parse("bad{ 1\ngood 2\n", {.mode = prometheus::parse_mode::lenient});
     CHECK(lenient.ok());
     CHECK(lenient.skipped().size() == 1);
     // Past a limit: a value with its own code, strict and lenient alike.
@@ -999,8 +1000,10 @@ TEST_SUITE("errors") {
   TEST_CASE("errors: kubernetes horizontal_pod_autoscaler_yaml") {
     const kubernetes::scaled_workload good{"llm", "serving", "llm", "Deployment", "apps/v1"};
     autoscaler_config config;
-    config.metrics = {metric_spec{"vllm_in_flight", metric_source::pods,
-                                  metric_target_type::average_value, 51.0}};
+    config.metrics = {metric_spec{.name = "vllm_in_flight",
+                                  .source = metric_source::pods,
+                                  .target_type = metric_target_type::average_value,
+                                  .target = 51.0}};
     auto w = good;
     w.name = "Bad_Name";
     CHECK_REJECTS(kubernetes::horizontal_pod_autoscaler_yaml(w, config), "workload.name");
@@ -1072,8 +1075,10 @@ TEST_SUITE("errors") {
 
   TEST_CASE("errors: autoscaler constructor") {
     autoscaler_config good;
-    good.metrics = {
-        metric_spec{"in_flight", metric_source::external, metric_target_type::average_value, 51.0}};
+    good.metrics = {metric_spec{.name = "in_flight",
+                                .source = metric_source::external,
+                                .target_type = metric_target_type::average_value,
+                                .target = 51.0}};
     auto c = good;
     c.min_replicas = -1;
     CHECK_REJECTS(autoscaler(c), "config.min_replicas");
@@ -1123,8 +1128,10 @@ TEST_SUITE("errors") {
 
   TEST_CASE("errors: autoscaler initial_state and step") {
     autoscaler_config config;
-    config.metrics = {
-        metric_spec{"in_flight", metric_source::external, metric_target_type::average_value, 10.0}};
+    config.metrics = {metric_spec{.name = "in_flight",
+                                  .source = metric_source::external,
+                                  .target_type = metric_target_type::average_value,
+                                  .target = 10.0}};
     const autoscaler controller(config);
     CHECK_REJECTS(controller.initial_state(0ms, -1), "replicas");
     auto state = controller.initial_state();

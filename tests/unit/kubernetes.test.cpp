@@ -120,17 +120,19 @@ std::string thrown_parameter(F&& f) {
 
 // SPEC §2: mu* = 8 req/s, rho* = 0.8, W = 8 s; 1..20 replicas; the Kubernetes default behavior.
 autoscaler_config spec_config(double target) {
-  autoscaler_config c;
-  c.min_replicas = 1;
-  c.max_replicas = 20;
-  c.metrics = {
-      {"vllm_requests_in_flight", metric_source::pods, metric_target_type::average_value, target}};
-  c.behavior = scaling_behavior{};
-  c.sync_period = 15s;
-  return c;
+  return {.min_replicas = 1,
+          .max_replicas = 20,
+          .metrics = {{.name = "vllm_requests_in_flight",
+                       .source = metric_source::pods,
+                       .target_type = metric_target_type::average_value,
+                       .target = target}},
+          .behavior = scaling_behavior{},
+          .sync_period = 15s};
 }
 
-k8s::scaled_workload spec_workload() { return {"llama-8b", "serving", "llama-8b"}; }
+k8s::scaled_workload spec_workload() {
+  return {.name = "llama-8b", .namespace_name = "serving", .target_name = "llama-8b"};
+}
 
 constexpr std::string_view llama = "meta-llama/Llama-3.1-8B-Instruct";
 
@@ -335,15 +337,21 @@ TEST_SUITE("kubernetes") {
   }
 
   TEST_CASE("kubernetes: HPA metric kinds / no behavior / appending") {
-    autoscaler_config c;
-    c.min_replicas = 2;
-    c.max_replicas = 8;
-    c.metrics = {
-        {"cpu", metric_source::resource, metric_target_type::utilization, 70.0},
-        {"queue_length", metric_source::external, metric_target_type::value, 100.0},
-        {"kv_cache_usage", metric_source::external, metric_target_type::average_value, 0.75}};
+    autoscaler_config c{.min_replicas = 2, .max_replicas = 8};
+    c.metrics = {{.name = "cpu",
+                  .source = metric_source::resource,
+                  .target_type = metric_target_type::utilization,
+                  .target = 70.0},
+                 {.name = "queue_length",
+                  .source = metric_source::external,
+                  .target_type = metric_target_type::value,
+                  .target = 100.0},
+                 {.name = "kv_cache_usage",
+                  .source = metric_source::external,
+                  .target_type = metric_target_type::average_value,
+                  .target = 0.75}};
     std::string out = "# prefix\n";
-    k8s::append_horizontal_pod_autoscaler(out, {"hpa", "", "web"}, c);
+    k8s::append_horizontal_pod_autoscaler(out, {.name = "hpa", .target_name = "web"}, c);
     REQUIRE(out.starts_with("# prefix\n"));
     const auto doc = parse_yaml(out);
     CHECK_FALSE(has(doc, "metadata.namespace"));  // empty namespace: omitted
@@ -367,8 +375,9 @@ TEST_SUITE("kubernetes") {
     // up: Pods maxReplicas per 1 s, down: Percent 100 per 1 s.
     autoscaler_config unlimited = spec_config(51.0);
     unlimited.max_replicas = 12;
-    unlimited.behavior =
-        scaling_behavior{{0s, select_policy::max, {}}, {120s, select_policy::max, {}}};
+    unlimited.behavior = scaling_behavior{
+        .scale_up = {.stabilization_window = 0s, .select = select_policy::max},
+        .scale_down = {.stabilization_window = 120s, .select = select_policy::max}};
     const auto doc = parse_yaml(k8s::horizontal_pod_autoscaler_yaml(spec_workload(), unlimited));
     CHECK(at(doc, "spec.behavior.scaleUp.policies[0].type") == "Pods");
     CHECK(at(doc, "spec.behavior.scaleUp.policies[0].value") == "12");
@@ -536,8 +545,8 @@ TEST_SUITE("kubernetes") {
       CHECK(line == s);
     }
     // A DNS-valid name that YAML 1.1 reads as a boolean ("yes", "on") is quoted in metadata.
-    const auto doc =
-        parse_yaml(k8s::horizontal_pod_autoscaler_yaml({"on", "yes", "8b"}, spec_config(51.0)));
+    const auto doc = parse_yaml(k8s::horizontal_pod_autoscaler_yaml(
+        {.name = "on", .namespace_name = "yes", .target_name = "8b"}, spec_config(51.0)));
     CHECK(at(doc, "metadata.name") == "on");
     CHECK(quoted(doc, "metadata.name"));
     CHECK(quoted(doc, "metadata.namespace"));
@@ -579,13 +588,23 @@ TEST_SUITE("kubernetes") {
     const auto hpa = [](k8s::scaled_workload wl, autoscaler_config cfg) {
       return thrown_parameter([&] { (void)k8s::horizontal_pod_autoscaler_yaml(wl, cfg); });
     };
-    CHECK(hpa({"", "serving", "x"}, c) == "workload.name");
-    CHECK(hpa({"Llama-8B", "serving", "x"}, c) == "workload.name");
-    CHECK(hpa({"x", "serving.prod", "x"}, c) == "workload.namespace_name");
-    CHECK(hpa({"x", "serving", ""}, c) == "workload.target_name");
-    CHECK(hpa({"x", "serving", "meta-llama/llama"}, c) == "workload.target_name");
-    CHECK(hpa({"x", "serving", "x", ""}, c) == "workload.target_kind");
-    CHECK(hpa({"x", "serving", "x", "Deployment", ""}, c) == "workload.target_api_version");
+    CHECK(hpa({.name = "", .namespace_name = "serving", .target_name = "x"}, c) == "workload.name");
+    CHECK(hpa({.name = "Llama-8B", .namespace_name = "serving", .target_name = "x"}, c) ==
+          "workload.name");
+    CHECK(hpa({.name = "x", .namespace_name = "serving.prod", .target_name = "x"}, c) ==
+          "workload.namespace_name");
+    CHECK(hpa({.name = "x", .namespace_name = "serving", .target_name = ""}, c) ==
+          "workload.target_name");
+    CHECK(hpa({.name = "x", .namespace_name = "serving", .target_name = "meta-llama/llama"}, c) ==
+          "workload.target_name");
+    CHECK(hpa({.name = "x", .namespace_name = "serving", .target_name = "x", .target_kind = ""},
+              c) == "workload.target_kind");
+    CHECK(hpa({.name = "x",
+               .namespace_name = "serving",
+               .target_name = "x",
+               .target_kind = "Deployment",
+               .target_api_version = ""},
+              c) == "workload.target_api_version");
     auto bad = c;
     bad.metrics[0].target = 0.0;
     CHECK(hpa(w, bad) == "config.metrics.target");
@@ -601,10 +620,16 @@ TEST_SUITE("kubernetes") {
     bad = c;
     bad.metrics[0].source = metric_source::object;
     CHECK(hpa(w, bad) == "config.metrics.source");
-    bad.metrics = {{"cpu", metric_source::container_resource, metric_target_type::utilization, 70}};
+    bad.metrics = {{.name = "cpu",
+                    .source = metric_source::container_resource,
+                    .target_type = metric_target_type::utilization,
+                    .target = 70}};
     CHECK(hpa(w, bad) == "config.metrics.source");  // needs a container name
     bad = c;
-    bad.metrics = {{"cpu", metric_source::resource, metric_target_type::utilization, 70.5}};
+    bad.metrics = {{.name = "cpu",
+                    .source = metric_source::resource,
+                    .target_type = metric_target_type::utilization,
+                    .target = 70.5}};
     CHECK(hpa(w, bad) == "config.metrics.target");
     bad = c;
     bad.behavior->scale_down.stabilization_window = 3601s;  // API cap 3600 s
@@ -674,7 +699,10 @@ TEST_SUITE("kubernetes") {
     bad.sync_period = 1500ms;  // pollingInterval is whole seconds
     CHECK(keda(ok, bad) == "config.sync_period");
     bad = c;
-    bad.metrics = {{"cpu", metric_source::resource, metric_target_type::utilization, 70.0}};
+    bad.metrics = {{.name = "cpu",
+                    .source = metric_source::resource,
+                    .target_type = metric_target_type::utilization,
+                    .target = 70.0}};
     CHECK(keda(ok, bad) == "config.metrics.source");
   }
 }
