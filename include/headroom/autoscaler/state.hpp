@@ -23,7 +23,7 @@ inline namespace v0 {
 
 /// A raw recommendation and when it was made (time since the caller's epoch).
 struct timestamped_recommendation {
-  std::chrono::milliseconds at{0};  ///< when
+  std::chrono::milliseconds at{0};  ///< when it was made, on the caller's clock
   std::int32_t replicas = 0;        ///< the raw (unstabilized) recommendation; >= 0
   friend constexpr bool operator==(const timestamped_recommendation&,
                                    const timestamped_recommendation&) = default;
@@ -35,7 +35,7 @@ enum class scale_event_state : std::uint8_t { live, outdated };
 
 /// A real scale change of `change` replicas (>= 0), recorded for the rate policies.
 struct scale_event {
-  std::chrono::milliseconds at{0};                    ///< when
+  std::chrono::milliseconds at{0};                    ///< when the count changed
   std::int32_t change = 0;                            ///< replicas added or removed; >= 0
   scale_event_state state = scale_event_state::live;  ///< upstream's `outdated` mark
   friend constexpr bool operator==(const scale_event&, const scale_event&) = default;

@@ -136,7 +136,7 @@ enum class parse_errc : unsigned char {
 struct parse_error {
   std::size_t line = 0;                ///< 1-based line number
   std::size_t column = 0;              ///< 1-based byte column within the line
-  parse_errc code = parse_errc::none;  ///< why
+  parse_errc code = parse_errc::none;  ///< what is wrong with the line
   /// The fixed English reason for code.
   [[nodiscard]] constexpr std::string_view reason() const noexcept { return describe(code); }
 };
@@ -316,21 +316,24 @@ class page {
   return longest;
 }
 
+namespace detail {
+/// The character raw[i] stands for: a \\, \" or \n escape decoded (i then moves past it),
+/// any other character, a lone backslash included, as it is.
+[[nodiscard]] constexpr char unescape_at(std::string_view raw, std::size_t& i) noexcept {
+  const char c = raw[i];
+  if (c != '\\' || i + 1 >= raw.size()) return c;
+  const char next = raw[i + 1];
+  if (next != '\\' && next != '"' && next != 'n') return c;
+  ++i;
+  return next == 'n' ? '\n' : next;
+}
+}  // namespace detail
+
 /// Decodes a raw label value (\\, \", \n) or HELP text (\\, \n) into out (appending). A
 /// backslash not followed by one of these characters is copied as it is.
 inline void unescape_to(std::string_view raw, std::string& out) {
   out.reserve(out.size() + raw.size());
-  for (std::size_t i = 0; i < raw.size(); ++i) {
-    char c = raw[i];
-    if (c == '\\' && i + 1 < raw.size()) {
-      const char next = raw[i + 1];
-      if (next == '\\' || next == '"' || next == 'n') {
-        c = next == 'n' ? '\n' : next;
-        ++i;
-      }
-    }
-    out.push_back(c);
-  }
+  for (std::size_t i = 0; i < raw.size(); ++i) out.push_back(detail::unescape_at(raw, i));
 }
 
 /// Decodes a raw label value or HELP text into a new string (see unescape_to()).
@@ -343,17 +346,8 @@ inline void unescape_to(std::string_view raw, std::string& out) {
 /// True when the raw (escaped) value decodes to plain. No allocation.
 [[nodiscard]] constexpr bool raw_equals(std::string_view raw, std::string_view plain) noexcept {
   std::size_t j = 0;
-  for (std::size_t i = 0; i < raw.size(); ++i, ++j) {
-    char c = raw[i];
-    if (c == '\\' && i + 1 < raw.size()) {
-      const char next = raw[i + 1];
-      if (next == '\\' || next == '"' || next == 'n') {
-        c = next == 'n' ? '\n' : next;
-        ++i;
-      }
-    }
-    if (j >= plain.size() || plain[j] != c) return false;
-  }
+  for (std::size_t i = 0; i < raw.size(); ++i, ++j)
+    if (j >= plain.size() || plain[j] != detail::unescape_at(raw, i)) return false;
   return j == plain.size();
 }
 

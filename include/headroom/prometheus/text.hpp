@@ -379,18 +379,8 @@ class text_parser {
     std::uint64_t name_hash = 0;
     std::size_t f = resolve_family(name, name_hash);
     const metric_type type = f == npos ? metric_type::untyped : out_.families_[f].type;
-    if (type == metric_type::histogram || type == metric_type::summary) {
-      const bool histogram = type == metric_type::histogram;
-      const std::string_view key = histogram ? "le" : "quantile";
-      for (std::size_t k = first_label; k < out_.labels_.size(); ++k) {
-        const label& l = out_.labels_[k];
-        double bound = 0;
-        if (l.name == key && (l.escaped || parse_float(l.value, bound) != parse_errc::none))
-          return fail(
-              static_cast<std::size_t>(l.value.data() - line_.data()),
-              histogram ? parse_errc::invalid_bucket_bound : parse_errc::invalid_quantile_label);
-      }
-    }
+    if (const parse_errc ec = check_bound_label(type, first_label); ec != parse_errc::none)
+      return ec;
     if (options_.max_series_per_page != 0 && out_.samples_.size() >= options_.max_series_per_page)
       return fail(name_at, parse_errc::too_many_series);
     if (f == npos) f = new_family(name, name_hash);
@@ -405,6 +395,22 @@ class text_parser {
                                    .first_label = first_label,
                                    .label_count = out_.labels_.size() - first_label,
                                    .line = line_no_});
+    return parse_errc::none;
+  }
+
+  // A histogram sample's le label, a summary's quantile label, must be a float (unescaped).
+  parse_errc check_bound_label(metric_type type, std::size_t first_label) noexcept {
+    if (type != metric_type::histogram && type != metric_type::summary) return parse_errc::none;
+    const bool histogram = type == metric_type::histogram;
+    const std::string_view key = histogram ? "le" : "quantile";
+    for (std::size_t k = first_label; k < out_.labels_.size(); ++k) {
+      const label& l = out_.labels_[k];
+      double bound = 0;
+      if (l.name == key && (l.escaped || parse_float(l.value, bound) != parse_errc::none))
+        return fail(
+            static_cast<std::size_t>(l.value.data() - line_.data()),
+            histogram ? parse_errc::invalid_bucket_bound : parse_errc::invalid_quantile_label);
+    }
     return parse_errc::none;
   }
 

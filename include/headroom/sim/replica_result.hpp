@@ -47,7 +47,7 @@ struct replica_stats {
   std::size_t unfinished = 0;                     ///< arrived, not finished at the horizon
   std::size_t not_arrived = 0;                    ///< arrivals after the horizon
   std::size_t rejected = 0;                       ///< too large for the KV budget
-  std::uint64_t steps = 0;                        ///< steps run
+  std::uint64_t steps = 0;                        ///< steps the replica ran
   std::uint64_t preemptions = 0;                  ///< sequences preempted (kv_policy)
   std::uint64_t prefill_tokens = 0;               ///< prompt tokens processed (recompute too)
   std::uint64_t decode_tokens = 0;                ///< decode tokens generated
@@ -66,7 +66,7 @@ struct replica_result {
   std::vector<request_outcome> outcomes{};  ///< for capacity.hpp's measure_conformance
   std::vector<request_status> status{};     ///< what became of each request
   std::vector<step_record> trace{};         ///< per step, when run_options::record_trace
-  replica_stats stats{};                    ///< totals
+  replica_stats stats{};                    ///< the run's totals
 };
 
 /// MFU and MBU of a run over [0, end], with the roofline model's bytes (roofline.hpp mfu, mbu).

@@ -48,7 +48,7 @@ concept LengthSampler = std::uniform_random_bit_generator<std::remove_cvref_t<G>
 /// The same lengths for every request. Draws nothing.
 struct fixed_lengths {
   request_lengths lengths{};  ///< returned every time
-  /// The lengths.
+  /// `lengths`, whatever the engine.
   template <class G>
   [[nodiscard]] constexpr request_lengths operator()(G&) const noexcept {
     return lengths;

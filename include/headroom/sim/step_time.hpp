@@ -91,7 +91,7 @@ struct roofline_step_time {
 /// service time per request (the M/D/1 check).
 struct constant_step_time {
   std::chrono::duration<double> step{};  ///< seconds per step, >= 0
-  /// The constant.
+  /// `step`, whatever the shape.
   [[nodiscard]] constexpr std::chrono::duration<double> operator()(
       const step_shape&) const noexcept {
     return step;
