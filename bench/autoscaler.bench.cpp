@@ -59,7 +59,7 @@ void run_steps(benchmark::State& bench, bool with_behavior, std::chrono::seconds
   const auto one_step = [&] {
     const auto load_milli = static_cast<std::int64_t>(
         bench_target * 1000.0 * (0.6 + 0.8 * static_cast<double>((t * 37) % 101) / 100.0));
-    for (auto& p : pods) p.value = headroom::quantity{load_milli};
+    for (auto& p : pods) p.value = headroom::quantity{.milli = load_milli};
     const auto d = controller.step(state, std::chrono::seconds{t}, input);
     benchmark::DoNotOptimize(d);
     ++t;

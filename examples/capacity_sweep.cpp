@@ -87,7 +87,8 @@ int main(int argc, char** argv) {
                                     .max_batched_tokens = 8192,
                                     .prefill = sim::prefill_mode::chunked,
                                     .kv = sim::kv_policy::preempt_youngest};
-  const sim::lognormal_lengths mix(200.0, 1.0, 150.0, 0.9, {4, 1}, {4096, 2048});
+  const sim::lognormal_lengths mix(200.0, 1.0, 150.0, 0.9, {.prompt_tokens = 4, .output_tokens = 1},
+                                   {.prompt_tokens = 4096, .output_tokens = 2048});
   const headroom::slo objective{.ttft = 1s, .tpot = 50ms};
 
   std::vector<double> rates;
@@ -96,9 +97,7 @@ int main(int argc, char** argv) {
   const double high = full ? 81.5 : 71.0;
   for (std::size_t i = 0; i < points; ++i)
     rates.push_back(low + (high - low) * static_cast<double>(i) / static_cast<double>(points - 1));
-  sim::sweep_options options;
-  options.requests_per_point = full ? 10000 : 1500;
-  options.seed = 2024;
+  const sim::sweep_options options{.requests_per_point = full ? 10000u : 1500u, .seed = 2024};
 
   out.printf("%s, %.0e parameters bf16, KV %.0f KiB/token, budget %zu tokens\n", gpu.name.data(),
              parameters, kv_per_token / 1024.0, replica.kv_budget_tokens);

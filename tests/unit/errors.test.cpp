@@ -901,7 +901,8 @@ TEST_SUITE("errors") {
     REQUIRE(p.error().has_value());
     CHECK_FALSE(p.error()->reason().empty());
     CHECK(prometheus::parse("").ok());
-    const auto lenient = prometheus::parse("bad{ 1\ngood 2\n", {prometheus::parse_mode::lenient});
+    const auto lenient =
+        prometheus::parse("bad{ 1\ngood 2\n", {.mode = prometheus::parse_mode::lenient});
     CHECK(lenient.ok());
     CHECK(lenient.skipped().size() == 1);
     // Past a limit: a value with its own code, strict and lenient alike.
@@ -999,8 +1000,10 @@ TEST_SUITE("errors") {
   TEST_CASE("errors: kubernetes horizontal_pod_autoscaler_yaml") {
     const kubernetes::scaled_workload good{"llm", "serving", "llm", "Deployment", "apps/v1"};
     autoscaler_config config;
-    config.metrics = {metric_spec{"vllm_in_flight", metric_source::pods,
-                                  metric_target_type::average_value, 51.0}};
+    config.metrics = {metric_spec{.name = "vllm_in_flight",
+                                  .source = metric_source::pods,
+                                  .target_type = metric_target_type::average_value,
+                                  .target = 51.0}};
     auto w = good;
     w.name = "Bad_Name";
     CHECK_REJECTS(kubernetes::horizontal_pod_autoscaler_yaml(w, config), "workload.name");
@@ -1031,24 +1034,32 @@ TEST_SUITE("errors") {
   }
 
   TEST_CASE("errors: kubernetes scaled_object_yaml") {
-    const kubernetes::scaled_workload workload{"llm", "", "llm", "Deployment", "apps/v1"};
-    autoscaler_config config;
-    config.min_replicas = 0;
-    config.metrics = {
-        metric_spec{"in_flight", metric_source::external, metric_target_type::average_value, 51.0}};
-    const kubernetes::keda_prometheus_options good{"http://prometheus:9090", {"sum(x)"}};
+    const kubernetes::scaled_workload workload{
+        .name = "llm", .target_name = "llm", .target_kind = "Deployment"};
+    const autoscaler_config config{.min_replicas = 0,
+                                   .metrics = {{.name = "in_flight",
+                                                .source = metric_source::external,
+                                                .target_type = metric_target_type::average_value,
+                                                .target = 51.0}}};
+    const kubernetes::keda_prometheus_options good{
+        .server_address = "http://prometheus:9090",
+        .triggers = {{.metric_name = "in_flight", .query = "sum(x)"}}};
     auto k = good;
     k.server_address = "prometheus:9090";
     CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.server_address");
     k = good;
-    k.queries = {};
-    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.queries");
+    k.triggers = {};
+    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.triggers");
     k = good;
-    k.queries = {" "};
-    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.queries");
+    k.triggers[0].metric_name = "other";
+    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.triggers");
     k = good;
-    k.activation_threshold = not_a_number;
-    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.activation_threshold");
+    k.triggers[0].query = " ";
+    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.triggers.query");
+    k = good;
+    k.triggers[0].activation_threshold = not_a_number;
+    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k),
+                  "keda.triggers.activation_threshold");
     k = good;
     k.cooldown_period = std::chrono::seconds{-1};
     CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.cooldown_period");
@@ -1064,8 +1075,10 @@ TEST_SUITE("errors") {
 
   TEST_CASE("errors: autoscaler constructor") {
     autoscaler_config good;
-    good.metrics = {
-        metric_spec{"in_flight", metric_source::external, metric_target_type::average_value, 51.0}};
+    good.metrics = {metric_spec{.name = "in_flight",
+                                .source = metric_source::external,
+                                .target_type = metric_target_type::average_value,
+                                .target = 51.0}};
     auto c = good;
     c.min_replicas = -1;
     CHECK_REJECTS(autoscaler(c), "config.min_replicas");
@@ -1115,8 +1128,10 @@ TEST_SUITE("errors") {
 
   TEST_CASE("errors: autoscaler initial_state and step") {
     autoscaler_config config;
-    config.metrics = {
-        metric_spec{"in_flight", metric_source::external, metric_target_type::average_value, 10.0}};
+    config.metrics = {metric_spec{.name = "in_flight",
+                                  .source = metric_source::external,
+                                  .target_type = metric_target_type::average_value,
+                                  .target = 10.0}};
     const autoscaler controller(config);
     CHECK_REJECTS(controller.initial_state(0ms, -1), "replicas");
     auto state = controller.initial_state();
@@ -1524,13 +1539,13 @@ TEST_SUITE("errors") {
     good.requests_per_point = 20;
     CHECK_REJECTS(
         sim::sweep_capacity(config, model, std::vector<double>{}, lengths, objective, good),
-        "rates_per_s.size()");
+        "rates_per_second.size()");
     CHECK_REJECTS(sim::sweep_capacity(config, model, std::vector<double>{1.0, not_a_number},
                                       lengths, objective, good),
-                  "rates_per_s[i]");
+                  "rates_per_second[i]");
     CHECK_REJECTS(
         sim::sweep_capacity(config, model, std::vector<double>{0.0}, lengths, objective, good),
-        "rates_per_s[i]");
+        "rates_per_second[i]");
     CHECK_REJECTS(sim::sweep_capacity(config, model, rates, lengths, slo{0s, 1s}, good),
                   "slo.ttft");
     auto o = good;

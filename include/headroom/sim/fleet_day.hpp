@@ -269,28 +269,29 @@ class fleet_day_simulator {
   /// replicas on their way counted, scale-down held while any is starting, and the policy's
   /// spare replicas as the reserve.
   [[nodiscard]] autoscaler_config controller_config(const fleet_policy& policy) const {
-    autoscaler_config c;
-    c.min_replicas = 0;
-    c.max_replicas = config_.max_replicas;
-    c.metrics = {metric_spec{"requests_per_second", metric_source::external,
-                             metric_target_type::average_value,
-                             config_.target_utilisation * config_.capacity_per_replica}};
-    c.scale_up_tolerance = 0.0;
-    c.scale_down_tolerance = 0.0;
-    scaling_behavior behavior;
-    behavior.scale_up = scaling_rules{std::chrono::seconds{0}, select_policy::max, {}};
-    // The window covers the last N recommendations: ages 0, step, ..., (N-1)·step are
+    // The down window covers the last N recommendations: ages 0, step, ..., (N-1)·step are
     // younger than N·step (a behavior counts a recommendation iff its age < window).
-    behavior.scale_down = scaling_rules{
-        std::chrono::ceil<std::chrono::seconds>(step_ms_ * config_.scale_down_window_steps),
-        select_policy::max,
-        {}};
-    c.behavior = behavior;
-    c.sync_period = step_ms_;
-    c.count_starting_replicas = true;
-    c.hold_scale_down_while_starting = true;
-    c.reserve_replicas = policy.spare_replicas;
-    return c;
+    const auto down_window =
+        std::chrono::ceil<std::chrono::seconds>(step_ms_ * config_.scale_down_window_steps);
+    return {
+        .min_replicas = 0,
+        .max_replicas = config_.max_replicas,
+        .metrics = {{.name = "requests_per_second",
+                     .source = metric_source::external,
+                     .target_type = metric_target_type::average_value,
+                     .target = config_.target_utilisation * config_.capacity_per_replica}},
+        .scale_up_tolerance = 0.0,
+        .scale_down_tolerance = 0.0,
+        .behavior = scaling_behavior{.scale_up = {.stabilization_window = std::chrono::seconds{0},
+                                                  .select = select_policy::max,
+                                                  .policies = {}},
+                                     .scale_down = {.stabilization_window = down_window,
+                                                    .select = select_policy::max,
+                                                    .policies = {}}},
+        .sync_period = step_ms_,
+        .count_starting_replicas = true,
+        .hold_scale_down_while_starting = true,
+        .reserve_replicas = policy.spare_replicas};
   }
 
   /// Steps a replica takes to become ready: ceil(start_time / step) (0: ready at once),
