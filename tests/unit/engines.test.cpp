@@ -267,6 +267,8 @@ TEST_SUITE("engines") {
         prom::latency_mean(c, prom::triton_trtllm_preset, latency_kind::e2e, "tensorrt_llm");
     CHECK(e2e.missing == missing_reason::no_observations);
     CHECK(e2e.metric == "nv_inference_request_duration_us");
+    CHECK(prom::latency_mean(c, prom::triton_trtllm_preset, latency_kind::queue).missing ==
+          missing_reason::no_observations);  // nv_inference_queue_duration_us 0 over 0
     CHECK(prom::latency_quantile(c, prom::triton_trtllm_preset, latency_kind::e2e, 0.5).missing ==
           missing_reason::not_exposed);
     CHECK(prom::read_token_totals(c, prom::triton_trtllm_preset).generation.missing ==
@@ -335,8 +337,17 @@ TEST_SUITE("engines") {
                                           0.5)) == doctest::Approx(1.6));
     CHECK(value_of(prom::latency_mean(p, prom::dynamo_frontend_preset, latency_kind::ttft)) ==
           doctest::Approx(1.5625701570000001));
+    // dynamo_frontend_request_duration_seconds: le=1.9 -> 0, 3.4 -> 1: p50 rank 0.5 in
+    // (1.9, 3.4]: 1.9 + 1.5 × 0.5 = 2.65. The mean is the one request's 2.177646729 s.
+    CHECK(value_of(prom::latency_quantile(p, prom::dynamo_frontend_preset, latency_kind::e2e,
+                                          0.5)) == doctest::Approx(2.65));
+    CHECK(value_of(prom::latency_mean(p, prom::dynamo_frontend_preset, latency_kind::e2e)) ==
+          doctest::Approx(2.177646729));
     CHECK(prom::latency_mean(p, prom::dynamo_frontend_preset, latency_kind::queue).missing ==
           missing_reason::not_exposed);
+    CHECK(
+        prom::latency_quantile(p, prom::dynamo_frontend_preset, latency_kind::tpot, 0.5).missing ==
+        missing_reason::not_exposed);
     const prom::token_totals tokens = prom::read_token_totals(p, prom::dynamo_frontend_preset);
     CHECK(tokens.prompt.value == 33.0);       // dynamo_frontend_input_sequence_tokens_sum 33
     CHECK(tokens.generation.value == 300.0);  // dynamo_frontend_output_tokens_total 300
