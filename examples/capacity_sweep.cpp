@@ -11,7 +11,9 @@
 // 4096]) and output (median 150 tokens, σ 0.9, in [1, 2048]): our stated parameters, not a
 // fit. SLO: TTFT <= 1 s and TPOT <= 50 ms (vLLM definition), quota q = 0.9.
 //
-// Usage: capacity_sweep [--quick] [--csv PATH]
+// Usage: capacity_sweep [--quick] [--csv PATH] [--trace FILE [--trace-format FORMAT]]
+//   --trace FILE: the prompt and output lengths of a public trace (docs/traces.md), replayed
+//   in order at every rate, instead of the log-normal mix;
 //   default: 20 rates × 10^4 requests; --quick: 12 rates × 1500 requests (a second or less,
 //   even in a sanitized Debug build), too short for the queue to build near μ* (it reads μ*
 //   high); --csv PATH: also write the curve (before anything is printed). --help: the flags.
@@ -19,9 +21,11 @@
 #include <headroom/queueing.hpp>
 #include <headroom/roofline.hpp>
 #include <headroom/sim/replica.hpp>
+#include <headroom/traces.hpp>
 
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <optional>
 #include <random>
 #include <span>
@@ -59,19 +63,51 @@ void write_csv(const example::flags& f, const std::string& path,
   if (std::fclose(file) != 0 || !written) f.fail("cannot write '" + path + "'");
 }
 
+// The lengths of each request: the stated log-normal mix, or a trace's lengths in order.
+struct lengths_source {
+  sim::lognormal_lengths mix;
+  std::optional<sim::replayed_lengths> trace{};
+  template <class G>
+  sim::request_lengths operator()(G& engine) {
+    return trace ? (*trace)(engine) : mix(engine);
+  }
+};
+
+// The trace's lengths (0 tokens become 1); a bad file is f's one-line failure.
+std::vector<sim::request_lengths> trace_lengths(const example::flags& f, const std::string& path,
+                                                const std::string& format) {
+  const headroom::trace_format parsed = format == "burstgpt"   ? headroom::trace_format::burstgpt
+                                        : format == "mooncake" ? headroom::trace_format::mooncake
+                                                               : headroom::trace_format::azure;
+  try {
+    auto lengths =
+        headroom::read_trace_lengths<sim::request_lengths>(parsed, headroom::trace_file(path));
+    if (lengths.empty()) f.fail("'" + path + "' holds no request");
+    return lengths;
+  } catch (const std::exception& e) {  // "file:line: reason", or a file that cannot be read
+    f.fail(e.what());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   bool quick = false;
   bool full_flag = false;
   std::string csv_path;
+  std::string trace_path;
+  std::string trace_format = "azure-conv";
   example::flags f("capacity_sweep",
                    "The capacity curve of one simulated continuous-batching replica (8e9 "
                    "parameters, H100 SXM),\nswept over open-loop Poisson rates: mu*, its "
                    "interval, L* and MFU/MBU at the operating point.");
   f.toggle("--full", full_flag, "20 rates x 10000 requests (the default)")
       .toggle("--quick", quick, "12 rates x 1500 requests: fast, but reads mu* high")
-      .text("--csv", csv_path, "PATH", "also write the curve as CSV (rate in requests/s)");
+      .text("--csv", csv_path, "PATH", "also write the curve as CSV (rate in requests/s)")
+      .text("--trace", trace_path, "FILE",
+            "draw the request lengths from a public trace, in order, instead of the mix")
+      .choice("--trace-format", trace_format, {"azure-conv", "azure-code", "burstgpt", "mooncake"},
+              "the format of the --trace file");
   f.parse(argc, argv);
   if (quick && full_flag) f.fail("--full and --quick exclude each other");
   const bool full = !quick;
@@ -87,8 +123,13 @@ int main(int argc, char** argv) {
                                     .max_batched_tokens = 8192,
                                     .prefill = sim::prefill_mode::chunked,
                                     .kv = sim::kv_policy::preempt_youngest};
-  const sim::lognormal_lengths mix(200.0, 1.0, 150.0, 0.9, {.prompt_tokens = 4, .output_tokens = 1},
-                                   {.prompt_tokens = 4096, .output_tokens = 2048});
+  const std::vector<sim::request_lengths> replay = trace_path.empty()
+                                                       ? std::vector<sim::request_lengths>{}
+                                                       : trace_lengths(f, trace_path, trace_format);
+  lengths_source mix{.mix = sim::lognormal_lengths(200.0, 1.0, 150.0, 0.9,
+                                                   {.prompt_tokens = 4, .output_tokens = 1},
+                                                   {.prompt_tokens = 4096, .output_tokens = 2048})};
+  if (!replay.empty()) mix.trace.emplace(replay);
   const headroom::slo objective{.ttft = 1s, .tpot = 50ms};
 
   std::vector<double> rates;
@@ -101,6 +142,9 @@ int main(int argc, char** argv) {
 
   out.printf("%s, %.0e parameters bf16, KV %.0f KiB/token, budget %zu tokens\n", gpu.name.data(),
              parameters, kv_per_token / 1024.0, replica.kv_budget_tokens);
+  if (!replay.empty())
+    out.printf("lengths: %zu requests of %s, replayed in order\n", replay.size(),
+               trace_path.c_str());
   out.printf("SLO: TTFT <= 1 s, TPOT <= 50 ms, q = %.2f; %zu requests per rate\n\n", quota,
              options.requests_per_point);
   const auto sweep = sim::sweep_capacity(replica, model, rates, mix, objective, options);

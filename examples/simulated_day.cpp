@@ -4,6 +4,9 @@
 //
 //   simulated_day                       the reference day and its five-row table
 //   simulated_day --traffic day.csv     your own traffic (one row per minute, rate last)
+//   simulated_day --trace azure-conv AzureLLMInferenceTrace_conv.csv
+//                                       the traffic of a public trace, per minute
+//                                       (azure-conv, azure-code, burstgpt, mooncake)
 //   simulated_day --format csv          machine-readable rows
 //   simulated_day --svg day.svg         the figure: the whole day and the hour around its
 //                                       largest jump in traffic
@@ -11,6 +14,7 @@
 // Run `simulated_day --help` for every flag. Everything is computed (and the figure written)
 // before the table is printed: a failure is one line on stderr, exit 2, and nothing on stdout.
 #include <headroom/sim/fleet_day.hpp>
+#include <headroom/traces.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -32,6 +36,11 @@ namespace sim = headroom::sim;
 
 struct options {
   std::string traffic_file;
+  std::string trace_format;
+  std::vector<std::string> trace_files;
+  double trace_speed = 1.0;
+  double trace_from_minutes = 0.0;
+  double trace_to_minutes = 0.0;  // 0: to the end of the trace
   double mu = 8.0;
   double target = 0.8;
   long window = 5;
@@ -49,6 +58,16 @@ options parse_options(example::flags& f, int argc, char** argv) {
   f.text("--traffic", o.traffic_file, "FILE",
          "traffic CSV: one row per minute, the rate in requests/s in the last column, a "
          "header line allowed; none: the reference day")
+      .choice("--trace", o.trace_format, {"azure-conv", "azure-code", "burstgpt", "mooncake"},
+              "read the traffic from a public trace FILE (the argument after the format): "
+              "its arrivals per minute")
+      .number("--speed", o.trace_speed, {0, 1e6, true, false}, "times",
+              "with --trace: replay the trace this many times faster")
+      .number("--from", o.trace_from_minutes, {0, 1e8}, "minutes",
+              "with --trace: start this long after the trace's first request")
+      .number("--to", o.trace_to_minutes, {0, 1e8}, "minutes",
+              "with --trace: stop this long after the trace's first request (0: its end)")
+      .positionals(o.trace_files, "FILE", "the trace file, with --trace")
       .number("--mu", o.mu, {0, 1e9, true, false}, "requests/s",
               "mu*, the capacity of one replica within the SLO")
       .number("--target", o.target, {0, 1, true, false}, "fraction",
@@ -70,7 +89,27 @@ options parse_options(example::flags& f, int argc, char** argv) {
   return o;
 }
 
+// The trace's arrivals per minute (after the speed-up), from its first row.
+std::vector<double> load_trace(const example::flags& f, const options& o) {
+  if (o.trace_files.size() != 1) f.fail("--trace needs exactly one FILE");
+  if (!o.traffic_file.empty()) f.fail("--trace and --traffic exclude each other");
+  const headroom::trace_format format =
+      o.trace_format == "burstgpt"   ? headroom::trace_format::burstgpt
+      : o.trace_format == "mooncake" ? headroom::trace_format::mooncake
+                                     : headroom::trace_format::azure;
+  using minutes = std::chrono::duration<double, std::ratio<60>>;
+  headroom::trace_options window{.speed = o.trace_speed, .from = minutes(o.trace_from_minutes)};
+  if (o.trace_to_minutes > 0) window.to = minutes(o.trace_to_minutes);
+  try {
+    return headroom::read_trace_rates(format, headroom::trace_file(o.trace_files.front()), window);
+  } catch (const std::exception& e) {  // "file:line: reason", or a file that cannot be read
+    f.fail(e.what());
+  }
+}
+
 std::vector<double> load_traffic(const example::flags& f, const options& o) {
+  if (!o.trace_format.empty()) return load_trace(f, o);
+  if (!o.trace_files.empty()) f.fail("a FILE argument needs --trace FORMAT before it");
   if (o.traffic_file.empty()) return sim::reference_day_traffic();
   std::ifstream in(o.traffic_file, std::ios::binary);
   if (!in) f.fail("cannot read traffic file '" + o.traffic_file + "'");
@@ -111,7 +150,7 @@ std::string clock_label(std::size_t minute) {
 
 // Minutes between the time axis' ticks: a clock-friendly step, at most 12 ticks.
 std::size_t tick_minutes_for(std::size_t span) {
-  for (const std::size_t m : {30u, 60u, 120u, 180u, 240u, 360u, 720u})
+  for (const std::size_t m : {1u, 2u, 5u, 10u, 15u, 30u, 60u, 120u, 180u, 240u, 360u, 720u})
     if (m * 12 >= span) return m;
   std::size_t days = 1;
   while (1440 * days * 12 < span) days *= 2;
@@ -149,7 +188,8 @@ void polyline(std::ostringstream& svg, const panel& p, const std::vector<double>
   svg << "\"/>\n";
 }
 
-void axes(std::ostringstream& svg, const panel& p, const char* title, std::size_t tick_minutes) {
+void axes(std::ostringstream& svg, const panel& p, const char* title, std::size_t tick_minutes,
+          const char* time_axis) {
   char buffer[256];
   std::snprintf(buffer, sizeof buffer,
                 "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
@@ -180,13 +220,13 @@ void axes(std::ostringstream& svg, const panel& p, const char* title, std::size_
   std::snprintf(buffer, sizeof buffer,
                 "<text transform=\"translate(%.1f,%.1f) rotate(-90)\" font-size=\"12\" "
                 "text-anchor=\"middle\">requests/s</text>\n<text x=\"%.1f\" y=\"%.1f\" "
-                "font-size=\"12\" text-anchor=\"middle\">time of day</text>\n",
-                p.x - 38, p.y + p.h / 2, p.x + p.w / 2, p.y + p.h + 32);
+                "font-size=\"12\" text-anchor=\"middle\">%s</text>\n",
+                p.x - 38, p.y + p.h / 2, p.x + p.w / 2, p.y + p.h + 32, time_axis);
   svg << buffer;
 }
 
 std::string render_svg(const std::vector<double>& traffic, const row& chasing, const row& calendar,
-                       std::size_t event_minute) {
+                       std::size_t event_minute, bool from_trace) {
   auto capacity_of = [](const row& r) {
     std::vector<double> c;
     c.reserve(r.trace.size());
@@ -212,10 +252,14 @@ std::string render_svg(const std::vector<double>& traffic, const row& chasing, c
   svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1000\" height=\"760\" "
          "viewBox=\"0 0 1000 760\" font-family=\"sans-serif\">\n"
          "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  axes(svg, day, "The simulated day: traffic and the capacity of ready replicas",
-       tick_minutes_for(n));
-  std::string zoom_title = "The hour around " + clock_label(event_minute);
-  axes(svg, zoom, zoom_title.c_str(), 10);
+  const char* time_axis = from_trace ? "time from the trace's first request" : "time of day";
+  axes(svg, day,
+       from_trace ? "The trace: its traffic and the capacity of ready replicas"
+                  : "The simulated day: traffic and the capacity of ready replicas",
+       tick_minutes_for(n), time_axis);
+  const std::string zoom_title = n > 60 ? "The hour around " + clock_label(event_minute)
+                                        : std::string("Minute by minute: the whole window");
+  axes(svg, zoom, zoom_title.c_str(), 10, time_axis);
   for (const panel* p : {&day, &zoom}) {
     polyline(svg, *p, calendar_capacity, "#2ca02c", 2.4, true);
     polyline(svg, *p, chase_capacity, "#d62728", 1.4, true);
@@ -302,7 +346,8 @@ int main(int argc, char** argv) {
     rows[0].policy = sim::peak_fleet(traffic, config);
     sim::fleet_day_simulator simulator(config);
     for (auto& r : rows) r.summary = simulator.run(traffic, r.policy, &r.trace);
-    if (!o.svg_file.empty()) svg = render_svg(traffic, rows[2], rows[4], largest_jump(traffic));
+    if (!o.svg_file.empty())
+      svg = render_svg(traffic, rows[2], rows[4], largest_jump(traffic), !o.trace_format.empty());
     step_up = largest_step_up(rows[1].trace);
   } catch (const std::exception& e) {
     f.fail(e.what());

@@ -201,6 +201,10 @@ inline void append_selector(std::string& out, std::string_view metric, std::stri
       !detail::is_promql_metric_name(preset.waiting))
     headroom::detail::fail("preset", preset.engine,
                            "must name its running and waiting metrics (PromQL metric names)");
+  if (!preset.running_where.label.empty() || !preset.waiting_where.label.empty())
+    headroom::detail::fail("preset", preset.engine,
+                           "selects its running or waiting series by a label: write that query "
+                           "by hand");
   if (!model_name.empty() && !detail::is_promql_label_name(preset.model_label))
     headroom::detail::fail("preset", preset.engine,
                            "must name its model label (a PromQL label name) to filter by model");

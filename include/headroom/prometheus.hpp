@@ -4,7 +4,9 @@
 //   prometheus/text.hpp       the text exposition format 0.0.4 parser, its options and limits
 //   prometheus/aggregate.hpp  one metric's series summed, maximised, averaged, or why not
 //   prometheus/histogram.hpp  PromQL's histogram_quantile over a page's buckets
-//   prometheus/engines.hpp    vLLM and SGLang presets: one replica's load, TTFT quantiles
+//   prometheus/engine_preset.hpp  what an engine preset names (and what it says is missing)
+//   prometheus/engines.hpp    the presets (prometheus/engines/): one replica's load, tokens
+//   prometheus/latency.hpp    TTFT, ITL, TPOT, e2e and queue time: quantiles and means
 // Guide: docs/prometheus.md.
 #pragma once
 
@@ -12,8 +14,10 @@
 #if HEADROOM_HAS_CXX20
 
 #include "prometheus/aggregate.hpp"
+#include "prometheus/engine_preset.hpp"
 #include "prometheus/engines.hpp"
 #include "prometheus/histogram.hpp"
+#include "prometheus/latency.hpp"
 #include "prometheus/page.hpp"
 #include "prometheus/text.hpp"
 

@@ -123,5 +123,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   (void)prom::read_replica_load(lenient, prom::vllm_preset);
   (void)prom::read_replica_load(lenient, prom::sglang_preset, "m");
+  (void)prom::read_replica_load(lenient, prom::triton_trtllm_preset, "m");
+  (void)prom::read_replica_load(lenient, prom::dynamo_frontend_preset);
+  for (const auto kind :
+       {prom::latency_kind::ttft, prom::latency_kind::itl, prom::latency_kind::e2e}) {
+    const auto q = prom::latency_quantile(lenient, prom::vllm_preset, kind, 0.9);
+    require(!q.value || !std::isnan(*q.value));
+    (void)prom::latency_mean(lenient, prom::triton_trtllm_preset, kind);
+    (void)prom::latency_quantile(strict, lenient, prom::sglang_preset, kind, 0.5, "m");
+  }
   return 0;
 }

@@ -27,6 +27,9 @@ enum class missing_reason : unsigned char {
   metric_absent,       ///< no sample of this metric on the page
   no_matching_series,  ///< the metric is there, but no series carries the requested label value
   not_finite,          ///< a matching series is NaN or infinite
+  not_exposed,         ///< the engine has no such metric (the preset says why)
+  no_observations,     ///< the histogram or counter has counted nothing (in the window)
+  invalid_histogram,   ///< the histogram has no +Inf bucket, a single bucket, or a NaN bound
 };
 
 /// A one-line English reason for a missing reading.
@@ -42,6 +45,12 @@ enum class missing_reason : unsigned char {
       return "no series of the metric matches the filter";
     case missing_reason::not_finite:
       return "a matching series is NaN or infinite";
+    case missing_reason::not_exposed:
+      return "the engine does not expose this metric";
+    case missing_reason::no_observations:
+      return "nothing was observed";
+    case missing_reason::invalid_histogram:
+      return "the histogram has no +Inf bucket, a single bucket, or a NaN bound";
   }
   return "unknown";
 }
