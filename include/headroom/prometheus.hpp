@@ -5,6 +5,8 @@
 //   prometheus/aggregate.hpp  one metric's series summed, maximised, averaged, or why not
 //   prometheus/histogram.hpp  PromQL's histogram_quantile over a page's buckets
 //   prometheus/engines.hpp    vLLM and SGLang presets: one replica's load, TTFT quantiles
+//   prometheus/http_api.hpp   the HTTP API's query answers (JSON) and the value KEDA reads
+//   prometheus/exposition.hpp decisions, capacity and placements as a /metrics page (0.0.4)
 // Guide: docs/prometheus.md.
 #pragma once
 
@@ -13,7 +15,9 @@
 
 #include "prometheus/aggregate.hpp"
 #include "prometheus/engines.hpp"
+#include "prometheus/exposition.hpp"
 #include "prometheus/histogram.hpp"
+#include "prometheus/http_api.hpp"
 #include "prometheus/page.hpp"
 #include "prometheus/text.hpp"
 
