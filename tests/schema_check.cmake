@@ -26,6 +26,9 @@ endif()
 # Deliberately invalid: an HPA with minReplicas 0 is valid only behind HPAScaleToZero.
 expect_status(1 COMMAND "${MANIFEST_EMIT}" invalid COMMAND ${validate} -)
 expect_status(0 COMMAND "${MANIFEST_EMIT}" invalid COMMAND ${validate} --hpa-scale-to-zero -)
+# Deliberately invalid: the per-direction tolerances, written for a cluster of unknown version,
+# are unknown to Kubernetes 1.31's schema (the writer leaves them out for {.minor = 31}).
+expect_status(1 COMMAND "${MANIFEST_EMIT}" tolerance COMMAND ${validate} -)
 foreach(sample invalid_hpa invalid_scaledobject semantic_errors)
   expect_status(1 COMMAND ${validate} "${SCHEMAS}/samples/${sample}.yaml")
 endforeach()
