@@ -47,8 +47,7 @@
 
 #include "yaml_reader.hpp"
 
-#if !defined(HEADROOM_PROMETHEUS) || !defined(HEADROOM_PROMTOOL) || \
-    !defined(HEADROOM_TEST_DATA_DIR)
+#if !defined(HEADROOM_PROMETHEUS) || !defined(HEADROOM_PROMTOOL) || !defined(HEADROOM_TEST_DATA_DIR)
 #error "HEADROOM_PROMETHEUS, HEADROOM_PROMTOOL and HEADROOM_TEST_DATA_DIR must be defined"
 #endif
 
@@ -131,11 +130,11 @@ int free_port() {
 class page_server {
  public:
   explicit page_server(std::string page) : page_(std::make_shared<std::string>(std::move(page))) {
-    server_.Get("/metrics", [page = page_, mutex = mutex_](const httplib::Request&,
-                                                           httplib::Response& res) {
-      std::lock_guard<std::mutex> lock(*mutex);
-      res.set_content(*page, std::string(prom::exposition_content_type));
-    });
+    server_.Get("/metrics",
+                [page = page_, mutex = mutex_](const httplib::Request&, httplib::Response& res) {
+                  std::lock_guard<std::mutex> lock(*mutex);
+                  res.set_content(*page, std::string(prom::exposition_content_type));
+                });
     port_ = server_.bind_to_any_port("127.0.0.1");
     REQUIRE(port_ > 0);
     thread_ = std::thread([this] { server_.listen_after_bind(); });
@@ -175,16 +174,15 @@ class prometheus_process {
     std::string config =
         "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n"
         "scrape_configs:\n  - job_name: replicas\n    static_configs:\n      - targets:\n";
-    for (const int p : target_ports) config += "          - '127.0.0.1:" + std::to_string(p) + "'\n";
+    for (const int p : target_ports)
+      config += "          - '127.0.0.1:" + std::to_string(p) + "'\n";
     const auto config_path = dir_.path() / "prometheus.yml";
     std::ofstream(config_path) << config;
     const std::string log_path = (dir_.path() / "prometheus.log").string();
     const std::vector<std::string> args = {
-        HEADROOM_PROMETHEUS,
-        "--config.file=" + config_path.string(),
+        HEADROOM_PROMETHEUS, "--config.file=" + config_path.string(),
         "--storage.tsdb.path=" + (dir_.path() / "data").string(),
-        "--web.listen-address=127.0.0.1:" + std::to_string(port_),
-        "--log.level=warn"};
+        "--web.listen-address=127.0.0.1:" + std::to_string(port_), "--log.level=warn"};
     pid_ = ::fork();
     REQUIRE(pid_ >= 0);
     if (pid_ == 0) {
@@ -246,12 +244,12 @@ class prometheus_process {
     client.set_read_timeout(5s);
     const auto res = client.Get(path.c_str(), params, httplib::Headers{});
     if (!res)
-      return {.failure = "no answer from Prometheus at 127.0.0.1:" + std::to_string(port_) +
-                         ": " + httplib::to_string(res.error())};
+      return {.failure = "no answer from Prometheus at 127.0.0.1:" + std::to_string(port_) + ": " +
+                         httplib::to_string(res.error())};
     prom::api_response answer = prom::parse_api_response(res->body);
     if (!answer.parsed())
-      return {.failure = "HTTP " + std::to_string(res->status) + ", answer unreadable: " +
-                         answer.parse_error.message()};
+      return {.failure = "HTTP " + std::to_string(res->status) +
+                         ", answer unreadable: " + answer.parse_error.message()};
     return {.answer = std::move(answer)};
   }
 
@@ -334,9 +332,9 @@ headroom::autoscaler_decision decide(const headroom::autoscaler_config& config,
   const headroom::autoscaler hpa(config);
   headroom::autoscaler_state state;
   const headroom::metric_observation obs[] = {observation};
-  return hpa.step(state, std::chrono::milliseconds(0),
-                  {.replicas = {.spec = replicas, .status = replicas, .ready = replicas},
-                   .metrics = obs});
+  return hpa.step(
+      state, std::chrono::milliseconds(0),
+      {.replicas = {.spec = replicas, .status = replicas, .ready = replicas}, .metrics = obs});
 }
 
 std::string fixture(const char* name) {
@@ -354,8 +352,8 @@ TEST_SUITE("integration") {
     const std::vector<std::pair<double, double>> loads = {{12, 3}, {7, 0.5}, {20, 9}};
     std::vector<std::string> pages;
     for (const auto& [running, waiting] : loads)
-      pages.push_back(with_values(base, {{"vllm:num_requests_running", running},
-                                         {"vllm:num_requests_waiting", waiting}}));
+      pages.push_back(with_values(
+          base, {{"vllm:num_requests_running", running}, {"vllm:num_requests_waiting", waiting}}));
     std::vector<std::unique_ptr<page_server>> servers;
     std::vector<int> ports;
     for (const auto& p : pages) {
@@ -423,8 +421,8 @@ TEST_SUITE("integration") {
     std::vector<std::string> pages = {
         with_values(base, {{"sglang:num_running_reqs", 40}, {"sglang:num_queue_reqs", 2}}),
         with_values(base, {{"sglang:num_running_reqs", 61}, {"sglang:num_queue_reqs", 0}})};
-    std::string other = with_values(base, {{"sglang:num_running_reqs", 1000},
-                                           {"sglang:num_queue_reqs", 1000}});
+    std::string other =
+        with_values(base, {{"sglang:num_running_reqs", 1000}, {"sglang:num_queue_reqs", 1000}});
     for (std::size_t at = other.find(model); at != std::string::npos; at = other.find(model))
       other.replace(at, model.size(), "other/model");
     std::vector<std::unique_ptr<page_server>> servers;
@@ -438,8 +436,8 @@ TEST_SUITE("integration") {
     // The HPA names the External metric; its PromQL (the metrics adapter's query,
     // docs/integrations.md) is kubernetes.hpp's in_flight_query for the preset.
     const auto config = in_flight_config(16.0);
-    const std::string hpa = k8s::horizontal_pod_autoscaler_yaml(
-        {.name = "llm", .target_name = "sglang"}, config);
+    const std::string hpa =
+        k8s::horizontal_pod_autoscaler_yaml({.name = "llm", .target_name = "sglang"}, config);
     CHECK(hpa.find("name: in_flight") != std::string::npos);
     const std::string query = k8s::in_flight_query(prom::sglang_preset, model);
     CHECK(query ==
@@ -524,6 +522,40 @@ TEST_SUITE("integration") {
     CHECK(compared == written.samples().size());
     CHECK(compared > 20);
   }
+
+#ifdef HEADROOM_EXAMPLE_AUTOSCALE_FROM_PROMETHEUS
+  TEST_CASE("example_autoscale_from_prometheus") {
+    // examples/autoscale_from_prometheus.cpp against three vLLM replicas serving 12+3, 7+0.5
+    // and 20+9 in flight: 51.5 at a target of 10 -> 6 replicas from 3 (docs/integrations.md).
+    const std::string base = fixture("vllm_v1_deepseek_specdecode.txt");
+    std::vector<std::unique_ptr<page_server>> servers;
+    std::vector<int> ports;
+    for (const auto& [running, waiting] :
+         std::vector<std::pair<double, double>>{{12, 3}, {7, 0.5}, {20, 9}}) {
+      servers.push_back(std::make_unique<page_server>(with_values(
+          base, {{"vllm:num_requests_running", running}, {"vllm:num_requests_waiting", waiting}})));
+      ports.push_back(servers.back()->port());
+    }
+    prometheus_process server(ports);
+    server.wait_until_up(servers.size());
+    temp_dir dir;
+    const auto page = dir.path() / "page.prom";
+    const std::string command = std::string(HEADROOM_EXAMPLE_AUTOSCALE_FROM_PROMETHEUS) +
+                                " --prometheus http://127.0.0.1:" + std::to_string(server.port()) +
+                                " --engine vllm --model deepseek-v4-flash-vision-exp-ablit-dual" +
+                                " --target 10 --replicas 3 --page '" + page.string() + "' > '" +
+                                (dir.path() / "out").string() + "' 2>&1";
+    CHECK(std::system(command.c_str()) == 0);
+    const std::string out = read_file(dir.path() / "out");
+    CHECK(out.find("value  51.5 in flight (vector, 1 series) at a target of 10 per replica\n") !=
+          std::string::npos);
+    CHECK(out.find("decide 3 -> 6 replicas: DesiredWithinRange\n") != std::string::npos);
+    MESSAGE(out);
+    const prom::page p = prom::parse(read_file(page));
+    REQUIRE(p.ok());
+    CHECK(prom::aggregate(p, "headroom_autoscaler_desired_replicas").sum == 6);
+  }
+#endif
 
   TEST_CASE("server_killed") {
     // Prometheus dies mid-test: the next query reports that no answer came, naming the
