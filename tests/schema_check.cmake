@@ -20,7 +20,7 @@ expect_status(0 COMMAND "${MANIFEST_EMIT}" valid COMMAND ${validate} -)
 expect_status(0 COMMAND "${YAML_EMIT}" manifests COMMAND ${validate} -)
 if(EMIT_KEDA)
   expect_status(0 COMMAND "${EMIT_KEDA}" COMMAND ${validate} -)
-  expect_status(0 COMMAND "${EMIT_KEDA}" --milli --engine sglang --namespace "" COMMAND ${validate} -)
+  expect_status(0 COMMAND "${EMIT_KEDA}" --milli --engine sglang --deployment sglang-8b --max 64 COMMAND ${validate} -)
   expect_status(0 COMMAND "${EMIT_KEDA}" --min 0 --only keda COMMAND ${validate} -)
 endif()
 # Deliberately invalid: an HPA with minReplicas 0 is valid only behind HPAScaleToZero.

@@ -551,7 +551,8 @@ TEST_SUITE("integration") {
           std::string::npos);
     CHECK(out.find("decide 3 -> 6 replicas: DesiredWithinRange\n") != std::string::npos);
     MESSAGE(out);
-    const prom::page p = prom::parse(read_file(page));
+    const std::string page_text = read_file(page);
+    const prom::page p = prom::parse(page_text);
     REQUIRE(p.ok());
     CHECK(prom::aggregate(p, "headroom_autoscaler_desired_replicas").sum == 6);
   }
