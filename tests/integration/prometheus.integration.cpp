@@ -25,6 +25,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -186,6 +187,8 @@ class prometheus_process {
     pid_ = ::fork();
     REQUIRE(pid_ >= 0);
     if (pid_ == 0) {
+      // Dies with the test process, even when a crash skips the destructors.
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       const int log = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       if (log >= 0) {
         ::dup2(log, 1);
