@@ -26,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -222,6 +223,59 @@ struct scaled_workload {
   std::string target_api_version = "apps/v1";  ///< scaleTargetRef.apiVersion
 };
 
+/// The cluster a manifest is written for: its Kubernetes minor version and the feature gates
+/// that change what the autoscaling/v2 API accepts. minor 0 (the default): no version given,
+/// every field is written (tolerance, minReplicas 0) and nothing is left out.
+struct cluster_target {
+  std::int32_t minor = 0;  ///< Kubernetes 1.<minor> (e.g. 31); 0 = unknown, write everything
+  /// Feature gate HPAScaleToZero (alpha since 1.16, off by default): HPA minReplicas 0.
+  bool hpa_scale_to_zero = false;
+  /// Feature gate HPAConfigurableTolerance (alpha in 1.33, off by default): the per-direction
+  /// behavior.scaleUp/scaleDown.tolerance fields; never accepted before 1.33.
+  bool hpa_configurable_tolerance = false;
+};
+
+/// The first Kubernetes minor version with behavior.*.tolerance.
+inline constexpr std::int32_t first_minor_with_tolerance = 33;
+
+/// A setting a writer left out because the target cluster would reject it, and why.
+struct omission {
+  std::string field{};   ///< the manifest field ("spec.minReplicas", ...)
+  std::string reason{};  ///< why, and what was written instead
+  friend bool operator==(const omission&, const omission&) = default;
+};
+
+/// What an HPA Object metric describes: the object (spec.metrics[].object.describedObject)
+/// whose metric config.metrics' entry of that name reads.
+struct described_object {
+  std::string metric_name{};       ///< the config.metrics entry (source object), by name
+  std::string kind{};              ///< describedObject.kind, e.g. "Service"
+  std::string name{};              ///< describedObject.name; DNS-1123 subdomain
+  std::string api_version = "v1";  ///< describedObject.apiVersion
+};
+
+/// HPA options beyond the configuration: the target cluster, and the described object of
+/// each Object metric.
+struct hpa_options {
+  cluster_target cluster{};                 ///< what the cluster accepts
+  std::vector<described_object> objects{};  ///< one per Object metric, by metric name
+};
+
+/// KEDA's spec.fallback: after failure_threshold failed reads of a trigger, KEDA sets the
+/// replicas to `replicas`. headroom's controller instead holds the current count while a
+/// metric is missing (scale_reason::metric_missing).
+struct keda_fallback {
+  std::int32_t failure_threshold = 3;  ///< fallback.failureThreshold, >= 1
+  std::int32_t replicas = 1;           ///< fallback.replicas, >= 0
+};
+
+/// KEDA's triggers[].authenticationRef: the TriggerAuthentication (or its cluster-wide kind)
+/// holding the Prometheus credentials.
+struct keda_authentication {
+  std::string name{};                          ///< authenticationRef.name; DNS-1123 subdomain
+  std::string kind = "TriggerAuthentication";  ///< or "ClusterTriggerAuthentication"
+};
+
 /// KEDA's default spec.cooldownPeriod.
 inline constexpr std::chrono::seconds keda_default_cooldown_period{300};
 
@@ -242,7 +296,18 @@ struct keda_prometheus_options {
   /// the order of config.metrics.
   std::vector<keda_prometheus_trigger> triggers{};
   /// spec.cooldownPeriod: KEDA waits this long after the last activity before 1 -> 0; >= 0.
+  /// (headroom's controller: scale-to-zero after its down stabilization window.)
   std::chrono::seconds cooldown_period = keda_default_cooldown_period;
+  /// triggers[].authenticationRef on every trigger; unset = none.
+  std::optional<keda_authentication> authentication{};
+  /// spec.fallback; unset = none (KEDA keeps the count on failures, as headroom holds).
+  std::optional<keda_fallback> fallback{};
+  /// spec.idleReplicaCount: KEDA's count while every trigger is inactive (below its
+  /// activationThreshold); must be < config.min_replicas. headroom's equivalent: min_replicas
+  /// 0 with the activation threshold. Unset = none.
+  std::optional<std::int32_t> idle_replica_count{};
+  /// The cluster: whether KEDA's behavior may carry the per-direction tolerance.
+  cluster_target cluster{};
 };
 
 namespace detail {
@@ -374,7 +439,7 @@ inline constexpr std::int64_t whole_fleet_percent = 100;
 /// the default.
 inline void write_rules(yaml_writer& y, int indent, const scaling_rules& r,
                         headroom::detail::scale_direction direction, double tolerance,
-                        manifest_kind kind, std::int32_t max_replicas) {
+                        bool tolerance_field, std::int32_t max_replicas) {
   const bool up = direction == headroom::detail::scale_direction::up;
   y.open(indent, up ? "scaleUp" : "scaleDown");
   // An unset window stays unset: the API server and the controller default it (0 s up, the
@@ -399,19 +464,19 @@ inline void write_rules(yaml_writer& y, int indent, const scaling_rules& r,
     y.integer(indent + 6, "periodSeconds", p.period.count());
   }
   // spec.behavior.*.tolerance (Kubernetes 1.33+, feature gate HPAConfigurableTolerance).
-  if (kind == manifest_kind::horizontal_pod_autoscaler && tolerance != default_tolerance)
+  if (tolerance_field && tolerance != default_tolerance)
     y.string(indent + 2, "tolerance", decimal_milli(tolerance));
 }
 
 /// spec.behavior (an HPA) or advanced.horizontalPodAutoscalerConfig.behavior (KEDA).
 inline void write_behavior(yaml_writer& y, int indent, const autoscaler_config& c,
-                           manifest_kind kind) {
+                           bool tolerance_field) {
   if (!c.behavior) return;
   y.open(indent, "behavior");
   write_rules(y, indent + 2, c.behavior->scale_up, headroom::detail::scale_direction::up,
-              c.scale_up_tolerance, kind, c.max_replicas);
+              c.scale_up_tolerance, tolerance_field, c.max_replicas);
   write_rules(y, indent + 2, c.behavior->scale_down, headroom::detail::scale_direction::down,
-              c.scale_down_tolerance, kind, c.max_replicas);
+              c.scale_down_tolerance, tolerance_field, c.max_replicas);
 }
 
 inline void check_metric_name(const metric_spec& m) {
@@ -438,30 +503,129 @@ inline void write_hpa_target(yaml_writer& y, int indent, const metric_spec& m) {
 
 }  // namespace detail
 
+namespace detail {
+
+/// What `cluster` would reject of config in a manifest of this kind: the fields left out
+/// and why. Nothing when cluster.minor is 0 (no version given).
+[[nodiscard]] inline std::vector<omission> left_out(const autoscaler_config& c,
+                                                    const cluster_target& cluster,
+                                                    manifest_kind kind) {
+  std::vector<omission> out;
+  if (cluster.minor == 0) return out;
+  const bool hpa = kind == manifest_kind::horizontal_pod_autoscaler;
+  if (hpa && c.min_replicas == 0 && !cluster.hpa_scale_to_zero)
+    out.push_back({.field = "spec.minReplicas",
+                   .reason = "0 needs the HPAScaleToZero feature gate; written as 1 (use KEDA's "
+                             "ScaledObject to scale to zero)"});
+  const bool tolerance_accepted =
+      cluster.minor >= first_minor_with_tolerance && cluster.hpa_configurable_tolerance;
+  if (c.behavior && !tolerance_accepted) {
+    const std::string prefix =
+        hpa ? "spec.behavior." : "spec.advanced.horizontalPodAutoscalerConfig.behavior.";
+    const std::string why =
+        cluster.minor < first_minor_with_tolerance
+            ? "needs Kubernetes 1.33+ (the target is 1." + std::to_string(cluster.minor) + ")"
+            : "needs the HPAConfigurableTolerance feature gate";
+    if (c.scale_up_tolerance != default_tolerance)
+      out.push_back(
+          {.field = prefix + "scaleUp.tolerance",
+           .reason = why + "; the cluster's --horizontal-pod-autoscaler-tolerance applies"});
+    if (c.scale_down_tolerance != default_tolerance)
+      out.push_back(
+          {.field = prefix + "scaleDown.tolerance",
+           .reason = why + "; the cluster's --horizontal-pod-autoscaler-tolerance applies"});
+  }
+  return out;
+}
+
+/// Whether the behavior carries its tolerance fields.
+[[nodiscard]] constexpr bool tolerance_field(const cluster_target& cluster,
+                                             manifest_kind kind) noexcept {
+  if (cluster.minor == 0) return kind == manifest_kind::horizontal_pod_autoscaler;
+  return cluster.minor >= first_minor_with_tolerance && cluster.hpa_configurable_tolerance;
+}
+
+inline void write_omissions(yaml_writer& y, const std::vector<omission>& left) {
+  for (const omission& o : left) y.comment("headroom: left out " + o.field + ": " + o.reason + ".");
+}
+
+/// The described object of Object metric m, or throws.
+[[nodiscard]] inline const described_object& object_for(const hpa_options& options,
+                                                        const metric_spec& m) {
+  const described_object* found = nullptr;
+  for (const auto& o : options.objects)
+    if (o.metric_name == m.name) {
+      if (found != nullptr)
+        headroom::detail::fail("options.objects.metric_name", o.metric_name,
+                               "names one metric twice");
+      found = &o;
+    }
+  if (found == nullptr)
+    headroom::detail::fail("config.metrics.source", m.name,
+                           "an Object metric needs its describedObject in options.objects");
+  if (!is_path_segment_name(found->kind) || !headroom::detail::valid_utf8(found->kind))
+    headroom::detail::fail("options.objects.kind", found->kind, "must be a Kubernetes kind");
+  if (!is_dns1123_subdomain(found->name))
+    headroom::detail::fail("options.objects.name", found->name, "must be a DNS-1123 subdomain");
+  if (found->api_version.empty() ||
+      found->api_version.find_first_of(" \t\n:") != std::string::npos ||
+      !headroom::detail::valid_utf8(found->api_version))
+    headroom::detail::fail("options.objects.api_version", found->api_version,
+                           "must be an apiVersion such as v1");
+  return *found;
+}
+
+}  // namespace detail
+
+/// What an HPA for `config` leaves out on `cluster`, and why (see
+/// append_horizontal_pod_autoscaler).
+[[nodiscard]] inline std::vector<omission> hpa_omissions(const autoscaler_config& config,
+                                                         const cluster_target& cluster) {
+  return detail::left_out(config, cluster, detail::manifest_kind::horizontal_pod_autoscaler);
+}
+
 /// Appends an autoscaling/v2 HorizontalPodAutoscaler for `workload` with `config`'s
-/// minReplicas, maxReplicas, metrics (Resource, Pods, External; Object needs a described
-/// object and throws) and behavior (omitted when config.behavior is nullopt). Pods/External
-/// metric names must be served by a metrics adapter (docs/integrations.md).
-inline void append_horizontal_pod_autoscaler(std::string& out, const scaled_workload& workload,
-                                             const autoscaler_config& config) {
+/// minReplicas, maxReplicas, metrics (Resource, Pods, External, and Object with its
+/// described object from options.objects) and behavior (omitted when config.behavior is
+/// nullopt), writing only what options.cluster accepts: the fields left out are returned and
+/// written as comments (minReplicas 0 without HPAScaleToZero is written as 1; the tolerances
+/// need 1.33+ and HPAConfigurableTolerance). Pods/External/Object metric names must be served
+/// by a metrics adapter (docs/integrations.md).
+inline std::vector<omission> append_horizontal_pod_autoscaler(std::string& out,
+                                                              const scaled_workload& workload,
+                                                              const autoscaler_config& config,
+                                                              const hpa_options& options) {
   detail::check_workload(workload);
   detail::check_config(config);
   for (const auto& m : config.metrics) {
     detail::check_metric_name(m);
-    if (m.source == metric_source::object)
-      headroom::detail::fail("config.metrics.source", m.name,
-                             "an Object metric needs a describedObject; use External");
+    if (m.source == metric_source::object) static_cast<void>(detail::object_for(options, m));
     if (m.source == metric_source::container_resource)
       headroom::detail::fail("config.metrics.source", m.name,
                              "a ContainerResource metric needs a container name; use Resource");
   }
+  for (const auto& o : options.objects) {
+    const bool known =
+        std::any_of(config.metrics.begin(), config.metrics.end(), [&](const metric_spec& m) {
+          return m.name == o.metric_name && m.source == metric_source::object;
+        });
+    if (!known)
+      headroom::detail::fail("options.objects.metric_name", o.metric_name,
+                             "must name an Object metric of config.metrics");
+  }
+  std::vector<omission> left =
+      detail::left_out(config, options.cluster, detail::manifest_kind::horizontal_pod_autoscaler);
+  autoscaler_config written = config;
+  if (options.cluster.minor != 0 && config.min_replicas == 0 && !options.cluster.hpa_scale_to_zero)
+    written.min_replicas = 1;
   detail::yaml_writer y(out);
-  detail::write_notes(y, config, detail::manifest_kind::horizontal_pod_autoscaler);
+  detail::write_omissions(y, left);
+  detail::write_notes(y, written, detail::manifest_kind::horizontal_pod_autoscaler);
   detail::write_metadata(y, "autoscaling/v2", "HorizontalPodAutoscaler", workload);
   y.open(0, "spec");
   detail::write_target_ref(y, workload);
-  y.integer(2, "minReplicas", config.min_replicas);
-  y.integer(2, "maxReplicas", config.max_replicas);
+  y.integer(2, "minReplicas", written.min_replicas);
+  y.integer(2, "maxReplicas", written.max_replicas);
   y.open(2, "metrics");
   for (const auto& m : config.metrics) {
     y.item(4);
@@ -472,9 +636,20 @@ inline void append_horizontal_pod_autoscaler(std::string& out, const scaled_work
         y.string(8, "name", m.name);
         detail::write_hpa_target(y, 8, m);
         break;
+      case metric_source::object: {
+        const described_object& o = detail::object_for(options, m);
+        y.open(6, "object");
+        y.open(8, "describedObject");
+        y.string(10, "apiVersion", o.api_version);
+        y.string(10, "kind", o.kind);
+        y.string(10, "name", o.name);
+        y.open(8, "metric");
+        y.string(10, "name", m.name);
+        detail::write_hpa_target(y, 8, m);
+        break;
+      }
       case metric_source::pods:
       case metric_source::external:
-      case metric_source::object:              // rejected above
       case metric_source::container_resource:  // rejected above
         y.open(6, m.source == metric_source::pods ? "pods" : "external");
         y.open(8, "metric");
@@ -483,7 +658,17 @@ inline void append_horizontal_pod_autoscaler(std::string& out, const scaled_work
         break;
     }
   }
-  detail::write_behavior(y, 2, config, detail::manifest_kind::horizontal_pod_autoscaler);
+  detail::write_behavior(
+      y, 2, written,
+      detail::tolerance_field(options.cluster, detail::manifest_kind::horizontal_pod_autoscaler));
+  return left;
+}
+
+/// Appends an HPA as append_horizontal_pod_autoscaler(out, workload, config, options) with
+/// no cluster version (every field written) and no Object metric (one throws).
+inline void append_horizontal_pod_autoscaler(std::string& out, const scaled_workload& workload,
+                                             const autoscaler_config& config) {
+  static_cast<void>(append_horizontal_pod_autoscaler(out, workload, config, hpa_options{}));
 }
 
 namespace detail {
@@ -550,6 +735,26 @@ inline void check_keda(const autoscaler_config& config, const keda_prometheus_op
   if (polling != config.sync_period || polling.count() > int32_max)
     headroom::detail::fail("config.sync_period", config.sync_period,
                            "must be whole seconds (KEDA pollingInterval)");
+  if (keda.authentication) {
+    if (!is_dns1123_subdomain(keda.authentication->name))
+      headroom::detail::fail("keda.authentication.name", keda.authentication->name,
+                             "must be a DNS-1123 subdomain");
+    if (keda.authentication->kind != "TriggerAuthentication" &&
+        keda.authentication->kind != "ClusterTriggerAuthentication")
+      headroom::detail::fail("keda.authentication.kind", keda.authentication->kind,
+                             "must be TriggerAuthentication or ClusterTriggerAuthentication");
+  }
+  if (keda.fallback) {
+    if (keda.fallback->failure_threshold < 1)
+      headroom::detail::fail("keda.fallback.failure_threshold", keda.fallback->failure_threshold,
+                             "must be >= 1");
+    if (keda.fallback->replicas < 0)
+      headroom::detail::fail("keda.fallback.replicas", keda.fallback->replicas, "must be >= 0");
+  }
+  if (keda.idle_replica_count &&
+      (*keda.idle_replica_count < 0 || *keda.idle_replica_count >= config.min_replicas))
+    headroom::detail::fail("keda.idle_replica_count", *keda.idle_replica_count,
+                           "must be >= 0 and < config.min_replicas (KEDA's rule)");
 }
 
 }  // namespace detail
@@ -568,6 +773,8 @@ inline void append_scaled_object(std::string& out, const scaled_workload& worklo
   detail::check_config(config);
   detail::check_keda(config, keda);
   detail::yaml_writer y(out);
+  detail::write_omissions(
+      y, detail::left_out(config, keda.cluster, detail::manifest_kind::scaled_object));
   detail::write_notes(y, config, detail::manifest_kind::scaled_object);
   detail::write_metadata(y, "keda.sh/v1alpha1", "ScaledObject", workload);
   y.open(0, "spec");
@@ -575,12 +782,19 @@ inline void append_scaled_object(std::string& out, const scaled_workload& worklo
   y.integer(2, "pollingInterval",
             std::chrono::duration_cast<std::chrono::seconds>(config.sync_period).count());
   y.integer(2, "cooldownPeriod", keda.cooldown_period.count());
+  if (keda.idle_replica_count) y.integer(2, "idleReplicaCount", *keda.idle_replica_count);
   y.integer(2, "minReplicaCount", config.min_replicas);
   y.integer(2, "maxReplicaCount", config.max_replicas);
   if (config.behavior) {
     y.open(2, "advanced");
     y.open(4, "horizontalPodAutoscalerConfig");
-    detail::write_behavior(y, 6, config, detail::manifest_kind::scaled_object);
+    detail::write_behavior(
+        y, 6, config, detail::tolerance_field(keda.cluster, detail::manifest_kind::scaled_object));
+  }
+  if (keda.fallback) {
+    y.open(2, "fallback");
+    y.integer(4, "failureThreshold", keda.fallback->failure_threshold);
+    y.integer(4, "replicas", keda.fallback->replicas);
   }
   y.open(2, "triggers");
   for (const auto& m : config.metrics) {
@@ -593,7 +807,19 @@ inline void append_scaled_object(std::string& out, const scaled_workload& worklo
     y.string(8, "query", trigger.query);
     y.string(8, "threshold", detail::target_quantity("config.metrics.target", m.target));
     y.string(8, "activationThreshold", detail::decimal_milli(trigger.activation_threshold));
+    if (keda.authentication) {
+      y.open(6, "authenticationRef");
+      y.string(8, "name", keda.authentication->name);
+      y.string(8, "kind", keda.authentication->kind);
+    }
   }
+}
+
+/// What a ScaledObject for `config` leaves out on `cluster`, and why (the behavior's
+/// tolerances, written only for 1.33+ with HPAConfigurableTolerance).
+[[nodiscard]] inline std::vector<omission> scaled_object_omissions(const autoscaler_config& config,
+                                                                   const cluster_target& cluster) {
+  return detail::left_out(config, cluster, detail::manifest_kind::scaled_object);
 }
 
 /// The HorizontalPodAutoscaler as a new string (see append_horizontal_pod_autoscaler()).

@@ -7,6 +7,8 @@
 //   prometheus/engine_preset.hpp  what an engine preset names (and what it says is missing)
 //   prometheus/engines.hpp    the presets (prometheus/engines/): one replica's load, tokens
 //   prometheus/latency.hpp    TTFT, ITL, TPOT, e2e and queue time: quantiles and means
+//   prometheus/http_api.hpp   the HTTP API's query answers (JSON) and the value KEDA reads
+//   prometheus/exposition.hpp decisions, capacity and placements as a /metrics page (0.0.4)
 // Guide: docs/prometheus.md.
 #pragma once
 
@@ -16,7 +18,9 @@
 #include "prometheus/aggregate.hpp"
 #include "prometheus/engine_preset.hpp"
 #include "prometheus/engines.hpp"
+#include "prometheus/exposition.hpp"
 #include "prometheus/histogram.hpp"
+#include "prometheus/http_api.hpp"
 #include "prometheus/latency.hpp"
 #include "prometheus/page.hpp"
 #include "prometheus/text.hpp"
