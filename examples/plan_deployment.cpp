@@ -220,14 +220,14 @@ std::string label(const plan::problem& p, const plan::row& r) {
 
 void print_frontier(const planned& g, const std::vector<std::size_t>& frontier, const char* title) {
   std::printf("  frontier, %s:\n", title);
-  std::printf("    %-40s %9s %17s %5s %8s %8s %7s %6s %5s %5s\n", "configuration", "mu* req/s",
+  std::printf("    %-46s %9s %17s %5s %8s %8s %7s %6s %5s %5s\n", "configuration", "mu* req/s",
               "interval", "peak", "GPU-h", "per day", "per Mtok", "margin", "MFU", "MBU");
   for (const std::size_t i : frontier) {
     const plan::row& r = g.rows[i];
     char interval[40];
     std::snprintf(interval, sizeof interval, "[%.2f, %.2f)", r.capacity_per_second,
                   r.capacity_high_per_second);
-    std::printf("  %s %-40s %9.2f %17s %5lld %8.1f %8.2f %7.3f %6.3f %4.0f%% %4.0f%%\n",
+    std::printf("  %s %-46s %9.2f %17s %5lld %8.1f %8.2f %7.3f %6.3f %4.0f%% %4.0f%%\n",
                 g.outcome.winner && *g.outcome.winner == i ? "*" : " ",
                 label(*g.problem, r).c_str(), r.capacity_per_second, interval,
                 static_cast<long long>(r.replicas_for_peak), r.gpu_hours, r.cost,
@@ -258,9 +258,13 @@ void print_table(const planned& g) {
       "%zu miss the SLO alone, %zu at every rate tried\n",
       g.rows.size(), d.counts[0], winners, frontier, dominated, d.counts[1], d.counts[2],
       d.counts[3], d.counts[4]);
+  if (!d.winner) {
+    std::printf("  no configuration meets the SLO\n");
+    return;
+  }
   print_frontier(g, d.margin_frontier, "cost per million tokens against latency margin");
   print_frontier(g, d.replicas_frontier, "cost per million tokens against replicas at the peak");
-  if (d.winner) {
+  {
     const plan::row& w = g.rows[*d.winner];
     std::printf(
         "  winner: %s: %.3f per million tokens, %.1f GPU-hours (%.2f) over the day,\n"
@@ -274,9 +278,9 @@ void print_table(const planned& g) {
 // margin, cost per million tokens, log scale), the frontier joined, the winner ringed.
 std::string render_svg(const std::vector<planned>& grids) {
   std::ostringstream svg;
-  const double width = 900, panel_height = 360, top = 30;
+  const double width = 900, panel_height = 380, top = 30;
   const double height = top + panel_height * static_cast<double>(grids.size()) + 20;
-  char b[512];
+  char b[1024];
   std::snprintf(b, sizeof b,
                 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
                 "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\">\n<rect width=\"100%%\" "
@@ -348,14 +352,29 @@ std::string render_svg(const std::vector<planned>& grids) {
     }
     if (g.outcome.winner) {
       const plan::row& r = g.rows[*g.outcome.winner];
+      const double x = px(r.latency_margin), y = py(r.cost_per_million_tokens);
+      const bool right = x > x0 + 0.6 * w;  // keep the label inside the panel
       std::snprintf(b, sizeof b,
                     "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"8\" fill=\"none\" stroke=\"#d62728\" "
                     "stroke-width=\"2.5\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" "
-                    "fill=\"#d62728\">winner: %s</text>\n",
-                    px(r.latency_margin), py(r.cost_per_million_tokens), px(r.latency_margin) + 12,
-                    py(r.cost_per_million_tokens) - 10, label(*g.problem, r).c_str());
+                    "fill=\"#d62728\" text-anchor=\"%s\">winner: %s</text>\n",
+                    x, y, right ? x - 12 : x + 12, y - 10, right ? "end" : "start",
+                    label(*g.problem, r).c_str());
       svg << b;
     }
+    // The legend, under the axis title.
+    const double ly = y0 + h + 50;
+    std::snprintf(b, sizeof b,
+                  "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#bbb\"/><text x=\"%.1f\" "
+                  "y=\"%.1f\" font-size=\"11\">meets the SLO</text><circle cx=\"%.1f\" "
+                  "cy=\"%.1f\" r=\"4\" fill=\"#1f77b4\"/><text x=\"%.1f\" y=\"%.1f\" "
+                  "font-size=\"11\">the frontier (no cheaper configuration has more margin)"
+                  "</text><circle cx=\"%.1f\" cy=\"%.1f\" r=\"7\" fill=\"none\" "
+                  "stroke=\"#d62728\" stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\" "
+                  "font-size=\"11\">the winner (cheapest per million tokens)</text>\n",
+                  x0 + 5, ly - 4, x0 + 14, ly, x0 + 130, ly - 4, x0 + 140, ly, x0 + 500, ly - 4,
+                  x0 + 512, ly);
+    svg << b;
   }
   svg << "</svg>\n";
   return svg.str();

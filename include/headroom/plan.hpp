@@ -125,7 +125,7 @@ struct search_options {
   std::size_t requests_per_run = 4000;   ///< requests of one simulated load test, >= 100
   std::size_t max_runs_per_rate = 2;     ///< runs pooled at a rate before it is undecided, >= 1
   std::size_t max_measurements = 24;     ///< load tests per μ* search, >= 2
-  double relative_tolerance = 0.02;      ///< the search stops at high − low <= this·low, > 0
+  double relative_tolerance = 0.05;      ///< the search stops at high − low <= this·low, > 0
   double warm_up_fraction = 0.1;         ///< share of a run's span discarded at its start
   double cool_down_fraction = 0.1;       ///< share discarded at its end
   double arrival_cv = 1.0;               ///< CV of the gaps (1: Poisson), >= 0

@@ -1104,6 +1104,139 @@ TEST_SUITE("errors") {
     CHECK(r.reason == no_placement_reason::insufficient_resources);
   }
 
+  // ---- plan.hpp ----------------------------------------------------------------------------
+
+  TEST_CASE("errors: plan validate evaluate_grid search") {
+    plan::problem good;
+    good.name = "g";
+    good.model = {"m", 8e9, 32, 4096, 131072.0, 2.0, 2.0};
+    plan::accelerator_option gpu;
+    gpu.spec = accelerators::h100_sxm;
+    gpu.price_per_gpu_hour = 1.0;
+    gpu.interconnect_bytes_per_second = 450e9;
+    good.axes.accelerators = {gpu};
+    good.target.ttft = 1s;
+    good.traffic.rates_per_second = {1.0, 0.0};
+    CHECK_NOTHROW(plan::validate(good));
+    auto p = good;
+    p.model.parameters = not_a_number;
+    CHECK_REJECTS(plan::validate(p), "model.parameters");
+    p = good;
+    p.model.layers = 0;
+    CHECK_REJECTS(plan::validate(p), "model.layers");
+    p = good;
+    p.model.kv_bytes_per_token = -1.0;
+    CHECK_REJECTS(plan::validate(p), "model.kv_bytes_per_token");
+    p = good;
+    p.model.name = "a,b";
+    CHECK_REJECTS(plan::validate(p), "model.name");
+    p = good;
+    p.name = "";
+    CHECK_REJECTS(plan::validate(p), "problem.name");
+    p = good;
+    p.axes.max_batch.clear();
+    CHECK_REJECTS(plan::validate(p), "axes.max_batch.size()");
+    p = good;
+    p.axes.accelerators[0].price_per_gpu_hour = inf;
+    CHECK_REJECTS(plan::validate(p), "axes.accelerators[i].price_per_gpu_hour");
+    p = good;
+    p.axes.accelerators[0].bandwidth_efficiency = 1.5;
+    CHECK_REJECTS(plan::validate(p), "axes.accelerators[i].bandwidth_efficiency");
+    p = good;
+    p.axes.tensor_parallel = {2};
+    p.axes.accelerators[0].interconnect_bytes_per_second = 0.0;
+    CHECK_REJECTS(plan::validate(p), "axes.accelerators[i].interconnect_bytes_per_second");
+    p = good;
+    p.axes.memory_fraction = 0.0;
+    CHECK_REJECTS(plan::validate(p), "axes.memory_fraction");
+    p = good;
+    p.target.ttft = 0s;
+    CHECK_REJECTS(plan::validate(p), "target.ttft");
+    p = good;
+    p.target.tpot = nan_s;
+    CHECK_REJECTS(plan::validate(p), "target.tpot");
+    p = good;
+    p.target.quota = 0.0;
+    CHECK_REJECTS(plan::validate(p), "target.quota");
+    p = good;
+    p.traffic.rates_per_second = {1.0, -1.0};
+    CHECK_REJECTS(plan::validate(p), "traffic.rates_per_second[i]");
+    p = good;
+    p.traffic.rates_per_second.clear();
+    CHECK_REJECTS(plan::validate(p), "traffic.rates_per_second.size()");
+    p = good;
+    p.traffic.step = 0s;
+    CHECK_REJECTS(plan::validate(p), "traffic.step");
+    p = good;
+    p.fleet.target_utilisation = 1.5;
+    CHECK_REJECTS(plan::validate(p), "fleet.target_utilisation");
+    p = good;
+    p.fleet.policy.start_time = inf_s;
+    CHECK_REJECTS(plan::validate(p), "fleet.policy.start_time");
+    p = good;
+    p.search.max_measurements = 1;
+    CHECK_REJECTS(plan::validate(p), "search.max_measurements");
+    p = good;
+    p.search.warm_up_fraction = 0.6;
+    p.search.cool_down_fraction = 0.6;
+    CHECK_REJECTS(plan::validate(p), "search.cool_down_fraction");
+    p = good;
+    p.search.zero_load_requests = 0;
+    CHECK_REJECTS(plan::validate(p), "search.zero_load_requests");
+    const sim::fixed_lengths lengths{{10, 10}};
+    CHECK_REJECTS((plan::evaluate_grid(good, lengths, {.part = {0, 3}})), "run.part.index");
+    CHECK_REJECTS((plan::evaluate_grid(good, lengths, {.part = {1, 0}})), "run.part.count");
+    p = good;
+    p.search.z = -1.0;
+    CHECK_REJECTS(plan::search(p, lengths), "search.z");
+  }
+
+  TEST_CASE("errors: plan make_step_time sample_lengths write_csv") {
+    const plan::model_shape m{"m", 8e9, 32, 4096, 131072.0, 2.0, 2.0};
+    plan::accelerator_option gpu;
+    gpu.spec = accelerators::h100_sxm;
+    CHECK_REJECTS(plan::make_step_time(m, gpu, 0), "tensor_parallel");
+    gpu.flops_efficiency = 0.0;
+    CHECK_REJECTS(plan::make_step_time(m, gpu, 1), "flops_efficiency");
+    gpu = {};
+    CHECK_REJECTS(plan::make_step_time(m, gpu, 1), "spec.peak_flops_per_second");
+    // Weights that leave no room: an outcome, not an error.
+    gpu.spec = accelerators::l40s;
+    const plan::model_shape big{"m", 70e9, 80, 8192, 327680.0, 2.0, 2.0};
+    CHECK_FALSE(plan::replica_kv_budget(big, gpu, 1, 0.9));
+    CHECK_REJECTS((plan::sample_lengths(sim::fixed_lengths{{1, 1}}, 0, 1)), "draws");
+    CHECK_REJECTS((plan::sample_lengths(sim::fixed_lengths{{0, 1}}, 1, 1)),
+                  "lengths().prompt_tokens");
+    plan::problem p;
+    p.name = "g";
+    p.model = m;
+    std::vector<plan::row> rows(2);
+    plan::decision d;  // decides no row
+    CHECK_REJECTS((plan::write_csv(p, {}, {}, rows, &d)), "decided->verdicts.size()");
+  }
+
+  TEST_CASE("errors: plan decide read_csv merge parse_shard") {
+    // Never throw: no rows, or none feasible, decide on no winner.
+    CHECK_FALSE(plan::decide({}).winner);
+    std::vector<plan::row> none(1);
+    none[0].status = plan::feasibility::slo_unmet_at_zero_load;
+    CHECK_FALSE(plan::decide(none).winner);
+    // Bad text: the line and why.
+    CHECK(plan::read_csv("# headroom 0.1.0 plan g model m fingerprint 12 configurations 1 "
+                         "shard 1/1\n")
+              .error == "the fingerprint needs 16 hex digits");
+    CHECK(plan::read_csv("# headroom 0.1.0 plan g model m fingerprint 0123456789abcdef "
+                         "configurations 1 shard 2/1\n")
+              .error_line == 1);
+    CHECK(plan::read_csv("# headroom 0.1.0 plan g model m fingerprint 0123456789abcdef "
+                         "configurations 1 shard 1/1\n")
+              .error == "a header without column names");
+    CHECK(plan::read_csv("").ok());
+    CHECK(plan::merge({}).ok());
+    CHECK_FALSE(plan::parse_shard("0/1"));
+    CHECK_FALSE(plan::parse_shard("1234567890/1234567890"));
+  }
+
   // ---- sim/fleet_day.hpp (pinned; see the known gaps) --------------------------------------
 
   TEST_CASE("errors: fleet_day reference_day_rate") {
