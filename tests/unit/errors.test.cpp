@@ -1106,7 +1106,7 @@ TEST_SUITE("errors") {
 
   // ---- plan.hpp ----------------------------------------------------------------------------
 
-  TEST_CASE("errors: plan validate evaluate_grid search") {
+  TEST_CASE("errors: plan validate") {
     plan::problem good;
     good.name = "g";
     good.model = {"m", 8e9, 32, 4096, 131072.0, 2.0, 2.0};
@@ -1191,7 +1191,7 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(plan::search(p, lengths), "search.z");
   }
 
-  TEST_CASE("errors: plan make_step_time sample_lengths write_csv") {
+  TEST_CASE("errors: plan make_step_time") {
     const plan::model_shape m{"m", 8e9, 32, 4096, 131072.0, 2.0, 2.0};
     plan::accelerator_option gpu;
     gpu.spec = accelerators::h100_sxm;
@@ -1204,24 +1204,34 @@ TEST_SUITE("errors") {
     gpu.spec = accelerators::l40s;
     const plan::model_shape big{"m", 70e9, 80, 8192, 327680.0, 2.0, 2.0};
     CHECK_FALSE(plan::replica_kv_budget(big, gpu, 1, 0.9));
+  }
+
+  TEST_CASE("errors: plan sample_lengths") {
     CHECK_REJECTS((plan::sample_lengths(sim::fixed_lengths{{1, 1}}, 0, 1)), "draws");
     CHECK_REJECTS((plan::sample_lengths(sim::fixed_lengths{{0, 1}}, 1, 1)),
                   "lengths().prompt_tokens");
+  }
+
+  TEST_CASE("errors: plan write_csv") {
     plan::problem p;
     p.name = "g";
-    p.model = m;
+    p.model = {"m", 8e9, 32, 4096, 131072.0, 2.0, 2.0};
     std::vector<plan::row> rows(2);
     plan::decision d;  // decides no row
     CHECK_REJECTS((plan::write_csv(p, {}, {}, rows, &d)), "decided->verdicts.size()");
   }
 
-  TEST_CASE("errors: plan decide read_csv merge parse_shard") {
-    // Never throw: no rows, or none feasible, decide on no winner.
+  TEST_CASE("errors: plan decide") {
+    // Never throws: no rows, or none feasible, decide on no winner.
     CHECK_FALSE(plan::decide({}).winner);
     std::vector<plan::row> none(1);
     none[0].status = plan::feasibility::slo_unmet_at_zero_load;
     CHECK_FALSE(plan::decide(none).winner);
-    // Bad text: the line and why.
+    CHECK(plan::decide(none).counts[3] == 1);
+  }
+
+  TEST_CASE("errors: plan read_csv merge parse_shard") {
+    // Never throw. Bad text: the line and why.
     CHECK(plan::read_csv("# headroom 0.1.0 plan g model m fingerprint 12 configurations 1 "
                          "shard 1/1\n")
               .error == "the fingerprint needs 16 hex digits");
