@@ -118,6 +118,7 @@ options parse_flags(int argc, char** argv) {
     }
   }
   if (o.part && !o.merge_files.empty()) die("--shard and --merge exclude each other");
+  if (o.part && !o.svg_file.empty()) die("--svg needs the whole grid: use it with --merge");
   return o;
 }
 
@@ -172,7 +173,7 @@ std::vector<plan::problem> problems(const options& o) {
 
   plan::fleet_options fleet;
   fleet.policy = sim::chase(8min);
-  fleet.target_utilisation = 0.8;
+  fleet.target_utilization = 0.8;
   fleet.scale_down_window_steps = 5;
 
   plan::search_options search;
@@ -245,7 +246,7 @@ void print_table(const planned& g) {
       "  SLO: TTFT <= %g s, TPOT <= %g ms for %g %% of requests; the demo's day, chased\n"
       "  with an 8-minute start at rho* = %.1f; mean lengths %.0f in, %.0f out\n",
       p.target.ttft->count(), 1000.0 * p.target.tpot->count(), 100.0 * p.target.quota,
-      p.fleet.target_utilisation, g.lengths.mean_prompt_tokens, g.lengths.mean_output_tokens);
+      p.fleet.target_utilization, g.lengths.mean_prompt_tokens, g.lengths.mean_output_tokens);
   std::size_t winners = 0, frontier = 0, dominated = 0;
   for (const auto v : d.verdicts) {
     winners += v == plan::verdict::winner;

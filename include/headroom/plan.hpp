@@ -116,7 +116,7 @@ struct traffic_profile {
 /// How the fleet follows the traffic over the day (sim/fleet_day.hpp).
 struct fleet_options {
   sim::fleet_policy policy = sim::chase(std::chrono::minutes{8});  ///< fixed or reactive
-  double target_utilisation = 0.8;           ///< ρ*, in (0, 1]: replicas run at ρ*·μ*
+  double target_utilization = 0.8;           ///< ρ*, in (0, 1]: replicas run at ρ*·μ*
   std::int32_t scale_down_window_steps = 5;  ///< recommendations the scale-down looks at, >= 1
 };
 
@@ -468,15 +468,15 @@ struct row {
   std::size_t runs = 0;                       ///< simulated load tests of the search
   std::size_t requests = 0;                   ///< requests they spent
   // ---- the operating point ρ*·μ* ----
-  double operating_rate_per_second = 0.0;  ///< ρ*·μ*
-  double ttft_quantile_seconds = 0.0;      ///< q-quantile of TTFT there (nearest rank)
-  double tpot_quantile_seconds = 0.0;      ///< q-quantile of TPOT there
-  double e2e_quantile_seconds = 0.0;       ///< q-quantile of the end-to-end latency there
+  double operating_rate_per_second = 0.0;         ///< ρ*·μ*
+  std::chrono::duration<double> ttft_quantile{};  ///< q-quantile of TTFT there (nearest rank)
+  std::chrono::duration<double> tpot_quantile{};  ///< q-quantile of TPOT there
+  std::chrono::duration<double> e2e_quantile{};   ///< q-quantile of the end-to-end latency there
   /// min over the SLO's bounds of 1 − quantile/bound: the share of each bound left unused
   /// by the q-th slowest request at the operating point (1: instant, 0: at the bound).
   double latency_margin = 0.0;
   double mfu = 0.0;  ///< model FLOPs utilisation there (sim::utilisation_of, replica peaks)
-  double mbu = 0.0;  ///< model bandwidth utilisation there
+  double mbu = 0.0;  ///< model bandwidth utilization there
   // ---- the day (sim/fleet_day.hpp) ----
   std::int64_t replicas_for_peak = 0;    ///< ceil(peak λ / (ρ*·μ*))
   std::int32_t peak_paid = 0;            ///< most replicas paid at once in the day
@@ -583,7 +583,7 @@ inline void validate(const problem& p) {
   if (!(peak > 0.0)) fail("traffic.rates_per_second", peak, "needs a rate > 0");
   require_positive("traffic.step", t.step.count());
 
-  ::headroom::detail::require_unit_positive("fleet.target_utilisation", p.fleet.target_utilisation);
+  ::headroom::detail::require_unit_positive("fleet.target_utilization", p.fleet.target_utilization);
   if (p.fleet.scale_down_window_steps < 1)
     fail("fleet.scale_down_window_steps", p.fleet.scale_down_window_steps, "must be >= 1");
   if (p.fleet.policy.kind == sim::fleet_policy_kind::fixed && p.fleet.policy.fixed_replicas < 0)
@@ -730,7 +730,7 @@ requires sim::LengthSampler<L, std::mt19937_64> && std::copy_constructible<L>
   r.capacity_per_second = mu;
 
   // 4. The operating point.
-  const double rho = p.fleet.target_utilisation;
+  const double rho = p.fleet.target_utilization;
   r.operating_rate_per_second = rho * mu;
   {
     std::mt19937_64 engine(sim::replication_seed(seed, 0));
@@ -754,16 +754,13 @@ requires sim::LengthSampler<L, std::mt19937_64> && std::copy_constructible<L>
                                                                  : tpot_guidellm(o).count());
       e2e.push_back(o.error ? inf : end_to_end_latency(o).count());
     }
-    r.ttft_quantile_seconds = detail::nearest_rank_quantile(ttft, q);
-    r.tpot_quantile_seconds = detail::nearest_rank_quantile(tpot, q);
-    r.e2e_quantile_seconds = detail::nearest_rank_quantile(e2e, q);
+    r.ttft_quantile = std::chrono::duration<double>(detail::nearest_rank_quantile(ttft, q));
+    r.tpot_quantile = std::chrono::duration<double>(detail::nearest_rank_quantile(tpot, q));
+    r.e2e_quantile = std::chrono::duration<double>(detail::nearest_rank_quantile(e2e, q));
     double margin = std::numeric_limits<double>::infinity();
-    if (p.target.ttft)
-      margin = std::min(margin, 1.0 - r.ttft_quantile_seconds / p.target.ttft->count());
-    if (p.target.tpot)
-      margin = std::min(margin, 1.0 - r.tpot_quantile_seconds / p.target.tpot->count());
-    if (p.target.e2e)
-      margin = std::min(margin, 1.0 - r.e2e_quantile_seconds / p.target.e2e->count());
+    if (p.target.ttft) margin = std::min(margin, 1.0 - r.ttft_quantile / *p.target.ttft);
+    if (p.target.tpot) margin = std::min(margin, 1.0 - r.tpot_quantile / *p.target.tpot);
+    if (p.target.e2e) margin = std::min(margin, 1.0 - r.e2e_quantile / *p.target.e2e);
     r.latency_margin = margin;
     const auto u =
         sim::utilisation_of(run.stats, model.roofline, replica_spec(gpu.spec, c.tensor_parallel));
@@ -824,7 +821,9 @@ requires sim::LengthSampler<L, std::mt19937_64> && std::copy_constructible<L>
 
   std::atomic<std::size_t> next{0};
   std::atomic<bool> failed{false};
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
   std::exception_ptr error;  // the first, written by one worker only (guarded by `failed`)
+#endif
   auto work = [&] {
     for (;;) {
       if (failed.load(std::memory_order_relaxed)) return;
@@ -1078,7 +1077,7 @@ inline void hash_number(std::uint64_t& h, double v) {
   for (const double v :
        {static_cast<double>(f.policy.kind), static_cast<double>(f.policy.fixed_replicas),
         f.policy.start_time.count(), static_cast<double>(f.policy.spare_replicas),
-        f.policy.look_ahead ? 1.0 : 0.0, f.target_utilisation,
+        f.policy.look_ahead ? 1.0 : 0.0, f.target_utilization,
         static_cast<double>(f.scale_down_window_steps)})
     hash_number(h, v);
   const search_options& s = p.search;
@@ -1180,9 +1179,9 @@ inline constexpr std::string_view decision_columns = "verdict,dominated_by,repli
     u(r.runs);
     u(r.requests);
     d(r.operating_rate_per_second);
-    d(r.ttft_quantile_seconds);
-    d(r.tpot_quantile_seconds);
-    d(r.e2e_quantile_seconds);
+    d(r.ttft_quantile.count());
+    d(r.tpot_quantile.count());
+    d(r.e2e_quantile.count());
     d(r.latency_margin);
     d(r.mfu);
     d(r.mbu);
@@ -1369,9 +1368,13 @@ template <class I>
     u(r.runs);
     u(r.requests);
     d(r.operating_rate_per_second);
-    d(r.ttft_quantile_seconds);
-    d(r.tpot_quantile_seconds);
-    d(r.e2e_quantile_seconds);
+    double ttft_s = 0, tpot_s = 0, e2e_s = 0;
+    d(ttft_s);
+    d(tpot_s);
+    d(e2e_s);
+    r.ttft_quantile = std::chrono::duration<double>(ttft_s);
+    r.tpot_quantile = std::chrono::duration<double>(tpot_s);
+    r.e2e_quantile = std::chrono::duration<double>(e2e_s);
     d(r.latency_margin);
     d(r.mfu);
     d(r.mbu);

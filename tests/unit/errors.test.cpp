@@ -1168,8 +1168,8 @@ TEST_SUITE("errors") {
     p.traffic.step = 0s;
     CHECK_REJECTS(plan::validate(p), "traffic.step");
     p = good;
-    p.fleet.target_utilisation = 1.5;
-    CHECK_REJECTS(plan::validate(p), "fleet.target_utilisation");
+    p.fleet.target_utilization = 1.5;
+    CHECK_REJECTS(plan::validate(p), "fleet.target_utilization");
     p = good;
     p.fleet.policy.start_time = inf_s;
     CHECK_REJECTS(plan::validate(p), "fleet.policy.start_time");

@@ -102,7 +102,7 @@ std::vector<expected_row> brute_force(const plan::problem& p) {
   const headroom::slo bounds{*p.target.ttft, *p.target.tpot, std::nullopt,
                              headroom::tpot_definition::vllm};
   const double q = p.target.quota;
-  const double rho = p.fleet.target_utilisation;
+  const double rho = p.fleet.target_utilization;
   const double peak =
       *std::max_element(p.traffic.rates_per_second.begin(), p.traffic.rates_per_second.end());
   std::vector<expected_row> rows;
