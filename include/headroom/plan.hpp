@@ -449,8 +449,8 @@ enum class feasibility : std::uint8_t {
   return "budget_exhausted";
 }
 
-/// Everything measured for one configuration. Fields after `feasible_reason` hold only for
-/// the stages that ran: an infeasible configuration leaves the later ones at their defaults.
+/// Everything measured for one configuration. The fields of each stage hold only when
+/// that stage ran: an infeasible configuration leaves the later ones at their defaults.
 struct row {
   configuration config{};                      ///< the grid point
   std::string key;                             ///< key(grid, config)
