@@ -26,47 +26,40 @@ const sim::lognormal_lengths mix(200.0, 1.0, 150.0, 0.9, {4, 1}, {4096, 2048});
 // The example's two problems (its prices, efficiencies, links, SLOs and day).
 std::vector<plan::problem> example_grid(std::size_t requests_per_run) {
   const auto option = [](const headroom::accelerator_spec& spec, double price, double link) {
-    plan::accelerator_option a;
-    a.spec = spec;
-    a.price_per_gpu_hour = price;
-    a.flops_efficiency = 0.5;
-    a.bandwidth_efficiency = 0.5730;
-    a.step_overhead = 1ms;
-    a.interconnect_bytes_per_second = link;
-    a.all_reduce_latency = 34us;
-    return a;
+    return plan::accelerator_option{.spec = spec,
+                                    .price_per_gpu_hour = price,
+                                    .flops_efficiency = 0.5,
+                                    .bandwidth_efficiency = 0.5730,
+                                    .step_overhead = 1ms,
+                                    .interconnect_bytes_per_second = link,
+                                    .all_reduce_latency = 34us};
   };
   namespace gpus = headroom::accelerators;
-  plan::problem base;
-  base.axes.accelerators = {
-      option(gpus::h100_sxm, 3.00, 450e9), option(gpus::h200_sxm, 3.80, 450e9),
-      option(gpus::a100_80gb_sxm, 1.80, 300e9), option(gpus::l40s, 1.00, 32e9)};
-  base.axes.tensor_parallel = {1, 2, 4, 8};
-  base.axes.max_batch = {64, 128, 256};
-  base.axes.max_batched_tokens = {512, 2048};
-  base.traffic.rates_per_second = sim::reference_day_traffic();
-  base.target.ttft = 2s;
-  base.target.quota = 0.99;
-  base.search.requests_per_run = requests_per_run;
+  const plan::problem base{.axes = {.accelerators = {option(gpus::h100_sxm, 3.00, 450e9),
+                                                     option(gpus::h200_sxm, 3.80, 450e9),
+                                                     option(gpus::a100_80gb_sxm, 1.80, 300e9),
+                                                     option(gpus::l40s, 1.00, 32e9)},
+                                    .tensor_parallel = {1, 2, 4, 8},
+                                    .max_batch = {64, 128, 256},
+                                    .max_batched_tokens = {512, 2048}},
+                           .target = {.ttft = 2s, .quota = 0.99},
+                           .traffic = {.rates_per_second = sim::reference_day_traffic()},
+                           .search = {.requests_per_run = requests_per_run}};
   plan::problem big = base;
   big.name = "demo-day-70b";
-  big.model = {"Llama-3.1-70B",
-               70.553706496e9,
-               80,
-               8192,
-               headroom::kv_bytes_per_token(80, 8, 128, 2.0),
-               2.0,
-               2.0};
+  big.model = {.name = "Llama-3.1-70B",
+               .parameters = 70.553706496e9,
+               .layers = 80,
+               .hidden_size = 8192,
+               .kv_bytes_per_token = headroom::kv_bytes_per_token(80, 8, 128, 2.0)};
   big.target.tpot = 200ms;
   plan::problem small = base;
   small.name = "demo-day-8b";
-  small.model = {"Llama-3.1-8B",
-                 8.030261248e9,
-                 32,
-                 4096,
-                 headroom::kv_bytes_per_token(32, 8, 128, 2.0),
-                 2.0,
-                 2.0};
+  small.model = {.name = "Llama-3.1-8B",
+                 .parameters = 8.030261248e9,
+                 .layers = 32,
+                 .hidden_size = 4096,
+                 .kv_bytes_per_token = headroom::kv_bytes_per_token(32, 8, 128, 2.0)};
   small.target.tpot = 100ms;
   return {big, small};
 }

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Scheduler benchmarks (issue 8 targets), N workers × 8 GPUs, default chain:
+// Scheduler benchmarks, N workers × 8 GPUs, default chain:
 //  - place_default_indexed/N: THE DECISION WITH A WARM INDEX (filters + fit + scores on a
-//    workspace indexed once and kept current with commit/add_instance/...): the < 1 ms at
-//    10 000 workers target, linear to 100 000;
+//    workspace indexed once and kept current with commit/add_instance/...): the ≤ 0.3 ms at
+//    10 000 workers target (docs/scheduler.md §6), linear to 100 000;
+//  - place_gpustack_preset_indexed/N: the gpustack preset (GPUStack's candidate listing,
+//    one candidate per fitting GPU, its chain and first-maximum pick) on the same index;
 //  - place_default/N: index() + decision, for a caller that re-reads the cluster each time;
 //  - index_only/N: index() alone (reading every worker, GPU and instance through the traits);
 //  - update_instance: keeping the index current (add_instance + remove_instance);
@@ -89,16 +91,19 @@ const vllm_estimator estimator(14 * GiB, 0.9, 32, 8 * GiB);
 
 // indexed: decide on a workspace indexed once (warm); else index() + decide every time.
 template <class Chain>
-void run_place(benchmark::State& state, Chain chain, bool indexed) {
+void run_place(benchmark::State& state, Chain chain, bool indexed,
+               const fit_options& options = {}) {
   const auto n = static_cast<std::size_t>(state.range(0));
   const cluster c = make_cluster(n);
   const auto filters = basic_filters();
   workspace ws;
   ws.index(c.workers, c.instances, model);
-  placement_result r = place_indexed(c.workers, model, filters, estimator, chain, ws);  // warm
+  placement_result r =
+      place_indexed(c.workers, model, filters, estimator, chain, ws, nullptr, options);  // warm
   for (auto _ : state) {
-    r = indexed ? place_indexed(c.workers, model, filters, estimator, chain, ws)
-                : place(c.workers, c.instances, model, filters, estimator, chain, ws);
+    r = indexed
+            ? place_indexed(c.workers, model, filters, estimator, chain, ws, nullptr, options)
+            : place(c.workers, c.instances, model, filters, estimator, chain, ws, nullptr, options);
     benchmark::DoNotOptimize(r);
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));
@@ -124,6 +129,9 @@ void place_default_indexed(benchmark::State& s) { run_place(s, default_scale_up_
 void place_default_dynamic_indexed(benchmark::State& s) { run_place(s, default_dynamic(), true); }
 void place_gpustack_indexed(benchmark::State& s) { run_place(s, gpustack_scale_up_chain(), true); }
 void place_gpustack_dynamic_indexed(benchmark::State& s) { run_place(s, gpustack_dynamic(), true); }
+void place_gpustack_preset_indexed(benchmark::State& s) {
+  run_place(s, gpustack_scale_up_chain(), true, gpustack_fit_options());
+}
 void place_default(benchmark::State& s) { run_place(s, default_scale_up_chain(), false); }
 void place_default_dynamic(benchmark::State& s) { run_place(s, default_dynamic(), false); }
 
@@ -180,6 +188,7 @@ BENCHMARK(place_default_indexed)
 BENCHMARK(place_default_dynamic_indexed)->Arg(10000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(place_gpustack_indexed)->Arg(10000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(place_gpustack_dynamic_indexed)->Arg(10000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(place_gpustack_preset_indexed)->Arg(10000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(place_default)->Arg(10000)->Arg(100000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(place_default_dynamic)->Arg(10000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(index_only)->Arg(10000)->Arg(100000)->Unit(benchmark::kMicrosecond);

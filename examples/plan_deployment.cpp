@@ -8,7 +8,7 @@
 //   plan_deployment --format csv         every configuration's row, with why it lost
 //   plan_deployment --svg plan.svg       the frontiers, cost against latency margin
 //   plan_deployment --shard 2/3          one third of the grid, as CSV rows for a merge
-//   plan_deployment --merge a.csv --merge b.csv --merge c.csv   the shards, decided
+//   plan_deployment --merge a.csv b.csv c.csv   the shards, decided
 //
 // Run `plan_deployment --help` for every flag. See docs/planner.md.
 #include <headroom/plan.hpp>
@@ -29,6 +29,8 @@
 #include <thread>
 #include <vector>
 
+#include "flags.hpp"
+
 namespace {
 
 namespace plan = headroom::plan;
@@ -40,85 +42,48 @@ using namespace std::chrono_literals;
 struct options {
   std::string format = "table";
   std::string svg_file;
+  std::string shard_text;
   std::optional<plan::shard> part;
   std::size_t threads = 0;
+  bool merge = false;
   std::vector<std::string> merge_files;
   std::size_t requests = 4000;
-  std::optional<double> ttft_seconds;
+  double ttft_seconds = 2.0;
 };
 
-constexpr const char* usage =
-    "usage: plan_deployment [--format table|csv] [--svg FILE] [--threads N] [--shard K/N]\n"
-    "                       [--merge FILE]... [--requests N] [--ttft SECONDS]\n"
-    "  --format table|csv  table: the frontiers and the winners (default); csv: every\n"
-    "                      configuration's row with its verdict and what dominates it\n"
-    "  --svg FILE          also write the frontiers (cost per million tokens against latency\n"
-    "                      margin, the winner marked) as a self-contained SVG\n"
-    "  --threads N         worker threads, N >= 1 (default: the hardware's)\n"
-    "  --shard K/N         evaluate only configurations i with i mod N = K - 1 and write their\n"
-    "                      rows as CSV (for --merge); 1 <= K <= N\n"
-    "  --merge FILE        read shard CSV written by --shard (repeat per file) and decide the\n"
-    "                      whole grid, as an unsharded run would; nothing is simulated\n"
-    "  --requests N        requests per simulated load test, N >= 100 (default 4000)\n"
-    "  --ttft SECONDS      the TTFT bound of both SLOs, seconds > 0 (default 2)\n"
-    "  --help              this text\n";
-
-[[noreturn]] void die(const std::string& message, int code = 2) {
-  std::fprintf(stderr, "plan_deployment: %s\n", message.c_str());
-  std::exit(code);
-}
-
-// Every flag in one place (a shared flag parser can take it over): an unknown flag or a bad
-// value is one line on stderr and exit status 2, with nothing on stdout.
-options parse_flags(int argc, char** argv) {
+// Every flag through the examples' shared parser (examples/flags.hpp): an unknown flag or a
+// bad value is one line on stderr and exit status 2, with nothing on stdout.
+options parse_flags(example::flags& f, int argc, char** argv) {
   options o;
-  auto count = [](std::string_view flag, std::string_view text, std::size_t least) {
-    std::size_t v = 0;
-    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (text.empty() || ec != std::errc{} || ptr != text.data() + text.size() || v < least)
-      die(std::string(flag) + " needs a whole number >= " + std::to_string(least) + ", got '" +
-          std::string(text) + "'");
-    return v;
-  };
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view flag = argv[i];
-    if (flag == "--help" || flag == "-h") {
-      std::fputs(usage, stdout);
-      std::exit(0);
-    }
-    const bool known = flag == "--format" || flag == "--svg" || flag == "--threads" ||
-                       flag == "--shard" || flag == "--merge" || flag == "--requests" ||
-                       flag == "--ttft";
-    if (!known) die("unknown flag '" + std::string(flag) + "' (see --help)");
-    if (i + 1 >= argc) die("missing value after " + std::string(flag) + " (see --help)");
-    const std::string_view value = argv[++i];
-    if (flag == "--format") {
-      if (value != "table" && value != "csv")
-        die("--format must be table or csv, got '" + std::string(value) + "'");
-      o.format = value;
-    } else if (flag == "--svg") {
-      o.svg_file = value;
-    } else if (flag == "--threads") {
-      o.threads = count(flag, value, 1);
-    } else if (flag == "--shard") {
-      o.part = plan::parse_shard(value);
-      if (!o.part) die("--shard needs K/N with 1 <= K <= N, got '" + std::string(value) + "'");
-    } else if (flag == "--merge") {
-      o.merge_files.emplace_back(value);
-    } else if (flag == "--requests") {
-      o.requests = count(flag, value, 100);
-    } else {
-      double v = 0;
-      const auto [ptr, ec] =
-          headroom::detail::from_chars_double(value.data(), value.data() + value.size(), v);
-      if (value.empty() || ec != std::errc{} || ptr != value.data() + value.size() || !(v > 0) ||
-          !std::isfinite(v))
-        die("--ttft needs seconds > 0, got '" + std::string(value) + "'");
-      o.ttft_seconds = v;
-    }
+  f.choice("--format", o.format, {"table", "csv"},
+           "table: the frontiers and the winners; csv: every configuration's row with its "
+           "verdict and what dominates it")
+      .text("--svg", o.svg_file, "FILE",
+            "also write the frontiers (cost per million tokens against latency margin, the "
+            "winner marked) as a self-contained SVG")
+      .whole("--threads", o.threads, {.low = 0, .high = 4096}, "threads",
+             "worker threads (0: every core)")
+      .text("--shard", o.shard_text, "K/N",
+            "evaluate only configurations i with i mod N = K - 1 and write their rows as CSV "
+            "(for --merge); 1 <= K <= N")
+      .toggle("--merge", o.merge,
+              "read the shard CSV files named after the flags and decide the whole grid, as an "
+              "unsharded run would; nothing is simulated")
+      .positionals(o.merge_files, "FILE", "a shard's CSV, written by --shard (with --merge)")
+      .whole("--requests", o.requests, {.low = 100, .high = 10000000}, "requests",
+             "requests per simulated load test")
+      .number("--ttft", o.ttft_seconds, {.low = 0, .high = 3600, .low_open = true}, "seconds",
+              "the TTFT bound of both SLOs");
+  f.parse(argc, argv);
+  if (!o.shard_text.empty()) {
+    o.part = plan::parse_shard(o.shard_text);
+    if (!o.part) f.fail("--shard must be K/N with 1 <= K <= N, got '" + o.shard_text + "'");
   }
-  if (o.part && !o.merge_files.empty()) die("--shard and --merge exclude each other");
-  if (o.part && !o.svg_file.empty()) die("--svg needs the whole grid: use it with --merge");
+  if (o.merge && o.merge_files.empty()) f.fail("--merge needs the shard files (see --help)");
+  if (!o.merge && !o.merge_files.empty())
+    f.fail("unexpected argument '" + o.merge_files.front() + "' (see --help)");
+  if (o.part && o.merge) f.fail("--shard and --merge exclude each other");
+  if (o.part && !o.svg_file.empty()) f.fail("--svg needs the whole grid: use it with --merge");
   return o;
 }
 
@@ -137,15 +102,13 @@ constexpr double bandwidth_efficiency = 0.5730;
 
 std::vector<plan::accelerator_option> accelerators() {
   const auto option = [](const headroom::accelerator_spec& spec, double price, double link) {
-    plan::accelerator_option a;
-    a.spec = spec;
-    a.price_per_gpu_hour = price;
-    a.flops_efficiency = 0.5;
-    a.bandwidth_efficiency = bandwidth_efficiency;
-    a.step_overhead = 1ms;
-    a.interconnect_bytes_per_second = link;
-    a.all_reduce_latency = 34us;
-    return a;
+    return plan::accelerator_option{.spec = spec,
+                                    .price_per_gpu_hour = price,
+                                    .flops_efficiency = 0.5,
+                                    .bandwidth_efficiency = bandwidth_efficiency,
+                                    .step_overhead = 1ms,
+                                    .interconnect_bytes_per_second = link,
+                                    .all_reduce_latency = 34us};
   };
   namespace gpus = headroom::accelerators;
   return {option(gpus::h100_sxm, 3.00, 450e9), option(gpus::h200_sxm, 3.80, 450e9),
@@ -157,45 +120,46 @@ std::vector<plan::accelerator_option> accelerators() {
 // models (mlcommons/inference mlperf.conf: llama2-70b TTFT 2 s, TPOT 200 ms; llama3_1-8b
 // TTFT 2 s, TPOT 100 ms), met by 99 % of requests.
 std::vector<plan::problem> problems(const options& o) {
-  plan::grid axes;
-  axes.accelerators = accelerators();
-  axes.tensor_parallel = {1, 2, 4, 8};
-  axes.max_batch = {64, 128, 256};
-  axes.max_batched_tokens = {512, 2048};
-  axes.prefill = {sim::prefill_mode::chunked};
-  axes.kv = {sim::kv_policy::preempt_youngest};
-  axes.memory_fraction = 0.9;
-
-  plan::traffic_profile day;
-  day.rates_per_second = sim::reference_day_traffic();
-  day.step = 1min;
-  day.lengths_description = "lognormal prompt 200 sigma 1.0 [4,4096] output 150 sigma 0.9 [1,2048]";
-
-  plan::fleet_options fleet;
-  fleet.policy = sim::chase(8min);
-  fleet.target_utilization = 0.8;
-  fleet.scale_down_window_steps = 5;
-
-  plan::search_options search;
-  search.requests_per_run = o.requests;
-
+  const plan::grid axes{.accelerators = accelerators(),
+                        .tensor_parallel = {1, 2, 4, 8},
+                        .max_batch = {64, 128, 256},
+                        .max_batched_tokens = {512, 2048},
+                        .prefill = {sim::prefill_mode::chunked},
+                        .kv = {sim::kv_policy::preempt_youngest},
+                        .memory_fraction = 0.9};
+  const plan::traffic_profile day{
+      .rates_per_second = sim::reference_day_traffic(),
+      .step = 1min,
+      .lengths_description =
+          "lognormal prompt 200 sigma 1.0 [4,4096] output 150 sigma 0.9 "
+          "[1,2048]"};
+  const plan::fleet_options fleet{
+      .policy = sim::chase(8min), .target_utilization = 0.8, .scale_down_window_steps = 5};
   const auto make = [&](std::string name, plan::model_shape model, std::chrono::milliseconds tpot) {
-    plan::problem p;
-    p.name = std::move(name);
-    p.model = std::move(model);
-    p.axes = axes;
-    p.target.ttft = std::chrono::duration<double>(o.ttft_seconds.value_or(2.0));
-    p.target.tpot = tpot;
-    p.target.quota = 0.99;
-    p.traffic = day;
-    p.fleet = fleet;
-    p.search = search;
-    return p;
+    return plan::problem{.name = std::move(name),
+                         .model = std::move(model),
+                         .axes = axes,
+                         .target = {.ttft = std::chrono::duration<double>(o.ttft_seconds),
+                                    .tpot = tpot,
+                                    .quota = 0.99},
+                         .traffic = day,
+                         .fleet = fleet,
+                         .search = {.requests_per_run = o.requests}};
   };
-  const double kv = headroom::kv_bytes_per_token(80, 8, 128, 2.0);
-  const double kv8 = headroom::kv_bytes_per_token(32, 8, 128, 2.0);
-  return {make("demo-day-70b", {"Llama-3.1-70B", 70.553706496e9, 80, 8192, kv, 2.0, 2.0}, 200ms),
-          make("demo-day-8b", {"Llama-3.1-8B", 8.030261248e9, 32, 4096, kv8, 2.0, 2.0}, 100ms)};
+  return {make("demo-day-70b",
+               {.name = "Llama-3.1-70B",
+                .parameters = 70.553706496e9,
+                .layers = 80,
+                .hidden_size = 8192,
+                .kv_bytes_per_token = headroom::kv_bytes_per_token(80, 8, 128, 2.0)},
+               200ms),
+          make("demo-day-8b",
+               {.name = "Llama-3.1-8B",
+                .parameters = 8.030261248e9,
+                .layers = 32,
+                .hidden_size = 4096,
+                .kv_bytes_per_token = headroom::kv_bytes_per_token(32, 8, 128, 2.0)},
+               100ms)};
 }
 
 // The demo's length mix: ShareGPT-like log-normal prompts and outputs (our stated
@@ -219,30 +183,31 @@ std::string label(const plan::problem& p, const plan::row& r) {
   return buffer;
 }
 
-void print_frontier(const planned& g, const std::vector<std::size_t>& frontier, const char* title) {
-  std::printf("  frontier, %s:\n", title);
-  std::printf("    %-46s %9s %17s %5s %8s %8s %7s %6s %5s %5s\n", "configuration", "mu* req/s",
-              "interval", "peak", "GPU-h", "per day", "per Mtok", "margin", "MFU", "MBU");
+void print_frontier(example::output_buffer& out, const planned& g,
+                    const std::vector<std::size_t>& frontier, const char* title) {
+  out.printf("  frontier, %s:\n", title);
+  out.printf("    %-46s %9s %17s %5s %8s %8s %7s %6s %5s %5s\n", "configuration", "mu* req/s",
+             "interval", "peak", "GPU-h", "per day", "per Mtok", "margin", "MFU", "MBU");
   for (const std::size_t i : frontier) {
     const plan::row& r = g.rows[i];
     char interval[40];
     std::snprintf(interval, sizeof interval, "[%.2f, %.2f)", r.capacity_per_second,
                   r.capacity_high_per_second);
-    std::printf("  %s %-46s %9.2f %17s %5lld %8.1f %8.2f %7.3f %6.3f %4.0f%% %4.0f%%\n",
-                g.outcome.winner && *g.outcome.winner == i ? "*" : " ",
-                label(*g.problem, r).c_str(), r.capacity_per_second, interval,
-                static_cast<long long>(r.replicas_for_peak), r.gpu_hours, r.cost,
-                r.cost_per_million_tokens, r.latency_margin, 100.0 * r.mfu, 100.0 * r.mbu);
+    out.printf("  %s %-46s %9.2f %17s %5lld %8.1f %8.2f %7.3f %6.3f %4.0f%% %4.0f%%\n",
+               g.outcome.winner && *g.outcome.winner == i ? "*" : " ", label(*g.problem, r).c_str(),
+               r.capacity_per_second, interval, static_cast<long long>(r.replicas_for_peak),
+               r.gpu_hours, r.cost, r.cost_per_million_tokens, r.latency_margin, 100.0 * r.mfu,
+               100.0 * r.mbu);
   }
 }
 
-void print_table(const planned& g) {
+void print_table(example::output_buffer& out, const planned& g) {
   const plan::problem& p = *g.problem;
   const plan::decision& d = g.outcome;
-  std::printf("\n%s (%.1fe9 parameters, %g bytes each, %d layers, KV %.0f KiB/token)\n",
-              p.model.name.c_str(), p.model.parameters / 1e9, p.model.bytes_per_parameter,
-              p.model.layers, p.model.kv_bytes_per_token / 1024.0);
-  std::printf(
+  out.printf("\n%s (%.1fe9 parameters, %g bytes each, %d layers, KV %.0f KiB/token)\n",
+             p.model.name.c_str(), p.model.parameters / 1e9, p.model.bytes_per_parameter,
+             p.model.layers, p.model.kv_bytes_per_token / 1024.0);
+  out.printf(
       "  SLO: TTFT <= %g s, TPOT <= %g ms for %g %% of requests; the demo's day, chased\n"
       "  with an 8-minute start at rho* = %.1f; mean lengths %.0f in, %.0f out\n",
       p.target.ttft->count(), 1000.0 * p.target.tpot->count(), 100.0 * p.target.quota,
@@ -253,21 +218,22 @@ void print_table(const planned& g) {
     frontier += v == plan::verdict::frontier;
     dominated += v == plan::verdict::dominated;
   }
-  std::printf(
+  out.printf(
       "  %zu configurations: %zu feasible (%zu winner, %zu more on the frontier, %zu "
       "dominated);\n  infeasible: %zu weights do not fit, %zu requests do not fit the KV cache, "
       "%zu miss the SLO alone, %zu at every rate tried\n",
       g.rows.size(), d.counts[0], winners, frontier, dominated, d.counts[1], d.counts[2],
       d.counts[3], d.counts[4]);
   if (!d.winner) {
-    std::printf("  no configuration meets the SLO\n");
+    out.printf("  no configuration meets the SLO\n");
     return;
   }
-  print_frontier(g, d.margin_frontier, "cost per million tokens against latency margin");
-  print_frontier(g, d.replicas_frontier, "cost per million tokens against replicas at the peak");
+  print_frontier(out, g, d.margin_frontier, "cost per million tokens against latency margin");
+  print_frontier(out, g, d.replicas_frontier,
+                 "cost per million tokens against replicas at the peak");
   {
     const plan::row& w = g.rows[*d.winner];
-    std::printf(
+    out.printf(
         "  winner: %s: %.3f per million tokens, %.1f GPU-hours (%.2f) over the day,\n"
         "          mu* %.2f req/s, %lld replicas at the peak, margin %.3f\n",
         label(p, w).c_str(), w.cost_per_million_tokens, w.gpu_hours, w.cost, w.capacity_per_second,
@@ -381,83 +347,102 @@ std::string render_svg(const std::vector<planned>& grids) {
   return svg.str();
 }
 
+[[noreturn]] void die(const std::string& message) { example::fail("plan_deployment", message); }
+
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) die("cannot read '" + path + "'");
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+// The grids from shard files: read, merged, matched to this build's problems by
+// fingerprint, decided.
+std::vector<planned> merged(const std::vector<plan::problem>& all,
+                            const std::vector<std::string>& files) {
+  std::vector<plan::csv_block> blocks;
+  for (const auto& file : files) {
+    auto read = plan::read_csv(read_file(file));
+    if (!read.ok()) die(file + ":" + std::to_string(read.error_line) + ": " + read.error);
+    for (auto& b : read.blocks) blocks.push_back(std::move(b));
+  }
+  auto merge = plan::merge(blocks);
+  if (!merge.ok()) die(merge.error);
+  std::vector<planned> grids;
+  for (const auto& p : all) {
+    const auto lengths = plan::sample_lengths(mix, p.search.length_draws, p.search.seed);
+    const std::uint64_t print = plan::fingerprint(p, lengths);
+    const auto it = std::find_if(merge.grids.begin(), merge.grids.end(),
+                                 [&](const auto& m) { return m.fingerprint == print; });
+    if (it == merge.grids.end())
+      die("no shard of grid '" + p.name +
+          "' with this build's fingerprint (another version, grid or --requests?)");
+    grids.push_back({&p, lengths, it->rows, plan::decide(it->rows)});
+  }
+  return grids;
+}
+
+// The grids (or this process's shard of them) searched on --threads threads, decided.
+std::vector<planned> searched(const std::vector<plan::problem>& all, const options& o) {
+  const plan::execution run{.threads = o.threads, .part = o.part.value_or(plan::shard{})};
+  std::vector<planned> grids;
+  for (const auto& p : all) {
+    auto rows = plan::evaluate_grid(p, mix, run);
+    const auto lengths = plan::sample_lengths(mix, p.search.length_draws, p.search.seed);
+    const plan::decision d = plan::decide(rows);
+    grids.push_back({&p, lengths, std::move(rows), d});
+  }
+  return grids;
+}
+
+void write_svg(const std::string& path, const std::string& svg) {
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  if (!file) die("cannot write '" + path + "'");
+  const bool written = std::fwrite(svg.data(), 1, svg.size(), file) == svg.size();
+  if (std::fclose(file) != 0 || !written) die("cannot write '" + path + "'");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  const options o = parse_flags(argc, argv);
+  example::flags f("plan_deployment",
+                   "Which accelerator, tensor-parallel size and batch limits serve the demo's day "
+                   "of traffic\nunder an SLO at the lowest cost, for Llama 3.1 70B and 8B "
+                   "(docs/planner.md).");
+  const options o = parse_flags(f, argc, argv);
   const std::vector<plan::problem> all = problems(o);
 
   std::vector<planned> grids;
   const auto started = std::chrono::steady_clock::now();
   try {
-    if (!o.merge_files.empty()) {
-      std::vector<plan::csv_block> blocks;
-      for (const auto& file : o.merge_files) {
-        auto read = plan::read_csv(read_file(file));
-        if (!read.ok()) die(file + ":" + std::to_string(read.error_line) + ": " + read.error);
-        for (auto& b : read.blocks) blocks.push_back(std::move(b));
-      }
-      auto merged = plan::merge(blocks);
-      if (!merged.ok()) die(merged.error);
-      for (const auto& p : all) {
-        const auto lengths = plan::sample_lengths(mix, p.search.length_draws, p.search.seed);
-        const std::uint64_t print = plan::fingerprint(p, lengths);
-        const auto it = std::find_if(merged.grids.begin(), merged.grids.end(),
-                                     [&](const auto& m) { return m.fingerprint == print; });
-        if (it == merged.grids.end())
-          die("no shard of grid '" + p.name +
-              "' with this build's fingerprint (another version, "
-              "grid or --requests?)");
-        grids.push_back({&p, lengths, it->rows, plan::decide(it->rows)});
-      }
-    } else {
-      const plan::execution run{o.threads, o.part.value_or(plan::shard{})};
-      for (const auto& p : all) {
-        auto rows = plan::evaluate_grid(p, mix, run);
-        const auto lengths = plan::sample_lengths(mix, p.search.length_draws, p.search.seed);
-        const plan::decision d = plan::decide(rows);
-        grids.push_back({&p, lengths, std::move(rows), d});
-      }
-    }
+    grids = o.merge ? merged(all, o.merge_files) : searched(all, o);
   } catch (const std::exception& e) {
     die(e.what());
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
+  // Everything is computed (and the figure written) before stdout sees a byte.
+  example::output_buffer out;
   if (o.part) {  // a shard: its rows only, to be merged
+    for (const auto& g : grids) out.append(plan::write_csv(*g.problem, g.lengths, *o.part, g.rows));
+  } else if (o.format == "csv") {
     for (const auto& g : grids)
-      std::fputs(plan::write_csv(*g.problem, g.lengths, *o.part, g.rows).c_str(), stdout);
-    return 0;
-  }
-  if (o.format == "csv") {
-    for (const auto& g : grids)
-      std::fputs(plan::write_csv(*g.problem, g.lengths, {}, g.rows, &g.outcome).c_str(), stdout);
+      out.append(plan::write_csv(*g.problem, g.lengths, {}, g.rows, &g.outcome));
   } else {
     std::size_t configurations = 0;
     for (const auto& g : grids) configurations += g.rows.size();
-    if (o.merge_files.empty())
-      std::printf("searched %zu configurations in %.1f s on %u threads\n", configurations, seconds,
-                  o.threads ? static_cast<unsigned>(o.threads)
-                            : std::max(1u, std::thread::hardware_concurrency()));
+    if (o.merge)
+      out.printf("merged %zu configurations from %zu files\n", configurations,
+                 o.merge_files.size());
     else
-      std::printf("merged %zu configurations from %zu files\n", configurations,
-                  o.merge_files.size());
-    for (const auto& g : grids) print_table(g);
+      out.printf("searched %zu configurations in %.1f s on %u threads\n", configurations, seconds,
+                 o.threads ? static_cast<unsigned>(o.threads)
+                           : std::max(1u, std::thread::hardware_concurrency()));
+    for (const auto& g : grids) print_table(out, g);
   }
-  if (!o.svg_file.empty()) {
-    const std::string svg = render_svg(grids);
-    std::FILE* out = std::fopen(o.svg_file.c_str(), "wb");
-    if (!out) die("cannot write '" + o.svg_file + "'");
-    const bool written = std::fwrite(svg.data(), 1, svg.size(), out) == svg.size();
-    if (std::fclose(out) != 0 || !written) die("cannot write '" + o.svg_file + "'");
-  }
+  if (!o.svg_file.empty()) write_svg(o.svg_file, render_svg(grids));
+  out.print(f.program());
+  // A grid without a winner: the run itself succeeded, but it answers "nothing fits".
   int status = 0;
   for (const auto& g : grids) {
     if (g.outcome.winner) continue;

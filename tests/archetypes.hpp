@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -95,6 +96,7 @@ struct headroom::gpu_traits<archetypes::gpu> {
   static constexpr std::uint64_t vram_reserved_bytes(const archetypes::gpu& g) noexcept {
     return g.reserved_;
   }
+  static constexpr std::string_view type(const archetypes::gpu&) noexcept { return {}; }
 };
 
 template <>
@@ -105,9 +107,12 @@ struct headroom::worker_traits<archetypes::worker> {
   static constexpr const std::vector<archetypes::label>& labels(const W& w) noexcept {
     return w.labels_;
   }
-  static constexpr bool ready(const W& w) noexcept { return w.ready_; }
+  static constexpr headroom::worker_state state(const W& w) noexcept {
+    return w.ready_ ? headroom::worker_state::ready : headroom::worker_state::not_ready;
+  }
   static constexpr std::uint64_t ram_total_bytes(const W& w) noexcept { return w.ram_; }
   static constexpr std::uint64_t ram_reserved_bytes(const W&) noexcept { return 0; }
+  static constexpr std::uint64_t vram_reserved_bytes(const W&) noexcept { return 0; }
   static constexpr std::span<const archetypes::gpu> gpus(const W& w) noexcept { return w.gpus_; }
   static constexpr bool files_ready(const W& w, std::uint64_t key) noexcept {
     for (std::uint64_t f : w.files_)
@@ -125,6 +130,8 @@ struct headroom::model_traits<archetypes::model> {
   static constexpr std::span<const headroom::gpu_ref> gpu_selection(const M&) noexcept {
     return {};
   }
+  static constexpr std::uint32_t gpus_per_replica(const M&) noexcept { return 0; }
+  static constexpr std::uint32_t replicas(const M&) noexcept { return 1; }
   static constexpr headroom::placement_policy placement(const M& m) noexcept { return m.policy_; }
   static constexpr bool local_path(const M&) noexcept { return false; }
   static constexpr std::uint64_t files(const M&) noexcept { return 0; }
@@ -145,6 +152,11 @@ struct headroom::instance_traits<archetypes::instance> {
   static constexpr std::span<const headroom::no_subordinate> subordinates(const I&) noexcept {
     return {};
   }
-  static constexpr std::uint32_t total_layers(const I&) noexcept { return 0; }
-  static constexpr std::uint32_t offload_layers(const I&) noexcept { return 0; }
+  static constexpr std::string_view gpu_type(const I&) noexcept { return {}; }
+  static constexpr std::optional<std::uint32_t> total_layers(const I&) noexcept {
+    return std::nullopt;
+  }
+  static constexpr std::optional<std::uint32_t> offload_layers(const I&) noexcept {
+    return std::nullopt;
+  }
 };

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// The scheduler (SPEC.md §7, seed 001): place a new model instance on the best worker/GPUs
-// (scale up: filter chain → resource-fit ladder → scorer chain, highest total wins) and
-// rank existing instances for removal (scale down: scorer chain, ascending, remove the
-// first). Generic over the caller's own worker/GPU/model/instance types through the traits
-// in scheduler/traits.hpp. Guide: docs/scheduler.md.
+// The scheduler: place a new model instance on the best worker/GPUs (scale up: filter chain
+// → candidate listing → scorer chain, highest total wins) and rank existing instances for
+// removal (scale down: scorer chain, ascending, remove the first). Generic over the caller's
+// own worker/GPU/model/instance types through the traits in scheduler/traits.hpp. The
+// gpustack preset (gpustack_scale_up_chain() with gpustack_fit_options(),
+// gpustack_scale_down_chain()) makes GPUStack's decisions. Guide: docs/scheduler.md.
 #pragma once
 
 #include "detail/config.hpp"  // first: the C++20 check and the compiler macros
@@ -63,6 +64,10 @@ enum class no_placement_reason : std::uint8_t {
       return "partial offload";
     case fit_strategy::cpu_only:
       return "CPU only";
+    case fit_strategy::manual:
+      return "manual GPU selection";
+    case fit_strategy::given:
+      return "listed by the caller";
   }
   return "?";
 }
@@ -133,7 +138,7 @@ template <std::ranges::forward_range R>
   }
 }
 /// true iff candidate a beats b: higher total, then lowest main worker id, then lowest first
-/// GPU index, then earlier candidate.
+/// GPU index, then earlier candidate (tie_break::lowest_worker_id).
 [[nodiscard]] inline bool better(const cluster_view& v, const candidate& a, double sa,
                                  const candidate& b, double sb) noexcept {
   if (sa != sb) return sa > sb;
@@ -145,10 +150,52 @@ template <std::ranges::forward_range R>
   const std::uint32_t gb = pb.claim_count ? v.claims[pb.claim_begin].index : 0;
   return ga < gb;
 }
+/// The position of the winner among totals (none: 0), by the tie rule.
+[[nodiscard]] inline std::size_t pick(const cluster_view& v, std::span<const candidate> cands,
+                                      std::span<const double> totals, tie_break ties) noexcept {
+  std::size_t best = 0;
+  if (ties == tie_break::first_listed) {
+    // scheduler.py::pick_highest_score_candidate: a later candidate wins only when higher.
+    for (std::size_t i = 1; i < cands.size(); ++i)
+      if (totals[i] > totals[best]) best = i;
+    return best;
+  }
+  for (std::size_t i = 1; i < cands.size(); ++i)
+    if (better(v, cands[i], totals[i], cands[best], totals[best])) best = i;
+  return best;
+}
 }  // namespace detail
 
+/// The chain's totals over the workspace's candidates and the winner.
+struct scored_candidates {
+  std::span<const double> totals{};  ///< one per candidate, in the list's order
+  std::size_t best = 0;              ///< the winner's position (when there are candidates)
+  /// true iff there was a candidate.
+  [[nodiscard]] constexpr explicit operator bool() const noexcept { return !totals.empty(); }
+};
+
+/// Scores the workspace's current candidates (those of the last fit, or a list the caller
+/// gave with ws.set_candidates) with chain and picks the winner by ties (GPUStack's
+/// CandidateScoreChain.score and pick_highest_score_candidate with the gpustack chain and
+/// tie_break::first_listed). The totals point into ws. No allocation once ws is warm.
+template <class Chain>
+requires ScorerChainFor<Chain, candidate> scored_candidates
+score_candidates(Chain& chain, workspace& ws, tie_break ties = tie_break::first_listed) {
+  const std::span<const candidate> cands = ws.candidates();
+  if (cands.empty()) return {};
+  if (ws.totals.size() < cands.size()) {
+    ws.totals.resize(cands.size());
+    ws.column.resize(cands.size());
+  }
+  const std::span<double> totals(ws.totals.data(), cands.size());
+  const cluster_view v = ws.view();
+  chain.evaluate(v, cands, totals, std::span<double>(ws.column.data(), cands.size()));
+  return {totals, detail::pick(v, cands, totals, ties)};
+}
+
 /// Places a new instance of model m on an already indexed workspace (workspace::index):
-/// filters → fit ladder with estimator → scorer chain. No allocation once ws is warm
+/// filters → candidate listing with estimator (options.listing) → scorer chain → the
+/// highest total (ties: options.ties). No allocation once ws is warm
 /// (unless why is given). Filter verdicts are cached in ws: while filters and m are the
 /// objects of the last decision, only the workers passed to ws.update_worker since are
 /// filtered again (a worker changed without update_worker keeps its verdict); index(),
@@ -165,14 +212,14 @@ requires Worker<std::ranges::range_value_t<Workers>> &&
   using W = std::ranges::range_value_t<Workers>;
   placement_result out;
   if (why) why->clear();
-  const workspace::filter_key key{&filters, &m, &detail::type_tag<Filters, M>,
-                                  static_cast<std::uint64_t>(model_traits<M>::id(m))};
+  const workspace::filter_key key{&filters, &m, &detail::type_tag<Filters, M>};
   const auto indexed = static_cast<std::uint32_t>(ws.workers().size());
   std::uint32_t count = indexed;  // workers decided on
   bool sized_as_indexed = true;
   if constexpr (std::ranges::sized_range<Workers>)
     sized_as_indexed = std::ranges::size(workers) == indexed;
-  if (!why && sized_as_indexed && ws.verdicts_cached(key)) {
+  if (!why && sized_as_indexed && ws.verdicts_cached(key) &&
+      ws.indexed_for(model_traits<M>::id(m))) {
     // Cached verdicts: only the workers updated since run the filters.
     std::uint32_t filtered_out = ws.filtered_out();
     for (const std::uint32_t pos : ws.refilter_positions()) {
@@ -240,16 +287,10 @@ requires Worker<std::ranges::range_value_t<Workers>> &&
     out.reason = no_placement_reason::insufficient_resources;
     return out;
   }
-  if (ws.totals.size() < cands.size()) {
-    ws.totals.resize(cands.size());
-    ws.column.resize(cands.size());
-  }
-  const std::span<double> totals(ws.totals.data(), cands.size());
+  const scored_candidates scored = score_candidates(chain, ws, options.ties);
+  const std::size_t best = scored.best;
   const cluster_view v = ws.view();
-  chain.evaluate(v, cands, totals, std::span<double>(ws.column.data(), cands.size()));
-  std::size_t best = 0;
-  for (std::size_t i = 1; i < cands.size(); ++i)
-    if (detail::better(v, cands[i], totals[i], cands[best], totals[best])) best = i;
+  const std::span<const double> totals = scored.totals;
   out.strategy = strategy;
   out.chosen = cands[best];
   out.score = totals[best];

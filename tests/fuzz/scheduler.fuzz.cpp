@@ -4,31 +4,41 @@
 //     -Iinclude tests/fuzz/scheduler.fuzz.cpp -o /tmp/fz_sched
 //   /tmp/fz_sched -max_total_time=120 tests/fuzz/corpus/scheduler
 // The input is a byte program (a byte read past the end is 0, so short inputs decode into
-// small clusters): up to 32 workers (clusters, labels, states, RAM total/reserved, up to 8
-// GPUs with types and VRAM total/reserved: zeros, reserved > total, huge values, duplicate
-// worker ids and GPU indices, empty GPU lists), up to 64 existing instances (on real or
-// missing workers/GPUs, any claims, subordinates, states, layer metadata), a model request
-// (cluster, selectors, explicit GPU selection, policy, local path, files, backend GPU types),
-// an estimator (vLLM: weights, gmu, heads, RAM, distributed; or layered: layers and sizes,
-// CPU allowed), fit options, then up to 16 steps that mutate the cluster (instances added
-// and removed, workers updated, placements committed). Both the gpustack and the default
-// chains run, static (filter_chain, scorer_chain) and dynamic (dynamic_filter_chain,
-// dynamic_scorer_chain), through place (fresh workspaces) and place_indexed (workspaces
-// indexed once and kept current with add_instance / remove_instance / update_worker /
-// commit), and rank_for_removal (full and with a count). Invariants, on every decision:
+// small clusters): up to 32 workers (clusters, labels, every state, RAM total/reserved,
+// per-GPU VRAM reserved on the worker, up to 8 GPUs with types and VRAM total/reserved:
+// zeros, reserved > total, huge values, duplicate worker ids and GPU indices, empty GPU
+// lists), up to 64 existing instances (on real or missing workers/GPUs, any claims, GPU
+// types, subordinates, every state, layer metadata), a model request (cluster, selectors,
+// explicit GPU selection with GPUs per replica and replicas, policy, local path, files,
+// backend GPU types), an estimator (vLLM from weights, or from vllm_options: the need given
+// directly, heads, vocabulary, tensor/pipeline parallel sizes, extended KV cache, gmu, RAM,
+// distribution; or layered: layers and sizes, CPU allowed), fit options, then up to 16 steps
+// that mutate the cluster (instances added and removed, workers updated, placements
+// committed). The gpustack and the default chains run with the grouped listing, and the
+// gpustack preset (gpustack chain + gpustack listing and pick), static (filter_chain,
+// scorer_chain) and dynamic (dynamic_filter_chain, dynamic_scorer_chain), through place
+// (fresh workspaces) and place_indexed (workspaces indexed once and kept current with
+// add_instance / remove_instance / update_worker / commit), and rank_for_removal (full and
+// with a count). Invariants, on every decision:
 //  * no crash, UB or hang; an invalid estimator argument (gmu outside (0, 1], zero heads or
-//    layers) throws headroom::invalid_argument and ends the input; nothing else throws;
+//    layers, a tensor-parallel size not dividing heads or vocabulary) throws
+//    headroom::invalid_argument and ends the input; so does a manual selection whose GPUs
+//    per replica differ from the world size (gpustack listing); nothing else throws;
 //  * filtered_out and the "no placement" reason agree with the harness's own filters
 //    (re-implemented here on the raw structs); a chosen placement's workers pass every
 //    filter, each checked on its own;
-//  * every claim of a chosen placement names a GPU of its part's worker (once), is honoured
-//    by an explicit selection, and fits the allocatable VRAM as SPEC.md §7 defines it
-//    (total − reserved − Σ claims of instances on the GPU), recomputed here from the raw
-//    cluster in 128-bit arithmetic; the main worker's RAM claim fits its allocatable RAM
-//    likewise; a vLLM placement covers weights × 1.2 + 2 GiB with a GPU count that divides
-//    the heads; a layered placement claims exactly VRAM(L) / RAM(L);
-//  * when the harness itself finds a single-GPU fit (sizes below 2^52), the library finds
-//    one too (stage 1 is never missed);
+//  * every claim of a chosen placement names a GPU of its part's worker (once) and is
+//    honoured by an explicit selection; with the grouped listing it fits the allocatable
+//    VRAM (total − reserved − Σ claims of instances on the GPU), recomputed here from the raw
+//    cluster in 128-bit arithmetic, and the main worker's RAM claim fits its allocatable RAM
+//    likewise; with the gpustack listing (no manual selection) it fits the allocatable VRAM
+//    GPUStack's fit sees for the GPU's type (claims of instances of another type left out);
+//    a vLLM placement claims ⌊gmu × total⌋ per GPU, covers the need (the manual selection's
+//    over-commit excepted) with a GPU count (per worker when distributed under gpustack)
+//    that divides heads and vocabulary; a layered placement claims exactly VRAM(L) / RAM(L);
+//  * when the harness itself finds a single-GPU fit (sizes below 2^52), the grouped listing
+//    finds one too (stage 1 is never missed);
+//  * the gpustack preset picks the first candidate with the highest total;
 //  * static and dynamic chains decide identically (score bit for bit); the kept indexes
 //    (one committing, one adding the placed instance) decide like a fresh index;
 //  * scale down returns each of the model's instances exactly once, ascending by score
@@ -122,6 +132,7 @@ struct fz_worker {
   hr::worker_state state = hr::worker_state::ready;
   std::uint64_t ram_total_bytes = 0;
   std::uint64_t ram_reserved_bytes = 0;
+  std::uint64_t vram_reserved_bytes = 0;  // on each of its GPUs
   std::vector<fz_gpu> gpus;
   std::vector<std::uint64_t> ready_files;
 };
@@ -138,6 +149,7 @@ struct fz_instance {
   std::uint64_t ram_bytes = 0;
   std::vector<hr::gpu_claim> gpus;
   std::vector<fz_sub> subordinates;
+  std::string gpu_type;
   std::uint32_t total_layers = 0, offload_layers = 0;
 };
 struct fz_model {
@@ -145,6 +157,7 @@ struct fz_model {
   int cluster = 0;
   std::vector<std::pair<int, int>> selectors;
   std::vector<hr::gpu_ref> gpu_selection;
+  std::uint32_t gpus_per_replica = 0, replicas = 1;
   hr::placement_policy placement = hr::placement_policy::binpack;
   bool local_path = false;
   std::uint64_t files = 0, draft_files = 0;
@@ -184,9 +197,11 @@ fz_worker decode_worker(reader& in) {
   w.id = worker_id_of(in);
   w.cluster = in.byte() % 3 == 0 ? 1 : 0;
   for (std::uint8_t n = in.byte() % 3; n > 0; --n) w.labels.emplace_back(in.byte() % 3, 0);
-  w.state = static_cast<hr::worker_state>(in.byte() % 4 == 0 ? 1 + in.byte() % 3 : 0);
+  w.state =
+      in.byte() % 4 == 0 ? static_cast<hr::worker_state>(in.byte() % 9) : hr::worker_state::ready;
   w.ram_total_bytes = in.bytes();
   w.ram_reserved_bytes = in.byte() % 2 ? in.bytes() : 0;
+  w.vram_reserved_bytes = in.byte() % 4 == 0 ? in.bytes() : 0;
   for (std::uint8_t n = in.byte() % 9; n > 0; --n) {
     fz_gpu g;
     g.index = in.byte() % 10;
@@ -219,7 +234,8 @@ fz_instance decode_instance(reader& in, const std::vector<fz_worker>& workers, s
     i.worker_id = worker_id_of(in);
   else
     i.worker_id = workers[in.byte() % workers.size()].id;
-  i.state = static_cast<hr::instance_state>(in.byte() % 5);
+  i.state = static_cast<hr::instance_state>(in.byte() % 9);
+  if (in.byte() % 3 == 0) i.gpu_type = gpu_types[in.byte() % gpu_types.size()];
   i.ram_bytes = in.byte() % 2 ? in.bytes() : 0;
   i.gpus = decode_claims(in);
   for (std::uint8_t n = in.byte() % 3; n > 0; --n) {
@@ -253,7 +269,8 @@ std::size_t first_gpu(const fz_worker& w, std::uint32_t index) {
   return npos;
 }
 
-/// Allocatable VRAM per GPU and RAM per worker as SPEC.md §7 defines them, in 128 bits.
+/// Allocatable VRAM per GPU and RAM per worker (total − reserved − Σ claims of the instances
+/// there, RAM on the main worker only), in 128 bits.
 struct allocatable {
   std::vector<std::vector<i128>> vram;  // [worker][gpu]
   std::vector<i128> ram;                // [worker]
@@ -265,7 +282,8 @@ allocatable compute_allocatable(const std::vector<fz_worker>& ws,
     a.ram.push_back(static_cast<i128>(w.ram_total_bytes) - static_cast<i128>(w.ram_reserved_bytes));
     std::vector<i128> v;
     for (const fz_gpu& g : w.gpus)
-      v.push_back(static_cast<i128>(g.vram_total_bytes) - static_cast<i128>(g.vram_reserved_bytes));
+      v.push_back(static_cast<i128>(g.vram_total_bytes) - static_cast<i128>(g.vram_reserved_bytes) -
+                  static_cast<i128>(w.vram_reserved_bytes));
     a.vram.push_back(std::move(v));
   }
   auto claim = [&](std::size_t w, const std::vector<hr::gpu_claim>& gpus) {
@@ -288,7 +306,50 @@ allocatable compute_allocatable(const std::vector<fz_worker>& ws,
   return a;
 }
 
-// The six filters, re-implemented on the raw structs (SPEC.md §7, step 1).
+/// The type GPUStack sees a worker with: the GPU type that appears last for the first time
+/// (policies/utils.py::group_workers_by_gpu_type assigns each copy the shared status).
+std::string effective_type(const fz_worker& w) {
+  std::string t;
+  for (std::size_t g = 0; g < w.gpus.size(); ++g) {
+    bool first = true;
+    for (std::size_t h = 0; h < g; ++h) first = first && w.gpus[h].type != w.gpus[g].type;
+    if (first) t = w.gpus[g].type;
+  }
+  return t;
+}
+/// Allocatable VRAM per GPU (for the GPU's type) and RAM per worker (for its effective
+/// type) as GPUStack's fit counts them (policies/utils.py::compute_worker_allocated): a main
+/// instance counts when its type is unknown or the same, a subordinate when the same.
+allocatable compute_gpustack_allocatable(const std::vector<fz_worker>& ws,
+                                         const std::vector<fz_instance>& is) {
+  allocatable a = compute_allocatable(ws, std::vector<fz_instance>{});
+  auto claim = [&](std::size_t w, const std::vector<hr::gpu_claim>& gpus, const std::string& type,
+                   bool main) {
+    for (const hr::gpu_claim& c : gpus) {
+      const std::size_t g = first_gpu(ws[w], c.index);
+      if (g == npos) continue;
+      const std::string& gt = ws[w].gpus[g].type;
+      if (gt.empty() || type == gt || (main && type.empty()))
+        a.vram[w][g] -= static_cast<i128>(c.vram_bytes);
+    }
+  };
+  for (const fz_instance& i : is) {
+    if (!i.worker_id) continue;
+    const std::size_t w = first_worker(ws, *i.worker_id);
+    if (w == npos) continue;
+    const std::string wt = effective_type(ws[w]);
+    if (wt.empty() || i.gpu_type.empty() || i.gpu_type == wt)
+      a.ram[w] -= static_cast<i128>(i.ram_bytes);
+    claim(w, i.gpus, i.gpu_type, true);
+    for (const fz_sub& s : i.subordinates) {
+      const std::size_t sw = first_worker(ws, s.worker_id);
+      if (sw != npos) claim(sw, s.gpus, i.gpu_type, false);
+    }
+  }
+  return a;
+}
+
+// The six filters, re-implemented on the raw structs (GPUStack's order).
 bool pass_cluster(const fz_worker& w, const fz_model& m) { return w.cluster == m.cluster; }
 bool pass_gpu_matching(const fz_worker& w, const fz_model& m) {
   if (m.gpu_selection.empty()) return true;
@@ -331,6 +392,7 @@ struct snapshot {
   std::uint64_t worker_id = 0;
   double score = 0;
   std::uint32_t offload_layers = 0, total_layers = 0;
+  bool overcommit = false;
   std::vector<snap_part> parts;
 };
 snapshot snap(const hr::placement_result& r) {
@@ -346,6 +408,7 @@ snapshot snap(const hr::placement_result& r) {
   s.score = r.score;
   s.offload_layers = r.chosen.offload_layers;
   s.total_layers = r.chosen.total_layers;
+  s.overcommit = r.chosen.overcommit;
   for (const hr::placement_part& p : r.parts) {
     snap_part sp{p.worker, p.ram_bytes, {}};
     for (const hr::claim_record& c : r.claims_of(p))
@@ -365,6 +428,7 @@ void require_same(const snapshot& a, const snapshot& b) {
   REQUIRE_INV(same_bits(a.score, b.score));
   REQUIRE_INV(a.candidates == b.candidates);
   REQUIRE_INV(a.offload_layers == b.offload_layers && a.total_layers == b.total_layers);
+  REQUIRE_INV(a.overcommit == b.overcommit);
   REQUIRE_INV(a.parts == b.parts);
 }
 
@@ -393,9 +457,30 @@ void require_same_order(const ranking& a, const ranking& b, std::size_t n) {
 // ---- estimators and what they promise --------------------------------------------------------
 
 struct vllm_spec {
-  std::uint64_t weights = 0, ram = 0;
+  std::uint64_t weights = 0, ram = 0;  // weights: 0 when the need is given directly
+  i128 need = 0;                       // VRAM the placement must cover
   double gmu = 0.9;
-  std::uint32_t heads = 1;
+  std::uint32_t heads = 1, vocab = 0, tp = 0, pp = 0;
+  hr::extended_kv_cache kv{};
+  /// The world size (GPUs per replica): tp × pp when either is set, else 0.
+  [[nodiscard]] std::uint32_t world() const {
+    return tp == 0 && pp == 0 ? 0 : std::max(tp, 1u) * std::max(pp, 1u);
+  }
+  /// n GPUs split the heads and the vocabulary (each when known).
+  [[nodiscard]] bool divides(std::uint32_t n) const {
+    return n > 0 && (heads == 0 || heads % n == 0) && (vocab == 0 || vocab % n == 0);
+  }
+  /// RAM a worker must hold (the fixed extended-KV-cache size).
+  [[nodiscard]] std::uint64_t ram_need() const { return kv.enabled ? kv.ram_size_bytes : 0; }
+  /// RAM a part of a gpustack placement claims given its VRAM claims.
+  [[nodiscard]] std::uint64_t part_ram(std::uint64_t vram) const {
+    if (!kv.enabled) return 0;
+    if (kv.ram_size_bytes > 0) return kv.ram_size_bytes;
+    if (!(kv.ram_ratio > 0)) return 0;
+    const double r = static_cast<double>(vram) * kv.ram_ratio;
+    return r >= 18446744073709551616.0 ? std::numeric_limits<std::uint64_t>::max()
+                                       : static_cast<std::uint64_t>(r);
+  }
 };
 struct layered_spec {
   std::uint32_t layers = 1;
@@ -421,25 +506,48 @@ struct state {
 // The estimator-specific promises of a chosen placement.
 void check_estimator(const snapshot& s, const vllm_spec& v, const std::vector<fz_worker>& ws,
                      const std::vector<std::size_t>& gpu_worker,
-                     const std::vector<std::size_t>& gpu_slot) {
+                     const std::vector<std::size_t>& gpu_slot, hr::candidate_listing listing) {
   std::uint32_t n = 0;
   i128 sum = 0;
-  for (const snap_part& p : s.parts)
+  for (const snap_part& p : s.parts) {
+    i128 part = 0;
     for (const snap_claim& c : p.claims) {
       ++n;
-      sum += c.vram;
+      part += c.vram;
       const double total =
           static_cast<double>(ws[gpu_worker[c.gpu]].gpus[gpu_slot[c.gpu]].vram_total_bytes);
-      REQUIRE_INV(c.vram == static_cast<std::uint64_t>(v.gmu * total));  // gmu × total
+      REQUIRE_INV(c.vram == static_cast<std::uint64_t>(v.gmu * total));  // ⌊gmu × total⌋
     }
-  REQUIRE_INV(n >= 1 && v.heads % n == 0);
-  REQUIRE_INV(static_cast<double>(sum) >=
-              static_cast<double>(v.weights) * 1.2 + static_cast<double>(2 * hr::gib_bytes));
-  REQUIRE_INV(s.parts[0].ram == v.ram);
-  for (std::size_t p = 1; p < s.parts.size(); ++p) REQUIRE_INV(s.parts[p].ram == 0);
+    sum += part;
+    if (listing == hr::candidate_listing::gpustack && part < (i128{1} << 64))
+      REQUIRE_INV(p.ram == v.part_ram(static_cast<std::uint64_t>(part)));
+  }
+  REQUIRE_INV(n >= 1);
+  if (listing == hr::candidate_listing::grouped) {
+    REQUIRE_INV(v.divides(n) && (v.world() == 0 || n == v.world()));
+    REQUIRE_INV(sum >= v.need);
+    REQUIRE_INV(s.parts[0].ram == v.ram_need());
+    for (std::size_t p = 1; p < s.parts.size(); ++p) REQUIRE_INV(s.parts[p].ram == 0);
+    return;
+  }
+  if (s.strategy == hr::fit_strategy::manual) {
+    REQUIRE_INV(s.overcommit || sum >= v.need);
+    return;
+  }
+  REQUIRE_INV(!s.overcommit && sum >= v.need);
+  if (s.strategy == hr::fit_strategy::distributed) {
+    const std::size_t per = s.parts[0].claims.size();
+    for (const snap_part& p : s.parts) REQUIRE_INV(p.claims.size() == per);
+    REQUIRE_INV(v.divides(static_cast<std::uint32_t>(per)));
+    REQUIRE_INV(v.world() == 0 || n == v.world());
+  } else {
+    REQUIRE_INV(s.parts.size() == 1);
+    REQUIRE_INV(v.divides(n) && (v.world() == 0 || n == v.world() || (n == 1 && v.world() <= 1)));
+  }
 }
 void check_estimator(const snapshot& s, const layered_spec& l, const std::vector<fz_worker>&,
-                     const std::vector<std::size_t>&, const std::vector<std::size_t>&) {
+                     const std::vector<std::size_t>&, const std::vector<std::size_t>&,
+                     hr::candidate_listing) {
   REQUIRE_INV(s.parts.size() == 1);
   const snap_part& p = s.parts[0];
   switch (s.strategy) {
@@ -466,11 +574,11 @@ void check_estimator(const snapshot& s, const layered_spec& l, const std::vector
 
 /// true iff the harness finds a single-GPU fit on its own (only judged with sizes < 2^52).
 bool oracle_single_gpu(const state& st, const allocatable& a, const vllm_spec& v) {
-  const double need = static_cast<double>(v.weights) * 1.2 + static_cast<double>(2 * hr::gib_bytes);
+  if (!v.divides(1) || v.world() > 1) return false;
   for (std::size_t w = 0; w < st.workers.size(); ++w) {
     const fz_worker& wk = st.workers[w];
     if (!passes_all(wk, st.model)) continue;
-    if (v.ram != 0 && a.ram[w] < static_cast<i128>(v.ram)) continue;
+    if (v.ram_need() != 0 && a.ram[w] < static_cast<i128>(v.ram_need())) continue;
     for (std::size_t g = 0; g < wk.gpus.size(); ++g) {
       if (!st.model.gpu_selection.empty()) {
         if (first_worker(st.workers, wk.id) != w || first_gpu(wk, wk.gpus[g].index) != g) continue;
@@ -483,7 +591,7 @@ bool oracle_single_gpu(const state& st, const allocatable& a, const vllm_spec& v
       }
       const double claim = v.gmu * static_cast<double>(wk.gpus[g].vram_total_bytes);
       if (claim < 1.0 || static_cast<double>(a.vram[w][g]) < claim) continue;
-      if (static_cast<double>(static_cast<std::uint64_t>(claim)) >= need) return true;
+      if (static_cast<i128>(static_cast<std::uint64_t>(claim)) >= v.need) return true;
     }
   }
   return false;
@@ -511,14 +619,17 @@ bool sizes_small(const state& st, std::uint64_t extra) {
 
 /// Every invariant of one decision made on the current cluster.
 template <class Spec>
-void check_decision(const snapshot& s, const state& st, const Spec& spec, bool judge_oracle) {
+void check_decision(const snapshot& s, const state& st, const Spec& spec, bool judge_oracle,
+                    hr::candidate_listing listing = hr::candidate_listing::grouped) {
+  const bool gpustack = listing == hr::candidate_listing::gpustack;
   const std::vector<fz_worker>& ws = st.workers;
   const fz_model& m = st.model;
   std::size_t failing = 0;
   for (const fz_worker& w : ws) failing += passes_all(w, m) ? 0u : 1u;
   REQUIRE_INV(s.filtered_out == failing);
-  const allocatable a = compute_allocatable(ws, st.instances);
-  if (judge_oracle && oracle_single_gpu(st, a, spec))
+  const allocatable a = gpustack ? compute_gpustack_allocatable(ws, st.instances)
+                                 : compute_allocatable(ws, st.instances);
+  if (!gpustack && judge_oracle && oracle_single_gpu(st, a, spec))
     REQUIRE_INV(s.placed && s.strategy == hr::fit_strategy::single_gpu);
   if (!s.placed) {
     REQUIRE_INV(s.reason != hr::no_placement_reason::none);
@@ -559,7 +670,13 @@ void check_decision(const snapshot& s, const state& st, const Spec& spec, bool j
                 hr::label_filter{}(w, m).pass && hr::state_filter{}(w, m).pass &&
                 hr::backend_filter{backend_ok{}}(w, m).pass &&
                 hr::local_path_filter{path_ok{}}(w, m).pass);
-    if (p == 0) {  // RAM is claimed on the main worker only
+    if (gpustack) {
+      // GPUStack's parts claim RAM by the extended KV cache, unchecked but for its fixed size.
+      if constexpr (std::is_same_v<Spec, vllm_spec>)
+        if (s.strategy != hr::fit_strategy::manual && spec.ram_need() > 0 &&
+            (p == 0 || s.strategy == hr::fit_strategy::distributed))
+          REQUIRE_INV(static_cast<i128>(spec.ram_need()) <= a.ram[part.worker]);
+    } else if (p == 0) {  // RAM is claimed on the main worker only
       REQUIRE_INV(part.ram == 0 || static_cast<i128>(part.ram) <= a.ram[part.worker]);
     } else {
       REQUIRE_INV(part.ram == 0);
@@ -572,7 +689,8 @@ void check_decision(const snapshot& s, const state& st, const Spec& spec, bool j
       used_gpu[c.gpu] = true;
       const fz_gpu& g = w.gpus[gpu_slot[c.gpu]];
       REQUIRE_INV(c.index == g.index);
-      REQUIRE_INV(static_cast<i128>(c.vram) <= a.vram[part.worker][gpu_slot[c.gpu]]);
+      if (!gpustack || s.strategy != hr::fit_strategy::manual)  // a manual pick may over-commit
+        REQUIRE_INV(static_cast<i128>(c.vram) <= a.vram[part.worker][gpu_slot[c.gpu]]);
       if (!m.gpu_selection.empty())
         REQUIRE_INV(std::any_of(
             m.gpu_selection.begin(), m.gpu_selection.end(),
@@ -580,7 +698,8 @@ void check_decision(const snapshot& s, const state& st, const Spec& spec, bool j
     }
   }
   REQUIRE_INV(s.strategy != hr::fit_strategy::cpu_only || m.gpu_selection.empty());
-  check_estimator(s, spec, ws, gpu_worker, gpu_slot);
+  if (gpustack) REQUIRE_INV((s.strategy == hr::fit_strategy::manual) == !m.gpu_selection.empty());
+  check_estimator(s, spec, ws, gpu_worker, gpu_slot, listing);
 }
 
 /// Scale down: a permutation of the model's instances, ascending, ties by position.
@@ -632,7 +751,7 @@ struct chains {
         .add("model_file_locality", 0.1, hr::locality_scorer{100});
     dyn_gs_down.add("state", 1, hr::state_scorer{100})
         .add("offload_layers", 1, hr::offload_layer_scorer{10})
-        .add("placement", 1, hr::placement_retention_scorer{1});
+        .add("placement", 1, hr::placement_retention_scorer{1, hr::instance_view::model_only});
     dyn_df_down.add("state", 1, hr::state_scorer{100})
         .add("offload_layers", 0.1, hr::offload_layer_scorer{100})
         .add("placement", 0.01, hr::placement_retention_scorer{100});
@@ -660,7 +779,7 @@ template <class E, class Spec>
 void decide_all(state& st, workspaces& w, chains& c, const E& e, const Spec& spec, reader& in) {
   const bool judge = sizes_small(st, 0) && [&] {
     if constexpr (std::is_same_v<Spec, vllm_spec>)
-      return spec.weights < (std::uint64_t{1} << 52) && spec.ram < (std::uint64_t{1} << 52);
+      return spec.need < (i128{1} << 52) && spec.ram_need() < (std::uint64_t{1} << 52);
     else
       return true;
   }();
@@ -709,6 +828,45 @@ void decide_all(state& st, workspaces& w, chains& c, const E& e, const Spec& spe
                                           st.options)));
   require_same(df, snap(hr::place_indexed(ws, m, c.dyn_filters, e, c.dyn_df_up, w.kept_add, nullptr,
                                           st.options)));
+  // the gpustack preset: GPUStack's listing and pick (vLLM estimators only)
+  if constexpr (hr::GpustackEstimator<E>) {
+    hr::fit_options preset = hr::gpustack_fit_options();
+    preset.max_subordinates = st.options.max_subordinates;  // not read by this listing
+    const std::uint32_t count = m.gpus_per_replica != 0
+                                    ? m.gpus_per_replica
+                                    : static_cast<std::uint32_t>(m.gpu_selection.size());
+    const bool refused = !m.gpu_selection.empty() && spec.world() != 0 && spec.world() != count;
+    std::size_t eligible = 0;
+    for (const fz_worker& wk : ws) eligible += passes_all(wk, m) ? 1u : 0u;
+    if (refused && eligible > 0) {
+      // GPUStack's _set_gpu_count refuses the model: invalid_argument naming gpus_per_replica.
+      try {
+        (void)hr::place(ws, is, m, c.filters, e, c.gs_up, w.fresh_a, nullptr, preset);
+        violated("a selection whose size differs from the world size was accepted", __LINE__);
+      } catch (const hr::invalid_argument& x) {
+        REQUIRE_INV(std::string_view(x.parameter()) == "gpus_per_replica");
+      }
+    } else {
+      const snapshot gp =
+          snap(hr::place(ws, is, m, c.filters, e, c.gs_up, w.fresh_a, nullptr, preset));
+      check_decision(gp, st, spec, false, hr::candidate_listing::gpustack);
+      if (gp.placed) {  // the first candidate with the highest total wins
+        const hr::scored_candidates sc =
+            hr::score_candidates(c.gs_up, w.fresh_a, hr::tie_break::first_listed);
+        REQUIRE_INV(sc.totals.size() == gp.candidates);
+        for (std::size_t k = 0; k < sc.totals.size(); ++k)
+          REQUIRE_INV(k < sc.best ? sc.totals[k] < sc.totals[sc.best]
+                                  : sc.totals[k] <= sc.totals[sc.best]);
+        REQUIRE_INV(same_bits(sc.totals[sc.best], gp.score));
+      }
+      require_same(gp, snap(hr::place(ws, is, m, c.dyn_filters, e, c.dyn_gs_up, w.fresh_b, nullptr,
+                                      preset)));
+      require_same(gp, snap(hr::place_indexed(ws, m, c.filters, e, c.gs_up, w.kept_commit, nullptr,
+                                              preset)));
+      require_same(gp, snap(hr::place_indexed(ws, m, c.dyn_filters, e, c.dyn_gs_up, w.kept_add,
+                                              nullptr, preset)));
+    }
+  }
   // scale down, both chains, full and with a count
   std::size_t mine = 0;
   for (const fz_instance& i : is) mine += i.model_id == m.id ? 1u : 0u;
@@ -793,7 +951,8 @@ void run(state& st, reader& in, const E& e, const Spec& spec) {
         if (st.workers.empty()) break;
         fz_worker& wk = st.workers[in.byte() % st.workers.size()];
         const std::uint8_t what = in.byte();
-        if (what & 1u) wk.state = static_cast<hr::worker_state>(in.byte() % 4);
+        if (what & 1u) wk.state = static_cast<hr::worker_state>(in.byte() % 9);
+        if (what & 128u) wk.vram_reserved_bytes = in.byte() % 2 ? in.bytes() : 0;
         if (what & 2u) wk.ram_total_bytes = in.bytes();
         if (what & 4u) wk.ram_reserved_bytes = in.bytes();
         if ((what & 8u) && !wk.gpus.empty()) {
@@ -861,27 +1020,68 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   m.draft_files = in.byte() % 4;
   m.backend_types = in.byte() % 3 == 0 ? in.byte() % 32 : 0;
   m.path_salt = in.byte();
+  m.gpus_per_replica = in.byte() % 4 == 0 ? in.byte() % 5 : 0;
+  m.replicas = 1 + in.byte() % 3;
   st.options.max_subordinates = in.byte() % 10;
 
   if (in.byte() % 4 != 0) {
     vllm_spec v;
-    v.weights = in.bytes();
     constexpr std::array<double, 10> gmus{
         0.9, 0.5, 1.0, 0.95, 0.25, 1e-12, 0.0, -0.5, 1.5, std::numeric_limits<double>::quiet_NaN()};
     const std::uint8_t g = in.byte();
     v.gmu = g < 200 ? gmus[g % gmus.size()] : static_cast<double>(g - 199) / 50.0;
-    v.heads = in.byte() % 9 == 0 ? 0u : std::uint32_t{in.byte()} % 65;
-    v.ram = in.byte() % 2 ? in.bytes() : 0;
-    const bool distributed = in.byte() % 2 != 0;
-    const bool valid = v.gmu > 0 && v.gmu <= 1 && v.heads >= 1;
+    const auto distributed = in.byte() % 2 != 0 ? hr::distributed_inference::across_workers
+                                                : hr::distributed_inference::single_worker;
     std::optional<hr::vllm_estimator> e;
-    try {
-      e.emplace(v.weights, v.gmu, v.heads, v.ram, distributed);
-    } catch (const hr::invalid_argument&) {
-      REQUIRE_INV(!valid);
-      return 0;
+    if (in.byte() % 3 != 0) {  // from weights
+      v.weights = in.bytes();
+      v.heads = in.byte() % 9 == 0 ? 0u : std::uint32_t{in.byte()} % 65;
+      v.ram = in.byte() % 2 ? in.bytes() : 0;
+      v.kv = {v.ram != 0, v.ram, 0.0};
+      const double scaled = static_cast<double>(v.weights) * 1.2;  // ⌊weights × 1.2⌋ + 2 GiB
+      const i128 base = scaled >= 18446744073709551616.0
+                            ? i128{std::numeric_limits<std::uint64_t>::max()}
+                            : static_cast<i128>(static_cast<std::uint64_t>(scaled));
+      v.need = std::min<i128>(base + static_cast<i128>(2 * hr::gib_bytes),
+                              i128{std::numeric_limits<std::uint64_t>::max()});
+      const bool valid = v.gmu > 0 && v.gmu <= 1 && v.heads >= 1;
+      try {
+        e.emplace(v.weights, v.gmu, v.heads, v.ram, distributed);
+      } catch (const hr::invalid_argument&) {
+        REQUIRE_INV(!valid);
+        return 0;
+      }
+      REQUIRE_INV(valid);
+    } else {  // GPUStack's inputs, the need given directly
+      hr::vllm_options o;
+      o.required_vram_bytes = in.bytes();
+      o.gpu_memory_utilization = v.gmu;
+      o.attention_heads = in.byte() % 4 == 0 ? 0u : std::uint32_t{in.byte()} % 129;
+      o.vocab_size = in.byte() % 2 ? 0u : 32000u + std::uint32_t{in.byte()} * 8;
+      o.tensor_parallel_size = in.byte() % 3 == 0 ? 1u << (in.byte() % 5) : 0u;
+      o.pipeline_parallel_size = in.byte() % 5 == 0 ? 1u + in.byte() % 3 : 0u;
+      o.distributed = distributed;
+      o.kv_cache.enabled = in.byte() % 3 == 0;
+      o.kv_cache.ram_size_bytes = in.byte() % 2 ? in.bytes() : 0;
+      constexpr std::array<double, 5> ratios{1.2, 0.0, 2.5, -1.0,
+                                             std::numeric_limits<double>::quiet_NaN()};
+      o.kv_cache.ram_ratio = ratios[in.byte() % ratios.size()];
+      v.need = o.required_vram_bytes;
+      v.heads = o.attention_heads;
+      v.vocab = o.vocab_size;
+      v.tp = o.tensor_parallel_size;
+      v.pp = o.pipeline_parallel_size;
+      v.kv = o.kv_cache;
+      const bool valid =
+          v.gmu > 0 && v.gmu <= 1 && o.kv_cache.ram_ratio >= 0 && (v.tp == 0 || v.divides(v.tp));
+      try {
+        e.emplace(o);
+      } catch (const hr::invalid_argument&) {
+        REQUIRE_INV(!valid);
+        return 0;
+      }
+      REQUIRE_INV(valid);
     }
-    REQUIRE_INV(valid);
     run(st, in, *e, v);
   } else {
     layered_spec l;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Concept checks for the scheduler: static_assert only.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,6 +41,38 @@ struct string_cluster_model {
   std::uint64_t id;
   std::string cluster;
 };
+// Text identities (GPUStack names its models), GPU types, optional layer counts.
+struct named_model {
+  std::string id;
+  int cluster;
+};
+struct named_instance {
+  std::uint64_t id;
+  std::string model_id;
+  std::optional<std::uint64_t> worker_id;
+  instance_state state;
+  std::uint64_t ram_bytes;
+  std::vector<gpu_claim> gpus;
+  std::string gpu_type;
+  std::optional<std::uint32_t> total_layers, offload_layers;
+};
+struct typed_gpu {
+  std::uint32_t index;
+  std::uint64_t vram_total_bytes;
+  std::string type;
+};
+struct file_row {
+  std::uint64_t worker_id, key;
+  bool ready;
+};
+struct proposal {
+  std::uint64_t worker_id;
+  std::vector<gpu_claim> gpus;
+};
+struct float_id_model {
+  double id;
+  int cluster;
+};
 
 // Archetypes satisfy the concepts through their specializations alone.
 static_assert(Gpu<archetypes::gpu>);
@@ -52,7 +85,15 @@ static_assert(Gpu<plain_gpu>);
 static_assert(Worker<plain_worker>);
 static_assert(ModelRequestFor<plain_model, plain_worker>);
 static_assert(Instance<plain_instance>);
+static_assert(ModelRequestFor<named_model, plain_worker>);
+static_assert(Instance<named_instance>);
+static_assert(Gpu<typed_gpu>);
+static_assert(ModelFile<file_row>);
+static_assert(Placement<proposal>);
+static_assert(GpustackEstimator<vllm_estimator>);
+static_assert(!GpustackEstimator<layered_estimator>);
 // Negative cases.
+static_assert(!ModelRequest<float_id_model>);  // an identity is an integer or text
 static_assert(!Worker<not_a_worker>);
 static_assert(!Gpu<int>);
 static_assert(!ModelRequestFor<string_cluster_model, plain_worker>);

@@ -33,46 +33,55 @@ using namespace std::chrono_literals;
 using headroom::test::rejected;
 
 plan::accelerator_option option(const headroom::accelerator_spec& spec, double price, double link) {
-  plan::accelerator_option a;
-  a.spec = spec;
-  a.price_per_gpu_hour = price;
-  a.flops_efficiency = 0.5;
-  a.bandwidth_efficiency = 0.8;
-  a.step_overhead = 1ms;
-  a.interconnect_bytes_per_second = link;
-  a.all_reduce_latency = 34us;
-  return a;
+  return {.spec = spec,
+          .price_per_gpu_hour = price,
+          .flops_efficiency = 0.5,
+          .bandwidth_efficiency = 0.8,
+          .step_overhead = 1ms,
+          .interconnect_bytes_per_second = link,
+          .all_reduce_latency = 34us};
 }
+
+const plan::model_shape llama_8b{
+    .name = "Llama-3.1-8B",
+    .parameters = 8.030261248e9,
+    .layers = 32,
+    .hidden_size = 4096,
+    .kv_bytes_per_token = headroom::kv_bytes_per_token(32, 8, 128, 2.0),
+    .bytes_per_parameter = 2.0,
+    .activation_bytes = 2.0};
+const plan::model_shape llama_70b{
+    .name = "Llama-3.1-70B",
+    .parameters = 70.553706496e9,
+    .layers = 80,
+    .hidden_size = 8192,
+    .kv_bytes_per_token = headroom::kv_bytes_per_token(80, 8, 128, 2.0),
+    .bytes_per_parameter = 2.0,
+    .activation_bytes = 2.0};
 
 // An 8B model (Llama 3.1 8B's shape, bf16) on a small grid: an H100, an L40S and a test
 // part whose 17 GB leave the bf16 weights no room at TP 1.
 plan::problem small_problem() {
-  plan::problem p;
-  p.name = "test-grid";
-  p.model = {"Llama-3.1-8B",
-             8.030261248e9,
-             32,
-             4096,
-             headroom::kv_bytes_per_token(32, 8, 128, 2.0),
-             2.0,
-             2.0};
-  const headroom::accelerator_spec small{"Test 17GB", 200e12, 1.0e12, 17e9};
-  p.axes.accelerators = {option(headroom::accelerators::h100_sxm, 3.0, 450e9),
-                         option(headroom::accelerators::l40s, 1.0, 32e9), option(small, 0.5, 32e9)};
-  p.axes.tensor_parallel = {1, 2};
-  p.axes.max_batch = {16, 64};
-  p.axes.max_batched_tokens = {512};
-  p.target.ttft = 1s;
-  p.target.tpot = 50ms;
-  p.target.quota = 0.9;
-  p.traffic.rates_per_second = sim::reference_day_traffic();
-  p.traffic.lengths_description = "lognormal 200/1.0 150/0.9";
-  p.search.requests_per_run = 400;
-  p.search.max_measurements = 10;
-  p.search.zero_load_requests = 20;
-  p.search.length_draws = 2000;
-  p.search.seed = 7;
-  return p;
+  const headroom::accelerator_spec small{.name = "Test 17GB",
+                                         .peak_flops_per_second = 200e12,
+                                         .peak_bytes_per_second = 1.0e12,
+                                         .memory_bytes = 17e9};
+  return {.name = "test-grid",
+          .model = llama_8b,
+          .axes = {.accelerators = {option(headroom::accelerators::h100_sxm, 3.0, 450e9),
+                                    option(headroom::accelerators::l40s, 1.0, 32e9),
+                                    option(small, 0.5, 32e9)},
+                   .tensor_parallel = {1, 2},
+                   .max_batch = {16, 64},
+                   .max_batched_tokens = {512}},
+          .target = {.ttft = 1s, .tpot = 50ms, .quota = 0.9},
+          .traffic = {.rates_per_second = sim::reference_day_traffic(),
+                      .lengths_description = "lognormal 200/1.0 150/0.9"},
+          .search = {.requests_per_run = 400,
+                     .max_measurements = 10,
+                     .zero_load_requests = 20,
+                     .length_draws = 2000,
+                     .seed = 7}};
 }
 
 const sim::lognormal_lengths mix(200.0, 1.0, 150.0, 0.9, {4, 1}, {2048, 1024});
@@ -96,11 +105,13 @@ std::vector<expected_row> brute_force(const plan::problem& p) {
     in += static_cast<double>(l.prompt_tokens);
     out += static_cast<double>(l.output_tokens);
   }
-  plan::length_statistics stats;
-  stats.mean_prompt_tokens = in / static_cast<double>(p.search.length_draws);
-  stats.mean_output_tokens = out / static_cast<double>(p.search.length_draws);
-  const headroom::slo bounds{*p.target.ttft, *p.target.tpot, std::nullopt,
-                             headroom::tpot_definition::vllm};
+  const double draws = static_cast<double>(p.search.length_draws);
+  const plan::length_statistics stats{.mean_prompt_tokens = in / draws,
+                                      .mean_output_tokens = out / draws};
+  const headroom::slo bounds{.ttft = *p.target.ttft,
+                             .tpot = *p.target.tpot,
+                             .e2e = std::nullopt,
+                             .tpot_kind = headroom::tpot_definition::vllm};
   const double q = p.target.quota;
   const double rho = p.fleet.target_utilization;
   const double peak =
@@ -124,10 +135,12 @@ std::vector<expected_row> brute_force(const plan::problem& p) {
             continue;
           }
           const sim::replica_config config{
-              batch,
-              sim::kv_budget_tokens(memory, p.axes.memory_fraction, weights,
-                                    p.model.kv_bytes_per_token),
-              tokens, sim::prefill_mode::chunked, sim::kv_policy::preempt_youngest};
+              .max_batch = batch,
+              .kv_budget_tokens = sim::kv_budget_tokens(memory, p.axes.memory_fraction, weights,
+                                                        p.model.kv_bytes_per_token),
+              .max_batched_tokens = tokens,
+              .prefill = sim::prefill_mode::chunked,
+              .kv = sim::kv_policy::preempt_youngest};
           const auto model = plan::make_step_time(p.model, gpu, tp);
           // Zero load: each request alone.
           std::mt19937_64 zero_engine(seed);
@@ -135,7 +148,9 @@ std::vector<expected_row> brute_force(const plan::problem& p) {
           std::size_t met = 0, never = 0;
           for (std::size_t i = 0; i < p.search.zero_load_requests; ++i) {
             const auto l = zero_lengths(zero_engine);
-            const sim::request one[1] = {{0s, l.prompt_tokens, l.output_tokens}};
+            const sim::request one[1] = {{.arrival = 0s,
+                                          .prompt_tokens = l.prompt_tokens,
+                                          .output_tokens = l.output_tokens}};
             const auto run = sim::simulate(config, one, model);
             never += run.status[0] == sim::request_status::rejected;
             met += headroom::meets_slo(bounds, run.outcomes[0]);
@@ -152,19 +167,19 @@ std::vector<expected_row> brute_force(const plan::problem& p) {
           }
           // μ*: capacity.hpp's search over sweep_capacity runs.
           auto measure = [&](headroom::capacity_probe probe) {
-            sim::sweep_options one;
-            one.requests_per_point = p.search.requests_per_run;
-            one.seed = sim::replication_seed(seed, probe.run + 1);
+            const sim::sweep_options one{.requests_per_point = p.search.requests_per_run,
+                                         .seed = sim::replication_seed(seed, probe.run + 1)};
             const std::vector<double> rate{probe.rate_per_second};
             return sim::sweep_capacity(config, model, rate, mix, bounds, one).curve[0].conformance;
           };
-          headroom::capacity_search_options search;
-          search.quota = q;
-          search.rate_high_per_s = plan::starting_rate(model, config, stats);
-          search.rate_low_per_s = search.rate_high_per_s / 2;
-          search.relative_tolerance = p.search.relative_tolerance;
-          search.max_measurements = p.search.max_measurements;
-          search.max_runs_per_rate = p.search.max_runs_per_rate;
+          const double start = plan::starting_rate(model, config, stats);
+          const headroom::capacity_search_options search{
+              .quota = q,
+              .rate_low_per_s = start / 2,
+              .rate_high_per_s = start,
+              .relative_tolerance = p.search.relative_tolerance,
+              .max_measurements = p.search.max_measurements,
+              .max_runs_per_rate = p.search.max_runs_per_rate};
           const auto found = headroom::search_capacity(measure, search);
           if (!found.capacity_per_s) {
             e.status = plan::feasibility::slo_unmet_at_any_rate;
@@ -194,12 +209,10 @@ std::vector<expected_row> brute_force(const plan::problem& p) {
           e.margin = std::min(1 - ttft[at] / p.target.ttft->count(),
                               1 - tpot[at] / p.target.tpot->count());
           // The day.
-          sim::fleet_day_config day;
-          day.capacity_per_replica = e.capacity;
-          day.target_utilisation = rho;
-          day.price_per_replica_hour = gpu.price_per_gpu_hour * tp;
-          day.tokens_per_request = stats.mean_output_tokens;
-          sim::fleet_day_simulator simulator(day);
+          sim::fleet_day_simulator simulator({.capacity_per_replica = e.capacity,
+                                              .target_utilisation = rho,
+                                              .price_per_replica_hour = gpu.price_per_gpu_hour * tp,
+                                              .tokens_per_request = stats.mean_output_tokens});
           e.cost =
               *simulator.run(p.traffic.rates_per_second, p.fleet.policy).cost_per_million_tokens;
           e.replicas = headroom::replicas_needed(peak, rho, e.capacity);
@@ -289,9 +302,10 @@ TEST_SUITE("plan") {
     const auto whole = plan::evaluate_grid(p, mix, {.threads = 2});
     std::string files;  // concatenated, in reverse order: order must not matter
     for (std::size_t k = 3; k >= 1; --k) {
-      const auto part = plan::evaluate_grid(p, mix, {.threads = 1, .part = {k, 3}});
+      const auto part =
+          plan::evaluate_grid(p, mix, {.threads = 1, .part = {.index = k, .count = 3}});
       for (const auto& r : part) CHECK(r.config.index % 3 == k - 1);
-      files += plan::write_csv(p, stats, {k, 3}, part);
+      files += plan::write_csv(p, stats, {.index = k, .count = 3}, part);
     }
     const auto read = plan::read_csv(files);
     REQUIRE(read.ok());
@@ -311,9 +325,11 @@ TEST_SUITE("plan") {
 
     // A missing, a repeated or a foreign shard is a reported outcome.
     const std::string one =
-        plan::write_csv(p, stats, {1, 3}, plan::evaluate_grid(p, mix, {.part = {1, 3}}));
+        plan::write_csv(p, stats, {.index = 1, .count = 3},
+                        plan::evaluate_grid(p, mix, {.part = {.index = 1, .count = 3}}));
     const std::string three =
-        plan::write_csv(p, stats, {3, 3}, plan::evaluate_grid(p, mix, {.part = {3, 3}}));
+        plan::write_csv(p, stats, {.index = 3, .count = 3},
+                        plan::evaluate_grid(p, mix, {.part = {.index = 3, .count = 3}}));
     const auto gap = plan::merge(plan::read_csv(one + three).blocks);
     CHECK_FALSE(gap.ok());
     CHECK(gap.error.find("shard 2/3 is missing") != std::string::npos);
@@ -346,18 +362,15 @@ TEST_SUITE("plan") {
   TEST_CASE("plan: infeasible configurations are reported with their reason") {
     plan::problem p = small_problem();
     // 70B in bf16 (141 GB) on one L40S: the weights do not fit.
-    p.model = {"Llama-3.1-70B",
-               70.553706496e9,
-               80,
-               8192,
-               headroom::kv_bytes_per_token(80, 8, 128, 2.0),
-               2.0,
-               2.0};
+    p.model = llama_70b;
     // A part whose memory leaves the 8B weights room for about 300 tokens of KV cache:
     // floor((17.8888e9 × 0.9 − 16.060522496e9) / 131072) = floor(300.58) = 300 tokens; most
     // requests (median about 350 tokens) can never fit.
     plan::problem tight = small_problem();
-    const headroom::accelerator_spec tiny{"Tight", 200e12, 1.0e12, 17.8888e9};
+    const headroom::accelerator_spec tiny{.name = "Tight",
+                                          .peak_flops_per_second = 200e12,
+                                          .peak_bytes_per_second = 1.0e12,
+                                          .memory_bytes = 17.8888e9};
     tight.axes.accelerators = {option(tiny, 1.0, 32e9)};
     tight.axes.tensor_parallel = {1};
     tight.axes.max_batch = {16};
@@ -457,10 +470,17 @@ TEST_SUITE("plan") {
     // bytes 16e9 + 64000 × 131072 = 24.388608e9 over 5.36e12 B/s = 4.550113 ms (the FLOPs,
     // 1.024e12 over 989.4e12, take 1.035 ms); all-reduces 2 × 32 × (34 µs + 2 × (1/2) ×
     // 64 × 4096 × 2 B / 450e9 B/s) = 64 × 35.16508 µs = 2.250565 ms; total 7.800679 ms.
-    const plan::model_shape m{"m", 8e9, 32, 4096, 131072, 2.0, 2.0};
+    const plan::model_shape m{.name = "m",
+                              .parameters = 8e9,
+                              .layers = 32,
+                              .hidden_size = 4096,
+                              .kv_bytes_per_token = 131072,
+                              .bytes_per_parameter = 2.0,
+                              .activation_bytes = 2.0};
     const auto model =
         plan::make_step_time(m, option(headroom::accelerators::h100_sxm, 1.0, 450e9), 2);
-    const sim::step_shape decode{64, 0, 64, 64000};
+    const sim::step_shape decode{
+        .batch = 64, .prefill_tokens = 0, .decode_tokens = 64, .kv_tokens = 64000};
     CHECK(model.communication_seconds(64) == doctest::Approx(2.2505654044e-3).epsilon(1e-10));
     CHECK(model(decode).count() == doctest::Approx(7.800678837e-3).epsilon(1e-9));
     // TP 1: no all-reduce at all.
@@ -499,7 +519,7 @@ TEST_SUITE("plan") {
     rows[0].capacity_per_second = 0.1 + 0.2;  // not a short decimal
     rows[0].capacity_high_per_second = INFINITY;
     rows[0].latency_margin = -0.25;
-    const std::string text = plan::write_csv(p, stats, {1, 12}, rows);
+    const std::string text = plan::write_csv(p, stats, {.index = 1, .count = 12}, rows);
     const auto read = plan::read_csv(text);
     REQUIRE(read.ok());
     REQUIRE(read.blocks.size() == 1);
@@ -510,7 +530,7 @@ TEST_SUITE("plan") {
     CHECK(read.blocks[0].rows[0].capacity_per_second == 0.1 + 0.2);
     CHECK(read.blocks[0].rows[0].capacity_high_per_second == INFINITY);
     CHECK(read.blocks[0].rows[0].latency_margin == -0.25);
-    CHECK(plan::write_csv(p, stats, {1, 12}, read.blocks[0].rows) == text);
+    CHECK(plan::write_csv(p, stats, {.index = 1, .count = 12}, read.blocks[0].rows) == text);
 
     const auto header = plan::read_csv("# not a plan\n");
     CHECK(header.error_line == 1);
@@ -551,7 +571,7 @@ TEST_SUITE("plan") {
     CHECK(bad([](plan::problem& q) { q.search.requests_per_run = 10; }) ==
           "search.requests_per_run");
     CHECK(rejected([&] {
-            (void)plan::evaluate_grid(p, mix, {.part = {4, 3}});
+            (void)plan::evaluate_grid(p, mix, {.part = {.index = 4, .count = 3}});
           }) == "run.part.index");
   }
 
@@ -583,8 +603,17 @@ TEST_SUITE("plan") {
       std::istringstream fields(line);
       for (std::string s; std::getline(fields, s, ',');) f.push_back(s);
       REQUIRE(f.size() == 13);
-      out.push_back({f[0], f[2], f[3], f[4], f[7], f[12], std::stoi(f[6]), std::stoul(f[8]),
-                     std::stoul(f[9]), std::stoul(f[10]), std::stod(f[11])});
+      out.push_back({.id = f[0],
+                     .engine = f[2],
+                     .model = f[3],
+                     .accelerator = f[4],
+                     .precision = f[7],
+                     .unit = f[12],
+                     .tensor_parallel = std::stoi(f[6]),
+                     .input = std::stoul(f[8]),
+                     .output = std::stoul(f[9]),
+                     .requests = std::stoul(f[10]),
+                     .published = std::stod(f[11])});
     }
     return out;
   }
@@ -605,8 +634,13 @@ TEST_SUITE("plan") {
     if (fp8) spec.peak_flops_per_second = 1978.9e12;  // dense FP8, twice dense BF16
     plan::accelerator_option gpu = option(spec, 1.0, 450e9);
     gpu.bandwidth_efficiency = bandwidth_efficiency;
-    const plan::model_shape m{
-        "m", parameters, big ? 80 : 32, big ? 8192 : 4096, kv, fp8 ? 1.0 : 2.0, 2.0};
+    const plan::model_shape m{.name = "m",
+                              .parameters = parameters,
+                              .layers = big ? 80 : 32,
+                              .hidden_size = big ? 8192 : 4096,
+                              .kv_bytes_per_token = kv,
+                              .bytes_per_parameter = fp8 ? 1.0 : 2.0,
+                              .activation_bytes = 2.0};
     const auto model = plan::make_step_time(m, gpu, r.tensor_parallel);
     sim::replica_config c;
     if (r.engine == "TensorRT-LLM") {
@@ -645,7 +679,9 @@ TEST_SUITE("plan") {
       c.prefill = sim::prefill_mode::whole;
       c.kv = sim::kv_policy::preempt_youngest;
     }
-    const std::vector<sim::request> requests(r.requests, sim::request{0s, r.input, r.output});
+    const std::vector<sim::request> requests(
+        r.requests,
+        sim::request{.arrival = 0s, .prompt_tokens = r.input, .output_tokens = r.output});
     const auto run = sim::simulate(c, requests, model);
     REQUIRE(run.stats.finished == r.requests);
     const double end = run.stats.end.count();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Scheduler tests. Expected numbers are SPEC.md §7's reference formulas worked by hand in
-// the comments (GiB throughout; M = max score).
+// Scheduler tests. Expected numbers are GPUStack's scorer formulas
+// (gpustack/policies/scorers/*.py) worked by hand in the comments (GiB throughout; M = max
+// score). The differential test against GPUStack's own code is scheduler_gpustack.test.cpp.
 #include <doctest/doctest.h>
 
 #include "support.hpp"
@@ -92,7 +93,7 @@ struct view_builder {
     r.ram_total_bytes = static_cast<std::uint64_t>(ram_total_gib * static_cast<double>(GiB));
     r.cur = cur;
     r.oth = oth;
-    r.ready = true;
+    r.state = worker_state::ready;
     workers.push_back(r);
     return static_cast<std::uint32_t>(workers.size() - 1);
   }
@@ -166,7 +167,7 @@ TEST_SUITE("scheduler") {
     CHECK(missing.name() == "local_path");
   }
 
-  TEST_CASE("scheduler: filter chain runs in the seed's order and stops at the first rejection") {
+  TEST_CASE("scheduler: filter chain runs in GPUStack's order and stops at the first rejection") {
     // Worker 1 fails cluster AND state: the cluster filter (first) is the one reported.
     std::vector<Wk> workers{
         {.id = 1, .cluster = 2, .state = worker_state::not_ready, .gpus = {{0, 24 * GiB}}},
@@ -307,7 +308,9 @@ TEST_SUITE("scheduler") {
     // 40 GiB weights: 40·1.2 + 2 = 50 GiB. No worker alone (21.6, 28.8, 28.8); 12 heads.
     // Distributed, subordinates by largest claim sum then id (w2 28.8, w3 28.8, w1 21.6):
     // main w1 + w2 = 50.4 GiB on 3 GPUs (12 % 3 = 0); main w2 + w3 = 57.6 on 6; w3 + w2 likewise.
-    r = place_plain(workers, none, Model{}, vllm_estimator(40 * GiB, 0.9, 12), chain, ws);
+    r = place_plain(workers, none, Model{},
+                    vllm_estimator(40 * GiB, 0.9, 12, 0, distributed_inference::across_workers),
+                    chain, ws);
     REQUIRE(r);
     CHECK(r.strategy == fit_strategy::distributed);
     REQUIRE(ws.candidates().size() == 3);
@@ -322,8 +325,12 @@ TEST_SUITE("scheduler") {
     CHECK_FALSE(r);
     CHECK(r.reason == no_placement_reason::insufficient_resources);
     CHECK(why.rejected.size() == 3);
-    // Distributed disabled: same request has no candidate.
-    r = place_plain(workers, none, Model{}, vllm_estimator(40 * GiB, 0.9, 12, 0, false), chain, ws);
+    // Distributed disabled (GPUStack's default): same request has no candidate.
+    r = place_plain(workers, none, Model{}, vllm_estimator(40 * GiB, 0.9, 12), chain, ws);
+    CHECK_FALSE(r);
+    r = place_plain(workers, none, Model{},
+                    vllm_estimator(40 * GiB, 0.9, 12, 0, distributed_inference::single_worker),
+                    chain, ws);
     CHECK_FALSE(r);
     r = place_plain(std::vector<Wk>{}, none, Model{}, vllm_estimator(GiB, 0.9, 12), chain, ws);
     CHECK(r.reason == no_placement_reason::no_workers);
@@ -456,7 +463,7 @@ TEST_SUITE("scheduler") {
   TEST_CASE("scheduler: state and offloaded-layer scorers") {
     view_builder b;
     const auto w0 = b.worker(1, 64), w1 = b.worker(2, 64);
-    b.workers[w1].ready = false;
+    b.workers[w1].state = worker_state::not_ready;
     const auto p0 = b.part(w0, 0, {}), p1 = b.part(w1, 0, {});
     const auto v = b.view();
     const state_scorer st{100};
@@ -475,11 +482,19 @@ TEST_SUITE("scheduler") {
     const offload_layer_scorer ol{10};
     instance_record r;
     CHECK(ol.score(v, r) == 0.0);  // no metadata
+    r.has_layers = true;
     r.total_layers = 40;
     r.offload_layers = 40;
     CHECK(ol.score(v, r) == 10.0);
     r.offload_layers = 30;  // 10·30/40 = 7.5
     CHECK(ol.score(v, r) == doctest::Approx(7.5));
+    // offload_layer_scorer.py: M when offload == total, even 0 of 0 layers; a count above the
+    // total is scored by the ratio (10·50/40 = 12.5), not capped.
+    r.total_layers = r.offload_layers = 0;
+    CHECK(ol.score(v, r) == 10.0);
+    r.total_layers = 40;
+    r.offload_layers = 50;
+    CHECK(ol.score(v, r) == 12.5);
   }
 
   TEST_CASE("scheduler: scale-down order with the gpustack chain") {
@@ -494,7 +509,8 @@ TEST_SUITE("scheduler") {
          .gpus = {{0, 12 * GiB}},
          .total_layers = 40,
          .offload_layers = 40},
-        // 100 + 10·20/40 = 5 + VRAM a = 24 − 6 − 6 (model 9) = 12: 6/18 → 2/9 → 105.2222
+        // 100 + 10·20/40 = 5 + VRAM: GPUStack's scale down counts the model's own claims only
+        // (model 9's 6 GiB is not seen): a = 24 − 6 = 18, 6/(18 + 6) = 0.25 → 2·0.25/3 → 105.1667
         {.id = 11,
          .model_id = 7,
          .worker_id = 2,
@@ -524,7 +540,7 @@ TEST_SUITE("scheduler") {
     const auto ranked = rank_for_removal(workers, instances, Model{}, chain, ws);
     REQUIRE(ranked.size() == 6);
     const std::uint64_t order[] = {15, 12, 14, 13, 11, 10};
-    const double scores[] = {0, 1.0 / 3, 10, 50.25, 105 + 2.0 / 9, 110 + 1.0 / 3};
+    const double scores[] = {0, 1.0 / 3, 10, 50.25, 105 + 1.0 / 6, 110 + 1.0 / 3};
     for (std::size_t i = 0; i < 6; ++i) {
       CHECK(ranked[i].id == order[i]);
       CHECK(ranked[i].score == doctest::Approx(scores[i]));
@@ -749,7 +765,7 @@ TEST_SUITE("scheduler") {
       dynamic_scale_down_chain ds(normalization::none);
       ds.add("state", 1, state_scorer{100})
           .add("offload", 1, offload_layer_scorer{10})
-          .add("placement", 1, placement_retention_scorer{1});
+          .add("placement", 1, placement_retention_scorer{1, instance_view::model_only});
       const auto ka = rank_for_removal(workers, instances, m, ss, ws_a);
       const auto kb = rank_for_removal(workers, instances, m, ds, ws_b);
       REQUIRE(ka.size() == kb.size());

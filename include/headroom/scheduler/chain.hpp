@@ -4,7 +4,8 @@
 // like a Kubernetes NormalizeScore; a constant column scores 0), then add weight × column to the
 // totals. scorer_chain is static (std::tuple, fold expressions, inlined); dynamic_scorer_chain
 // holds type-erased plugins with names and weights configured at run time. Same scorers, same
-// weights → identical totals, bit for bit. Presets: gpustack_* (SPEC §7 exactly) and default_*.
+// weights → identical totals, bit for bit. Presets: gpustack_* (GPUStack's scorers and
+// weights, exactly: docs/scheduler.md §4) and default_*.
 #pragma once
 
 #include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
@@ -269,20 +270,24 @@ using dynamic_scale_down_chain = dynamic_scorer_chain<instance_record>;
 
 // ---- presets -----------------------------------------------------------------------------
 
-/// GPUStack scale up: placement (M = 100) + model-file locality (M = 5), raw sum.
+/// GPUStack scale up (scheduler/scheduler.py::find_candidate): placement (M = 100) +
+/// model-file locality (M = 5), raw sum. With gpustack_fit_options() (GPUStack's candidate
+/// list, first maximum wins) this is the gpustack preset.
 [[nodiscard]] inline auto gpustack_scale_up_chain() {
   return scorer_chain<placement_scorer, locality_scorer>(
       normalization::none, weighted<placement_scorer>{{100}, 1, "placement"},
       weighted<locality_scorer>{{5}, 1, "model_file_locality"});
 }
 
-/// GPUStack scale down: state (M = 100) + offloaded layers (M = 10) + placement in
-/// retention mode (M = 1), raw sum; lowest removed first.
+/// GPUStack scale down (server/controllers.py::find_scale_down_candidates): status
+/// (M = 100) + offloaded layers (M = 10) + placement in retention mode over the model's own
+/// instances (M = 1), raw sum; lowest removed first (ties: earlier first). Needs a workspace
+/// indexed with its instances recorded (rank_for_removal does).
 [[nodiscard]] inline auto gpustack_scale_down_chain() {
   return scorer_chain<state_scorer, offload_layer_scorer, placement_retention_scorer>(
       normalization::none, weighted<state_scorer>{{100}, 1, "state"},
       weighted<offload_layer_scorer>{{10}, 1, "offload_layers"},
-      weighted<placement_retention_scorer>{{1}, 1, "placement"});
+      weighted<placement_retention_scorer>{{1, instance_view::model_only}, 1, "placement"});
 }
 
 /// The default scale up, each scorer normalised to [0, 100]: binpack models → best fit

@@ -68,7 +68,8 @@ struct gpu_matching_filter {
     if (std::ranges::begin(sel) == std::ranges::end(sel)) return filter_verdict::keep();
     const std::uint64_t id = worker_traits<W>::id(w);
     for (const auto& ref : sel)
-      if (static_cast<std::uint64_t>(ref.worker_id) == id) return filter_verdict::keep();
+      if (gpu_ref_traits<std::remove_cvref_t<decltype(ref)>>::worker_id(ref) == id)
+        return filter_verdict::keep();
     return filter_verdict::reject();
   }
   /// "gpu_matching".
@@ -107,11 +108,11 @@ struct label_filter {
   }
 };
 
-/// Keeps READY workers only.
+/// Keeps READY workers only (GPUStack's worker_filters/status_filter.py).
 struct state_filter {
   template <Worker W, class M>
   [[nodiscard]] constexpr filter_verdict operator()(const W& w, const M&) const noexcept {
-    return worker_traits<W>::ready(w) ? filter_verdict::keep() : filter_verdict::reject();
+    return is_ready(worker_traits<W>::state(w)) ? filter_verdict::keep() : filter_verdict::reject();
   }
   /// "state".
   [[nodiscard]] constexpr std::string_view name() const noexcept { return "state"; }

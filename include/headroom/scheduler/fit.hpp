@@ -2,10 +2,13 @@
 // Scheduler step 2: resource fit. The workspace indexes the caller's workers and instances
 // (through the traits) into flat records: allocatable VRAM per GPU and RAM per worker
 // (total − reserved − claims of existing instances; RAM on the main worker only; each
-// quantity counted up to detail::max_counted_bytes = 8 PiB), instance
-// counts per worker/GPU, file readiness. The fit ladder then tries, in order, single worker
-// single GPU → single worker several GPUs → across workers (main + subordinates) → partial
-// offload, else CPU only, and stops at the first strategy that yields candidates.
+// quantity counted up to detail::max_counted_bytes = 8 PiB), instance counts per
+// worker/GPU, GPU types, file readiness. Two candidate listings run on it:
+//  - grouped (the default, ours): single worker single GPU → single worker several GPUs →
+//    across workers (main + subordinates) → partial offload, else CPU only, stopping at the
+//    first strategy that yields candidates; equivalent GPUs of a worker yield one candidate;
+//  - gpustack: GPUStack's vLLM resource-fit selector, every candidate in GPUStack's order
+//    (scheduler/gpustack_fit.hpp).
 // Requirements come from an estimator: vllm_estimator and layered_estimator are provided.
 #pragma once
 
@@ -19,6 +22,8 @@
 #include <limits>
 #include <optional>
 #include <span>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -128,10 +133,12 @@ struct worker_record {
   std::uint32_t gpu_count = 0;        ///< number of GPUs
   std::uint32_t cur = 0;              ///< instances of the model, once per GPU occupied (CPU: once)
   std::uint32_t oth = 0;              ///< instances of other models, counted the same way
-  bool ready = false;                 ///< worker_traits::ready
-  bool main_files = false;            ///< the model's files are READY here
-  bool draft_files = false;           ///< the draft model's files are READY here
-  bool eligible = false;              ///< passed the filter chain (set by the scheduler)
+  std::uint16_t type =
+      0;  ///< its effective GPU type id (workspace::type_name; see gpustack_fit.hpp)
+  worker_state state = worker_state::not_ready;  ///< worker_traits::state
+  bool main_files = false;                       ///< the model's files are READY here
+  bool draft_files = false;                      ///< the draft model's files are READY here
+  bool eligible = false;                         ///< passed the filter chain (set by the scheduler)
 };
 
 /// A GPU as indexed by the workspace.
@@ -142,6 +149,7 @@ struct gpu_record {
   std::int64_t alloc_bytes = 0;   ///< total − reserved − Σ VRAM claims (may be < 0)
   std::uint32_t cur = 0;          ///< instances of the model on this GPU
   std::uint32_t oth = 0;          ///< instances of other models on this GPU
+  std::uint16_t type = 0;         ///< GPU type id (workspace::type_name); 0 = untyped
   bool selected = false;          ///< explicitly selected by the model
 };
 
@@ -158,7 +166,9 @@ struct placement_part {
   std::uint32_t worker = 0;       ///< position of the worker in the caller's range
   std::uint32_t claim_begin = 0;  ///< first claim in workspace claims
   std::uint32_t claim_count = 0;  ///< GPUs used on this worker (0 = CPU)
-  std::uint64_t ram_bytes = 0;    ///< RAM claimed (main worker only)
+  /// RAM claimed: subtracted from the main worker's allocatable RAM; a subordinate's is
+  /// scored but never subtracted (GPUStack counts RAM on the main worker only).
+  std::uint64_t ram_bytes = 0;
 };
 
 /// How a placement was found.
@@ -168,7 +178,9 @@ enum class fit_strategy : std::uint8_t {
   multi_gpu,        ///< one worker, several GPUs
   distributed,      ///< a main worker and subordinate workers
   partial_offload,  ///< some layers on one GPU, the rest in RAM
-  cpu_only          ///< RAM only
+  cpu_only,         ///< RAM only
+  manual,           ///< on explicitly selected GPUs (GPUStack's manual selection stage)
+  given             ///< listed by the caller (workspace::set_candidates)
 };
 
 /// A candidate placement (scale up): parts live in the workspace.
@@ -176,8 +188,11 @@ struct candidate {
   std::uint32_t part_begin = 0;                ///< first part in workspace parts
   std::uint32_t part_count = 0;                ///< 1 + number of subordinates
   fit_strategy strategy = fit_strategy::none;  ///< the ladder step that produced it
-  std::uint32_t offload_layers = 0;            ///< layers on GPU (layered estimators), else 0
-  std::uint32_t total_layers = 0;              ///< total layers (layered estimators), else 0
+  /// A manual selection that over-commits its GPUs (GPUStack keeps the best such one when
+  /// nothing else fits and the model has one replica).
+  bool overcommit = false;
+  std::uint32_t offload_layers = 0;  ///< layers on GPU (layered estimators), else 0
+  std::uint32_t total_layers = 0;    ///< total layers (layered estimators), else 0
 };
 
 /// An existing instance of the model being scaled down, as indexed by the workspace.
@@ -188,8 +203,9 @@ struct instance_record {
   bool scheduled = false;                          ///< has a worker id
   std::uint32_t part_begin = 0;      ///< first part (no_position parts when not found)
   std::uint32_t part_count = 0;      ///< 0 when unscheduled or its worker is missing
-  std::uint32_t total_layers = 0;    ///< layer metadata, 0 = none
-  std::uint32_t offload_layers = 0;  ///< layers on GPU
+  bool has_layers = false;           ///< layer metadata given (total and offloaded)
+  std::uint32_t total_layers = 0;    ///< total layers (when has_layers)
+  std::uint32_t offload_layers = 0;  ///< layers on GPU (when has_layers)
 };
 
 /// An instance's place in a scale-down ranking (remove from the front).
@@ -230,52 +246,159 @@ concept Estimator = requires(const E& e, std::uint64_t total, std::int64_t alloc
   { e.fits(sum, n) } -> std::convertible_to<bool>;
 };
 
-/// vLLM-style estimator: needs weights × 1.2 + 2 GiB of VRAM in total; claims gmu × total
-/// on every GPU it uses, and a GPU is eligible only when at least that much is free;
-/// the GPU count (tensor-parallel size) must divide the attention heads.
+/// Whether one replica may span several workers (GPUStack's
+/// model.distributed_inference_across_workers, false by default).
+enum class distributed_inference : std::uint8_t {
+  single_worker,  ///< one worker per replica (GPUStack's default)
+  across_workers  ///< a main worker and subordinate workers when no single worker fits
+};
+
+/// GPUStack's extended KV cache (model.extended_kv_cache): RAM a placement claims beside its
+/// VRAM. RAM claim of each part (main and subordinates), as GPUStack's
+/// policies/utils.py::get_computed_ram_claim: none unless enabled; ram_size_bytes when > 0
+/// (and every worker used must hold that much: get_model_ram_claim, ram_not_enough); else
+/// ⌊ram_ratio × the part's VRAM claim⌋ when ram_ratio > 0 (never checked against RAM).
+struct extended_kv_cache {
+  bool enabled = false;              ///< the feature is on
+  std::uint64_t ram_size_bytes = 0;  ///< fixed RAM per part, bytes (GPUStack's ram_size GiB × 2^30)
+  double ram_ratio = 1.2;            ///< else RAM = ratio × VRAM claim (finite, >= 0)
+};
+
+/// What GPUStack's vLLM resource-fit selector takes about the model
+/// (policies/candidate_selectors/vllm_resource_fit_selector.py).
+struct vllm_options {
+  /// VRAM the model needs in total, bytes (GPUStack's estimate_model_vram; from weights:
+  /// vllm_required_vram_bytes). A placement's claims must sum to at least this.
+  std::uint64_t required_vram_bytes = 0;
+  double gpu_memory_utilization = 0.9;       ///< --gpu-memory-utilization, in (0, 1]
+  std::uint32_t attention_heads = 0;         ///< num_attention_heads; 0 = unknown (no constraint)
+  std::uint32_t vocab_size = 0;              ///< vocab_size; 0 = unknown (no constraint)
+  std::uint32_t tensor_parallel_size = 0;    ///< --tensor-parallel-size; 0 = not set
+  std::uint32_t pipeline_parallel_size = 0;  ///< --pipeline-parallel-size; 0 = not set
+  distributed_inference distributed = distributed_inference::single_worker;  ///< across workers?
+  extended_kv_cache kv_cache{};  ///< RAM claimed beside the VRAM
+};
+
+/// GPUStack's VRAM estimate of an LLM from its weights (policies/utils.py::
+/// estimate_model_vram): ⌊weights × 1.2⌋ + 2 GiB, saturated.
+[[nodiscard]] constexpr std::uint64_t vllm_required_vram_bytes(
+    std::uint64_t weights_bytes) noexcept {
+  const double scaled = static_cast<double>(weights_bytes) * 1.2;
+  const std::uint64_t base = scaled >= 18446744073709551616.0
+                                 ? std::numeric_limits<std::uint64_t>::max()
+                                 : static_cast<std::uint64_t>(scaled);
+  return detail::sat_add(base, 2 * gib_bytes);
+}
+
+/// vLLM-style estimator (GPUStack's vLLM resource-fit selector). Claims ⌊gmu × total⌋ on
+/// every GPU it uses; the claims must cover required_vram_bytes; a GPU count n must divide
+/// the attention heads and the vocabulary (tensor parallelism) and equal the world size
+/// tensor_parallel_size × pipeline_parallel_size when either is set. For the grouped
+/// listing a GPU is eligible when at least its claim is free; the gpustack listing applies
+/// GPUStack's own thresholds (scheduler/gpustack_fit.hpp).
 class vllm_estimator {
  public:
-  /// weights_bytes: model weights; gmu: gpu_memory_utilization in (0, 1]; attention_heads
-  /// >= 1; ram_bytes: RAM claimed on the main worker; distributed: multi-worker allowed.
+  /// From GPUStack's inputs; throws invalid_argument for gpu_memory_utilization outside
+  /// (0, 1], a negative or NaN kv_cache.ram_ratio, or a tensor_parallel_size that does not
+  /// divide attention_heads or vocab_size (GPUStack's _validate_arguments).
+  explicit constexpr vllm_estimator(const vllm_options& options) : o_(options) {
+    detail::require_unit_positive("options.gpu_memory_utilization", o_.gpu_memory_utilization);
+    detail::require_non_negative("options.kv_cache.ram_ratio", o_.kv_cache.ram_ratio);
+    if (o_.tensor_parallel_size != 0 && !tp_divisible(o_.tensor_parallel_size))
+      detail::fail("options.tensor_parallel_size", o_.tensor_parallel_size,
+                   "must divide attention_heads and vocab_size");
+  }
+  /// weights_bytes: model weights (need vllm_required_vram_bytes(weights)); gmu:
+  /// gpu_memory_utilization in (0, 1]; attention_heads >= 1; ram_bytes: RAM claimed on the
+  /// workers used (an extended KV cache of that fixed size; 0 = none); distributed: whether
+  /// a replica may span workers (GPUStack's default: no).
   constexpr vllm_estimator(std::uint64_t weights_bytes, double gmu, std::uint32_t attention_heads,
-                           std::uint64_t ram_bytes = 0, bool distributed = true)
-      : weights_(weights_bytes),
-        gmu_(detail::require_unit_positive("gmu", gmu)),
-        heads_(attention_heads),
-        ram_(ram_bytes),
-        distributed_(distributed) {
+                           std::uint64_t ram_bytes = 0,
+                           distributed_inference distributed = distributed_inference::single_worker)
+      : o_{vllm_required_vram_bytes(weights_bytes),
+           detail::require_unit_positive("gmu", gmu),
+           attention_heads,
+           0,
+           0,
+           0,
+           distributed,
+           {ram_bytes != 0, ram_bytes, 0.0}} {
     if (attention_heads == 0) detail::fail("attention_heads", attention_heads, "must be >= 1");
   }
   /// Multi-GPU always; distributed when enabled; never offload or CPU.
   [[nodiscard]] constexpr backend_capabilities capabilities() const noexcept {
-    return {true, distributed_, false, false};
+    return {true, o_.distributed == distributed_inference::across_workers, false, false};
   }
-  /// VRAM needed in total: weights × 1.2 + 2 GiB, bytes.
-  [[nodiscard]] constexpr double required_vram_bytes() const noexcept {
-    return static_cast<double>(weights_) * 1.2 + static_cast<double>(2 * gib_bytes);
+  /// VRAM needed in total, bytes.
+  [[nodiscard]] constexpr std::uint64_t required_vram_bytes() const noexcept {
+    return o_.required_vram_bytes;
   }
-  /// RAM claimed on the main worker.
-  [[nodiscard]] constexpr std::uint64_t ram_bytes() const noexcept { return ram_; }
-  /// gmu × total when at least that much of the GPU is free, else 0 (ineligible).
+  /// gpu_memory_utilization.
+  [[nodiscard]] constexpr double gpu_memory_utilization() const noexcept {
+    return o_.gpu_memory_utilization;
+  }
+  /// The options it was built from.
+  [[nodiscard]] constexpr const vllm_options& options() const noexcept { return o_; }
+  /// The GPUs one replica must use: tensor × pipeline parallel size, 0 when neither is set.
+  [[nodiscard]] constexpr std::uint32_t world_size() const noexcept {
+    if (o_.tensor_parallel_size == 0 && o_.pipeline_parallel_size == 0) return 0;
+    return std::max<std::uint32_t>(o_.tensor_parallel_size, 1) *
+           std::max<std::uint32_t>(o_.pipeline_parallel_size, 1);
+  }
+  /// true iff n GPUs can split the model: n > 0 divides the attention heads and the vocabulary
+  /// (each when known); GPUStack's _is_tp_size_divisible.
+  [[nodiscard]] constexpr bool tp_divisible(std::uint32_t n) const noexcept {
+    return n > 0 && (o_.attention_heads == 0 || o_.attention_heads % n == 0) &&
+           (o_.vocab_size == 0 || o_.vocab_size % n == 0);
+  }
+  /// RAM every worker of a placement must hold and the main worker claims (the fixed
+  /// extended-KV-cache size when enabled, else 0); GPUStack's get_model_ram_claim.
+  [[nodiscard]] constexpr std::uint64_t ram_bytes() const noexcept {
+    return o_.kv_cache.enabled ? o_.kv_cache.ram_size_bytes : 0;
+  }
+  /// RAM one part of a placement claims given its VRAM claims' sum (see extended_kv_cache).
+  [[nodiscard]] constexpr std::uint64_t part_ram_bytes(
+      std::uint64_t vram_claim_bytes) const noexcept {
+    const extended_kv_cache& k = o_.kv_cache;
+    if (!k.enabled) return 0;
+    if (k.ram_size_bytes > 0) return k.ram_size_bytes;
+    if (!(k.ram_ratio > 0)) return 0;
+    const double ram = static_cast<double>(vram_claim_bytes) * k.ram_ratio;
+    return ram >= 18446744073709551616.0 ? std::numeric_limits<std::uint64_t>::max()
+                                         : static_cast<std::uint64_t>(ram);
+  }
+  /// ⌊gmu × total⌋ when at least gmu × total of the GPU is free, else 0 (ineligible).
   [[nodiscard]] constexpr std::uint64_t gpu_claim_bytes(std::uint64_t total_bytes,
                                                         std::int64_t alloc_bytes) const noexcept {
-    const double claim = gmu_ * static_cast<double>(total_bytes);
+    const double claim = o_.gpu_memory_utilization * static_cast<double>(total_bytes);
     if (static_cast<double>(alloc_bytes) < claim || claim < 1.0) return 0;
     return static_cast<std::uint64_t>(claim);
   }
-  /// The claims cover the requirement and gpu_count divides the attention heads.
+  /// The claims cover the requirement, and gpu_count divides the heads and the vocabulary
+  /// and equals the world size when one is set.
   [[nodiscard]] constexpr bool fits(std::uint64_t claims_bytes,
                                     std::uint32_t gpu_count) const noexcept {
-    return gpu_count > 0 && heads_ % gpu_count == 0 &&
-           static_cast<double>(claims_bytes) >= required_vram_bytes();
+    const std::uint32_t world = world_size();
+    return tp_divisible(gpu_count) && (world == 0 || gpu_count == world) &&
+           claims_bytes >= o_.required_vram_bytes;
   }
 
  private:
-  std::uint64_t weights_;
-  double gmu_;
-  std::uint32_t heads_;
-  std::uint64_t ram_;
-  bool distributed_;
+  vllm_options o_;
+};
+
+/// An estimator the gpustack listing can run: GPUStack's vLLM selector reads the need, the
+/// utilization, the world size, tensor-parallel divisibility, the distribution mode and the
+/// RAM claims (vllm_estimator).
+template <class E>
+concept GpustackEstimator = requires(const E& e, std::uint32_t n, std::uint64_t b) {
+  { e.required_vram_bytes() } -> std::convertible_to<std::uint64_t>;
+  { e.gpu_memory_utilization() } -> std::convertible_to<double>;
+  { e.world_size() } -> std::convertible_to<std::uint32_t>;
+  { e.tp_divisible(n) } -> std::convertible_to<bool>;
+  { e.capabilities() } -> std::convertible_to<backend_capabilities>;
+  { e.ram_bytes() } -> std::convertible_to<std::uint64_t>;
+  { e.part_ram_bytes(b) } -> std::convertible_to<std::uint64_t>;
 };
 
 /// Layer-based estimator (GGUF-like): VRAM(L) = fixed_vram + L × layer_vram for L > 0
@@ -358,10 +481,35 @@ class layered_estimator {
   bool cpu_;
 };
 
-/// Tuning of the fit ladder.
-struct fit_options {
-  std::uint32_t max_subordinates = 8;  ///< most subordinate workers of a distributed candidate
+/// Which candidates the fit lists.
+enum class candidate_listing : std::uint8_t {
+  /// headroom's ladder (the default): equivalent GPUs of a worker yield one candidate, the
+  /// distributed stage one candidate per main worker; fastest.
+  grouped,
+  /// GPUStack's vLLM resource-fit selector, exactly: manual selection, else one candidate per
+  /// GPU, else the fewest GPUs per worker, else one distributed candidate per GPU type;
+  /// GPUStack's order and thresholds (scheduler/gpustack_fit.hpp). Needs a GpustackEstimator.
+  gpustack
 };
+
+/// Which candidate wins among equal totals.
+enum class tie_break : std::uint8_t {
+  lowest_worker_id,  ///< the lowest main-worker id, then the lowest first GPU index (ours)
+  first_listed       ///< the first in the list (GPUStack's pick_highest_score_candidate)
+};
+
+/// Tuning of the fit ladder and of the pick.
+struct fit_options {
+  std::uint32_t max_subordinates = 8;  ///< most subordinates of a grouped distributed candidate
+  candidate_listing listing = candidate_listing::grouped;  ///< which candidates are listed
+  tie_break ties = tie_break::lowest_worker_id;            ///< who wins a tie
+};
+
+/// GPUStack's rules: its candidate list, in its order, and the first maximum wins. With
+/// gpustack_scale_up_chain() this is the gpustack preset (docs/scheduler.md §4).
+[[nodiscard]] constexpr fit_options gpustack_fit_options() noexcept {
+  return {8, candidate_listing::gpustack, tie_break::first_listed};
+}
 
 /// Read-only view of an indexed cluster and the model being scheduled, given to scorers.
 struct cluster_view {
@@ -377,6 +525,12 @@ struct cluster_view {
   /// main_files | draft_files << 1.
   std::span<const std::int64_t> gpu_alloc{};
   std::span<const std::uint8_t> worker_files{};  ///< see gpu_alloc
+  /// Allocatable VRAM per GPU and RAM per worker counting the claims of the model's own
+  /// instances only (filled when the workspace records them: scale down); GPUStack's
+  /// scale-down placement scorer sees only these (server/controllers.py::
+  /// find_scale_down_candidates passes the model's instances).
+  std::span<const std::int64_t> own_gpu_alloc{};
+  std::span<const std::int64_t> own_ram_alloc{};  ///< see own_gpu_alloc
 
   /// The parts of a candidate (first = main worker).
   [[nodiscard]] constexpr std::span<const placement_part> parts_of(
@@ -403,8 +557,9 @@ struct cluster_view {
 /// fitting and scoring allocate nothing.
 class workspace {
  public:
-  /// Indexes workers and instances for model m: allocatable RAM/VRAM, counts, files,
-  /// explicit GPU selection. With record_instances, also records m's instances (scale down).
+  /// Indexes workers and instances for model m: allocatable RAM/VRAM, counts, GPU types,
+  /// files, explicit GPU selection. With record_instances, also records m's instances and
+  /// the allocatable amounts their claims alone leave (scale down).
   template <std::ranges::forward_range Workers, std::ranges::forward_range Instances, class M>
   requires Worker<std::ranges::range_value_t<Workers>> &&
       Instance<std::ranges::range_value_t<Instances>> && ModelRequest<M>
@@ -421,15 +576,19 @@ class workspace {
     candidates_.clear();
     ram_base_.clear();
     vram_base_.clear();
-    model_id_ = MT::id(m);
+    model_key_.assign(MT::id(m));
     files_ = MT::files(m);
     draft_ = MT::draft_files(m);
     policy_ = MT::placement(m);
+    gpus_per_replica_ = MT::gpus_per_replica(m);
+    replicas_ = MT::replicas(m);
     has_draft_ = draft_ != 0;
     draft_ready_count_ = 0;
+    table_draft_ready_ = false;
     sorted_ids_ = true;
     recording_ = record_instances;
     next_position_ = 0;
+    type_count_ = 1;  // id 0: untyped
     refilter();
     for (const auto& w : workers) {
       worker_record r;
@@ -437,24 +596,28 @@ class workspace {
       r.ram_total_bytes = WT::ram_total_bytes(w);
       r.ram_alloc_bytes = detail::counted_bytes(r.ram_total_bytes) -
                           detail::counted_bytes(WT::ram_reserved_bytes(w));
-      r.ready = WT::ready(w);
+      r.state = WT::state(w);
       r.main_files = files_ != 0 && WT::files_ready(w, files_);
       r.draft_files = draft_ != 0 && WT::files_ready(w, draft_);
       draft_ready_count_ += r.draft_files ? 1u : 0u;
       r.gpu_begin = static_cast<std::uint32_t>(gpus_.size());
       const auto pos = static_cast<std::uint32_t>(workers_.size());
+      const std::int64_t worker_reserved = detail::counted_bytes(WT::vram_reserved_bytes(w));
       for (const auto& g : WT::gpus(w)) {
         using GT = gpu_traits<std::remove_cvref_t<decltype(g)>>;
         gpu_record gr;
         gr.index = GT::index(g);
         gr.worker = pos;
         gr.total_bytes = GT::vram_total_bytes(g);
-        gr.alloc_bytes = detail::counted_bytes(gr.total_bytes) -
-                         detail::counted_bytes(GT::vram_reserved_bytes(g));
+        gr.type = intern_type(GT::type(g));
+        gr.alloc_bytes = detail::sub_bytes(detail::counted_bytes(gr.total_bytes) -
+                                               detail::counted_bytes(GT::vram_reserved_bytes(g)),
+                                           worker_reserved);
         gpus_.push_back(gr);
         vram_base_.push_back(gr.alloc_bytes);
       }
       r.gpu_count = static_cast<std::uint32_t>(gpus_.size()) - r.gpu_begin;
+      r.type = effective_type(r);
       if (!workers_.empty() && workers_.back().id >= r.id) sorted_ids_ = false;
       workers_.push_back(r);
       ram_base_.push_back(r.ram_alloc_bytes);
@@ -466,12 +629,25 @@ class workspace {
       std::sort(id_index_.begin(), id_index_.end());
     }
     has_selection_ = false;
+    selection_.clear();
     for (const auto& ref : MT::gpu_selection(m)) {
+      using RT = gpu_ref_traits<std::remove_cvref_t<decltype(ref)>>;
       has_selection_ = true;
-      const std::uint32_t w = find_worker(static_cast<std::uint64_t>(ref.worker_id));
-      if (w == no_position) continue;
-      const std::uint32_t g = find_gpu(w, static_cast<std::uint32_t>(ref.index));
+      const std::uint32_t w = find_worker(RT::worker_id(ref));
+      const std::uint32_t g = w == no_position ? no_position : find_gpu(w, RT::index(ref));
       if (g != no_position) gpus_[g].selected = true;
+      selection_.push_back(g);
+    }
+    type_excluded_vram_.assign(gpus_.size(), 0);
+    type_excluded_ram_.assign(workers_.size(), 0);
+    distributed_on_.assign(workers_.size(), 0);
+    table_files_.assign(workers_.size(), 0);
+    if (recording_) {
+      own_gpu_alloc_.assign(vram_base_.begin(), vram_base_.end());
+      own_ram_alloc_.assign(ram_base_.begin(), ram_base_.end());
+    } else {
+      own_gpu_alloc_.clear();
+      own_ram_alloc_.clear();
     }
     indexing_ = true;
     for (const auto& inst : instances) apply_instance(inst, false);
@@ -484,6 +660,44 @@ class workspace {
     distinct_.clear();
     distinct_of_.assign(workers_.size(), distinct_span{});
     for (std::uint32_t w = 0; w < workers_.size(); ++w) update_twins(w);
+  }
+
+  /// Reads a model-file table kept beside the workers (GPUStack's model_files): a worker
+  /// holds the model's (or the draft model's) files READY when a READY row names it and
+  /// the key; a READY draft row naming any worker (indexed or not) makes the draft count as
+  /// available somewhere (the locality scorer's draft weight). Replaces the table read by
+  /// an earlier call; what worker_traits::files_ready says still counts. Call it after
+  /// index() (which forgets the table) and whenever the table changes.
+  template <std::ranges::input_range Files>
+  requires ModelFile<std::ranges::range_value_t<Files>>
+  void index_files(const Files& files) {
+    using FT = model_file_traits<std::ranges::range_value_t<Files>>;
+    drop_candidates();
+    std::fill(table_files_.begin(), table_files_.end(), std::uint8_t{0});
+    table_draft_ready_ = false;
+    for (const auto& f : files) {
+      if (!FT::ready(f)) continue;
+      const std::uint64_t key = FT::key(f);
+      const std::optional<std::uint64_t> wid = FT::worker_id(f);
+      if (key == 0 || !wid) continue;
+      const bool main = key == files_, draft = key == draft_;
+      if (draft) table_draft_ready_ = true;
+      if (!main && !draft) continue;
+      const std::uint32_t w = find_worker(*wid);
+      if (w == no_position) continue;
+      table_files_[w] |= static_cast<std::uint8_t>((main ? 1u : 0u) | (draft ? 2u : 0u));
+    }
+    for (std::uint32_t w = 0; w < workers_.size(); ++w) {
+      worker_record& r = workers_[w];
+      const bool main = r.main_files || (table_files_[w] & 1u) != 0;
+      const bool draft = r.draft_files || (table_files_[w] & 2u) != 0;
+      if (draft != r.draft_files)
+        draft_ready_count_ = draft ? draft_ready_count_ + 1 : draft_ready_count_ - 1;
+      r.main_files = main;
+      r.draft_files = draft;
+      worker_files_[w] = static_cast<std::uint8_t>((main ? 1u : 0u) | (draft ? 2u : 0u));
+    }
+    draft_any_ready_ = draft_ready_count_ > 0 || table_draft_ready_;
   }
 
   /// Counts a new instance into the index, as index() would have counted it: subtracts its
@@ -510,12 +724,12 @@ class workspace {
     apply_instance(inst, true);
   }
 
-  /// Re-reads one indexed worker (matched by id): readiness, RAM and VRAM totals/reserved,
+  /// Re-reads one indexed worker (matched by id): state, RAM and VRAM totals/reserved,
   /// file readiness, and queues it for the filters at the next place_indexed (which
   /// otherwise reuses its cached verdict); claims and counts are kept. Call it whenever
   /// anything a filter or the index reads about the worker changed. Returns false, changing
-  /// nothing, when the id is not indexed or its GPUs (count or indices) changed: index() again
-  /// then.
+  /// nothing, when the id is not indexed or its GPUs (count, indices or types) changed:
+  /// index() again then.
   template <class W>
   requires Worker<W>
   bool update_worker(const W& w) {
@@ -527,35 +741,45 @@ class workspace {
       std::uint32_t g = r.gpu_begin;
       for (const auto& gpu : WT::gpus(w)) {
         using GT = gpu_traits<std::remove_cvref_t<decltype(gpu)>>;
-        if (g == r.gpu_begin + r.gpu_count || gpus_[g].index != GT::index(gpu)) return false;
+        if (g == r.gpu_begin + r.gpu_count || gpus_[g].index != GT::index(gpu) ||
+            gpus_[g].type != find_type(GT::type(gpu)))
+          return false;
         ++g;
       }
       if (g != r.gpu_begin + r.gpu_count) return false;
     }
     drop_candidates();
+    const std::int64_t worker_reserved = detail::counted_bytes(WT::vram_reserved_bytes(w));
     std::uint32_t g = r.gpu_begin;
     for (const auto& gpu : WT::gpus(w)) {
       using GT = gpu_traits<std::remove_cvref_t<decltype(gpu)>>;
       gpu_record& gr = gpus_[g];
       gr.total_bytes = GT::vram_total_bytes(gpu);
-      const std::int64_t base = detail::counted_bytes(gr.total_bytes) -
-                                detail::counted_bytes(GT::vram_reserved_bytes(gpu));
-      gr.alloc_bytes = detail::add_bytes(gr.alloc_bytes, base - vram_base_[g]);
+      const std::int64_t base =
+          detail::sub_bytes(detail::counted_bytes(gr.total_bytes) -
+                                detail::counted_bytes(GT::vram_reserved_bytes(gpu)),
+                            worker_reserved);
+      const std::int64_t delta = detail::sub_bytes(base, vram_base_[g]);
+      gr.alloc_bytes = detail::add_bytes(gr.alloc_bytes, delta);
+      if (!own_gpu_alloc_.empty()) own_gpu_alloc_[g] = detail::add_bytes(own_gpu_alloc_[g], delta);
       vram_base_[g] = base;
       ++g;
     }
     r.ram_total_bytes = WT::ram_total_bytes(w);
     const std::int64_t base =
         detail::counted_bytes(r.ram_total_bytes) - detail::counted_bytes(WT::ram_reserved_bytes(w));
-    r.ram_alloc_bytes = detail::add_bytes(r.ram_alloc_bytes, base - ram_base_[pos]);
+    const std::int64_t delta = detail::sub_bytes(base, ram_base_[pos]);
+    r.ram_alloc_bytes = detail::add_bytes(r.ram_alloc_bytes, delta);
+    if (!own_ram_alloc_.empty())
+      own_ram_alloc_[pos] = detail::add_bytes(own_ram_alloc_[pos], delta);
     ram_base_[pos] = base;
-    r.ready = WT::ready(w);
-    r.main_files = files_ != 0 && WT::files_ready(w, files_);
-    const bool draft = draft_ != 0 && WT::files_ready(w, draft_);
+    r.state = WT::state(w);
+    r.main_files = (files_ != 0 && WT::files_ready(w, files_)) || (table_files_[pos] & 1u) != 0;
+    const bool draft = (draft_ != 0 && WT::files_ready(w, draft_)) || (table_files_[pos] & 2u) != 0;
     if (draft != r.draft_files)
       draft_ready_count_ = draft ? draft_ready_count_ + 1 : draft_ready_count_ - 1;
     r.draft_files = draft;
-    draft_any_ready_ = draft_ready_count_ > 0;
+    draft_any_ready_ = draft_ready_count_ > 0 || table_draft_ready_;
     update_twins(pos);
     mark_refilter(pos);
     return true;
@@ -577,24 +801,38 @@ class workspace {
     for (std::uint32_t p = 0; p < c.part_count; ++p) {
       const placement_part& part = parts_[c.part_begin + p];
       worker_record& w = workers_[part.worker];
-      if (p == 0)
-        w.ram_alloc_bytes =
-            detail::sub_bytes(w.ram_alloc_bytes, detail::counted_bytes(part.ram_bytes));
+      if (p == 0) {
+        const std::int64_t ram = detail::counted_bytes(part.ram_bytes);
+        w.ram_alloc_bytes = detail::sub_bytes(w.ram_alloc_bytes, ram);
+        if (recording_)
+          own_ram_alloc_[part.worker] = detail::sub_bytes(own_ram_alloc_[part.worker], ram);
+      }
       for (std::uint32_t k = 0; k < part.claim_count; ++k) {
         const claim_record& cl = claims_[part.claim_begin + k];
-        gpus_[cl.gpu].alloc_bytes =
-            detail::sub_bytes(gpus_[cl.gpu].alloc_bytes, detail::counted_bytes(cl.vram_bytes));
+        const std::int64_t vram = detail::counted_bytes(cl.vram_bytes);
+        gpus_[cl.gpu].alloc_bytes = detail::sub_bytes(gpus_[cl.gpu].alloc_bytes, vram);
+        if (recording_) own_gpu_alloc_[cl.gpu] = detail::sub_bytes(own_gpu_alloc_[cl.gpu], vram);
         ++gpus_[cl.gpu].cur;
       }
       w.cur += p == 0 ? std::max<std::uint32_t>(1, part.claim_count) : part.claim_count;
+      if (c.part_count > 1) ++distributed_on_[part.worker];
       update_twins(part.worker);
     }
   }
 
   /// The view scorers read.
   [[nodiscard]] cluster_view view() const noexcept {
-    return {workers_,         gpus_,      parts_,       claims_, policy_, has_draft_,
-            draft_any_ready_, gpu_alloc_, worker_files_};
+    return {workers_,         gpus_,      parts_,        claims_,        policy_,       has_draft_,
+            draft_any_ready_, gpu_alloc_, worker_files_, own_gpu_alloc_, own_ram_alloc_};
+  }
+  /// The text of GPU type id t (gpu_record::type, worker_record::type); "" = untyped.
+  [[nodiscard]] std::string_view type_name(std::uint16_t t) const noexcept {
+    return t < type_count_ ? std::string_view(types_[t]) : std::string_view{};
+  }
+  /// true iff id is the identity of the model the workspace was indexed for.
+  template <ModelId K>
+  [[nodiscard]] bool indexed_for(const K& id) const noexcept {
+    return model_key_.matches(id);
   }
   /// Indexed workers (same order as the caller's range).
   [[nodiscard]] std::span<const worker_record> workers() const noexcept { return workers_; }
@@ -635,13 +873,12 @@ class workspace {
     const void* filters = nullptr;  ///< the chain object
     const void* model = nullptr;    ///< the model request object
     const void* types = nullptr;    ///< a tag unique to the (chain, model) types
-    std::uint64_t model_id = 0;     ///< the model's id
     [[nodiscard]] friend constexpr bool operator==(const filter_key&, const filter_key&) = default;
   };
   /// true iff the eligible flags hold the verdicts of key for every worker except those
   /// listed by refilter_positions() (the scheduler calls this).
   [[nodiscard]] bool verdicts_cached(const filter_key& key) const noexcept {
-    return key.filters != nullptr && key == filter_key_ && key.model_id == model_id_;
+    return key.filters != nullptr && key == filter_key_;
   }
   /// Workers updated since the verdicts were cached (may repeat a position).
   [[nodiscard]] std::span<const std::uint32_t> refilter_positions() const noexcept {
@@ -658,10 +895,66 @@ class workspace {
   /// Workers rejected by the cached verdicts.
   [[nodiscard]] std::uint32_t filtered_out() const noexcept { return filtered_out_; }
 
-  /// Runs the fit ladder with estimator e over the eligible workers; returns the strategy
-  /// that produced candidates (none when no strategy did).
+  /// Lists the candidates for estimator e over the eligible workers, as options.listing
+  /// says (grouped: headroom's ladder; gpustack: GPUStack's selector, which needs a
+  /// GpustackEstimator, else invalid_argument); returns the strategy that produced them
+  /// (none when none did).
   template <Estimator E>
   fit_strategy fit(const E& e, const fit_options& options = {}) {
+    if (options.listing == candidate_listing::gpustack) {
+      if constexpr (GpustackEstimator<E>)
+        return fit_gpustack(e);
+      else
+        detail::fail("options.listing", std::string_view("gpustack"),
+                     "needs a GpustackEstimator such as vllm_estimator");
+    }
+    return fit_grouped(e, options);
+  }
+
+  /// Replaces the candidates with placements the caller lists (scored and picked by
+  /// score_candidates / pick_candidate, scheduler.hpp), in the caller's order. Each is read
+  /// through placement_traits: a main worker id, its GPU claims and RAM claim, and
+  /// subordinates. Throws invalid_argument naming "placements" for a worker id or a GPU
+  /// index that is not indexed.
+  template <std::ranges::input_range Placements>
+  requires Placement<std::ranges::range_value_t<Placements>>
+  void set_candidates(const Placements& placements) {
+    using PT = placement_traits<std::ranges::range_value_t<Placements>>;
+    drop_candidates();
+    std::uint64_t item = 0;
+    for (const auto& p : placements) {
+      const auto begin = static_cast<std::uint32_t>(parts_.size());
+      given_part(PT::worker_id(p), PT::gpus(p), PT::ram_bytes(p), item);
+      for (const auto& sub : PT::subordinates(p)) {
+        using ST = subordinate_traits<std::remove_cvref_t<decltype(sub)>>;
+        given_part(ST::worker_id(sub), ST::gpus(sub), ST::ram_bytes(sub), item);
+      }
+      candidates_.push_back({begin, static_cast<std::uint32_t>(parts_.size()) - begin,
+                             fit_strategy::given, false, 0, 0});
+      ++item;
+    }
+  }
+
+ private:
+  template <class Claims>
+  void given_part(std::uint64_t worker_id, const Claims& claims, std::uint64_t ram,
+                  std::uint64_t item) {
+    const std::uint32_t w = find_worker(worker_id);
+    if (w == no_position) detail::fail("placements", item, "names a worker that is not indexed");
+    placement_part part{w, static_cast<std::uint32_t>(claims_.size()), 0, ram};
+    for (const auto& cl : claims) {
+      using CT = claim_traits<std::remove_cvref_t<decltype(cl)>>;
+      const std::uint32_t g = find_gpu(w, CT::index(cl));
+      if (g == no_position)
+        detail::fail("placements", item, "claims a GPU index its worker does not have");
+      claims_.push_back({g, CT::index(cl), CT::vram_bytes(cl)});
+    }
+    part.claim_count = static_cast<std::uint32_t>(claims_.size()) - part.claim_begin;
+    parts_.push_back(part);
+  }
+  // headroom's ladder (candidate_listing::grouped).
+  template <Estimator E>
+  fit_strategy fit_grouped(const E& e, const fit_options& options) {
     drop_candidates();
     const backend_capabilities caps = e.capabilities();
     const std::uint64_t ram_need = e.ram_bytes();
@@ -687,7 +980,7 @@ class workspace {
                             std::uint64_t c) {
         claim[n] = {g, index, c};
         part[n] = {w, static_cast<std::uint32_t>(c0 + n), 1, ram_need};
-        cand[n] = {static_cast<std::uint32_t>(p0 + n), 1, fit_strategy::single_gpu, 0, 0};
+        cand[n] = {static_cast<std::uint32_t>(p0 + n), 1, fit_strategy::single_gpu, false, 0, 0};
         ++n;
       };
       if (!has_selection_) {
@@ -731,7 +1024,7 @@ class workspace {
           if (n >= 2 && e.fits(sum, n)) {
             const auto begin = static_cast<std::uint32_t>(parts_.size());
             push_sorted_part(w, ram_need, n);
-            candidates_.push_back({begin, 1, fit_strategy::multi_gpu, 0, 0});
+            candidates_.push_back({begin, 1, fit_strategy::multi_gpu, false, 0, 0});
             break;
           }
         }
@@ -776,8 +1069,8 @@ class workspace {
         const auto begin = static_cast<std::uint32_t>(parts_.size());
         push_all_eligible(main.worker, ram_need);
         for (std::uint32_t sw : subs_) push_all_eligible(sw, 0);
-        candidates_.push_back(
-            {begin, static_cast<std::uint32_t>(1 + subs_.size()), fit_strategy::distributed, 0, 0});
+        candidates_.push_back({begin, static_cast<std::uint32_t>(1 + subs_.size()),
+                               fit_strategy::distributed, false, 0, 0});
       }
       if (!candidates_.empty()) return fit_strategy::distributed;
     }
@@ -797,7 +1090,7 @@ class workspace {
             const auto begin = static_cast<std::uint32_t>(parts_.size());
             push_part(w, f->ram_bytes, &g, &f->vram_bytes, 1);
             candidates_.push_back(
-                {begin, 1, fit_strategy::partial_offload, f->layers, f->total_layers});
+                {begin, 1, fit_strategy::partial_offload, false, f->layers, f->total_layers});
           }
         }
         if (!candidates_.empty()) return fit_strategy::partial_offload;
@@ -813,7 +1106,7 @@ class workspace {
           if (!wr.eligible || !detail::holds_bytes(wr.ram_alloc_bytes, need)) continue;
           const auto begin = static_cast<std::uint32_t>(parts_.size());
           push_part(w, need, nullptr, nullptr, 0);
-          candidates_.push_back({begin, 1, fit_strategy::cpu_only, 0, 0});
+          candidates_.push_back({begin, 1, fit_strategy::cpu_only, false, 0, 0});
         }
         if (!candidates_.empty()) return fit_strategy::cpu_only;
       }
@@ -821,6 +1114,28 @@ class workspace {
     return fit_strategy::none;
   }
 
+  // GPUStack's listing (candidate_listing::gpustack), scheduler/gpustack_fit.hpp: the
+  // selector's stages in its order, each its own function.
+  template <class E>
+  fit_strategy fit_gpustack(const E& e);
+  template <class E>
+  void gpustack_manual(const E& e, std::uint32_t gpu_count);
+  template <class E>
+  void gpustack_single_gpu(const E& e);
+  template <class E>
+  void gpustack_multi_gpu(const E& e, std::uint32_t gpu_count);
+  template <class E>
+  void gpustack_multi_worker(const E& e, std::uint32_t gpu_count);
+  template <class E>
+  void gpustack_overcommit(const E& e);
+  void gpustack_type_order(bool every_gpu_type);
+  [[nodiscard]] std::int64_t gpustack_gpu_alloc(std::uint32_t g) const noexcept;
+  [[nodiscard]] std::int64_t gpustack_ram_alloc(std::uint32_t w) const noexcept;
+  template <class E>
+  void gpustack_push(std::uint32_t w, const std::uint32_t* gpu, std::uint32_t n, const E& e,
+                     std::uint64_t static_ram);
+
+ public:
   /// true iff worker w takes part in some candidate of the last fit.
   [[nodiscard]] bool in_some_candidate(std::uint32_t w) const noexcept {
     for (const candidate& c : candidates_)
@@ -836,6 +1151,41 @@ class workspace {
     std::uint32_t worker;
   };
 
+  // GPU types: id 0 = untyped, 1.. = distinct texts in order of first appearance; an
+  // instance's type that no GPU has reads as unknown_type (equal to no GPU's type).
+  static constexpr std::uint16_t unknown_type = 0xFFFF;
+  std::uint16_t intern_type(std::string_view t) {
+    if (t.empty()) return 0;
+    for (std::uint16_t k = 1; k < type_count_; ++k)
+      if (types_[k] == t) return k;
+    if (type_count_ == unknown_type)
+      detail::fail("gpu types", std::size_t{type_count_}, "too many");
+    if (types_.size() <= type_count_) types_.resize(type_count_ + std::size_t{1});
+    types_[type_count_].assign(t);
+    return type_count_++;
+  }
+  [[nodiscard]] std::uint16_t find_type(std::string_view t) const noexcept {
+    if (t.empty()) return 0;
+    for (std::uint16_t k = 1; k < type_count_; ++k)
+      if (types_[k] == t) return k;
+    return unknown_type;
+  }
+  // The type GPUStack sees a worker with: policies/utils.py::group_workers_by_gpu_type
+  // gives each type's copy of the worker the shared (shallow-copied) status, so every copy
+  // ends with the GPUs of the type that appears last for the first time among its GPUs.
+  [[nodiscard]] std::uint16_t effective_type(const worker_record& r) const noexcept {
+    std::uint16_t t = 0;
+    for (std::uint32_t g = r.gpu_begin; g < r.gpu_begin + r.gpu_count; ++g) {
+      bool first = true;
+      for (std::uint32_t h = r.gpu_begin; h < g; ++h)
+        if (gpus_[h].type == gpus_[g].type) {
+          first = false;
+          break;
+        }
+      if (first) t = gpus_[g].type;
+    }
+    return t;
+  }
   // gpu_claims_: per-GPU claim of a full placement (0 = ineligible), in one pass.
   template <class E>
   void compute_claims(const E& e) {
@@ -944,7 +1294,7 @@ class workspace {
   template <class I>
   void apply_instance(const I& inst, bool remove) {
     using IT = instance_traits<I>;
-    const bool mine = IT::model_id(inst) == model_id_;
+    const bool mine = model_key_.matches(IT::model_id(inst));
     const std::optional<std::uint64_t> wid = IT::worker_id(inst);
     const std::uint32_t w = wid ? find_worker(*wid) : no_position;
     const bool keep = recording_ && mine && !remove;
@@ -954,21 +1304,40 @@ class workspace {
       rec.id = IT::id(inst);
       rec.state = IT::state(inst);
       rec.scheduled = wid.has_value();
-      rec.total_layers = IT::total_layers(inst);
-      rec.offload_layers = IT::offload_layers(inst);
+      const std::optional<std::uint32_t> total = IT::total_layers(inst);
+      const std::optional<std::uint32_t> offload = IT::offload_layers(inst);
+      rec.has_layers = total.has_value() && offload.has_value();
+      rec.total_layers = total.value_or(0);
+      rec.offload_layers = offload.value_or(0);
       rec.part_begin = static_cast<std::uint32_t>(parts_.size());
     }
     if (remove && recording_ && mine) forget_record(IT::id(inst));
     if (!remove) ++next_position_;
+    const std::uint16_t type = find_type(IT::gpu_type(inst));
+    const auto& subordinates = IT::subordinates(inst);
+    const bool distributed = std::ranges::begin(subordinates) != std::ranges::end(subordinates);
     if (w != no_position) {
       const std::int64_t ram = detail::counted_bytes(IT::ram_bytes(inst));
       workers_[w].ram_alloc_bytes = remove ? detail::add_bytes(workers_[w].ram_alloc_bytes, ram)
                                            : detail::sub_bytes(workers_[w].ram_alloc_bytes, ram);
-      add_part(w, IT::gpus(inst), IT::ram_bytes(inst), mine, keep, true, remove);
+      if (recording_ && mine)
+        own_ram_alloc_[w] = remove ? detail::add_bytes(own_ram_alloc_[w], ram)
+                                   : detail::sub_bytes(own_ram_alloc_[w], ram);
+      // GPUStack's fit counts a main instance's RAM on a worker of another GPU type not at
+      // all (policies/utils.py::compute_worker_allocated): kept aside, added back there.
+      const std::uint16_t wt = workers_[w].type;
+      if (wt != 0 && type != 0 && type != wt)
+        type_excluded_ram_[w] = remove ? detail::sub_bytes(type_excluded_ram_[w], ram)
+                                       : detail::add_bytes(type_excluded_ram_[w], ram);
+      if (distributed)
+        distributed_on_[w] = remove ? distributed_on_[w] - 1 : distributed_on_[w] + 1;
+      add_part(w, IT::gpus(inst), IT::ram_bytes(inst), mine, keep, type, true, remove);
       for (const auto& sub : IT::subordinates(inst)) {
-        const std::uint32_t sw = find_worker(static_cast<std::uint64_t>(sub.worker_id));
+        using ST = subordinate_traits<std::remove_cvref_t<decltype(sub)>>;
+        const std::uint32_t sw = find_worker(ST::worker_id(sub));
         if (sw == no_position) continue;
-        add_part(sw, sub.gpus, detail::subordinate_ram_bytes(sub), mine, keep, false, remove);
+        distributed_on_[sw] = remove ? distributed_on_[sw] - 1 : distributed_on_[sw] + 1;
+        add_part(sw, ST::gpus(sub), ST::ram_bytes(sub), mine, keep, type, false, remove);
       }
     }
     if (keep) {
@@ -978,25 +1347,35 @@ class workspace {
   }
   template <class Claims>
   void add_part(std::uint32_t w, const Claims& gpu_claims, std::uint64_t ram, bool mine, bool keep,
-                bool main, bool remove = false) {
+                std::uint16_t type, bool main, bool remove) {
     placement_part part;
     part.worker = w;
-    part.ram_bytes = main ? ram : 0;
+    part.ram_bytes = ram;
     part.claim_begin = static_cast<std::uint32_t>(claims_.size());
     std::uint32_t n = 0;
+    const bool own = recording_ && mine;
     for (const auto& cl : gpu_claims) {
-      const auto index = static_cast<std::uint32_t>(cl.index);
+      using CT = claim_traits<std::remove_cvref_t<decltype(cl)>>;
+      const std::uint32_t index = CT::index(cl);
       const std::uint32_t g = find_gpu(w, index);
       ++n;
       if (g == no_position) continue;
-      const std::uint64_t claimed = static_cast<std::uint64_t>(cl.vram_bytes);
+      const std::uint64_t claimed = CT::vram_bytes(cl);
       const std::int64_t vram = detail::counted_bytes(claimed);
       std::uint32_t& counter = mine ? gpus_[g].cur : gpus_[g].oth;
+      // GPUStack's fit counts a claim on a GPU of another type only from a main instance
+      // of unknown type (compute_worker_allocated): the others are kept aside.
+      const std::uint16_t gt = gpus_[g].type;
+      const bool excluded = gt != 0 && type != gt && (!main || type != 0);
       if (remove) {
         gpus_[g].alloc_bytes = detail::add_bytes(gpus_[g].alloc_bytes, vram);
+        if (own) own_gpu_alloc_[g] = detail::add_bytes(own_gpu_alloc_[g], vram);
+        if (excluded) type_excluded_vram_[g] = detail::sub_bytes(type_excluded_vram_[g], vram);
         --counter;
       } else {
         gpus_[g].alloc_bytes = detail::sub_bytes(gpus_[g].alloc_bytes, vram);
+        if (own) own_gpu_alloc_[g] = detail::sub_bytes(own_gpu_alloc_[g], vram);
+        if (excluded) type_excluded_vram_[g] = detail::add_bytes(type_excluded_vram_[g], vram);
         ++counter;
       }
       if (keep) claims_.push_back({g, index, claimed});
@@ -1099,11 +1478,31 @@ class workspace {
   std::vector<std::uint32_t> refilter_;
   std::vector<std::int64_t> ram_base_, vram_base_;  // total − reserved, for update_worker
   std::size_t instance_parts_ = 0, instance_claims_ = 0, next_position_ = 0;
-  std::uint64_t model_id_ = 0, files_ = 0, draft_ = 0;
-  std::uint32_t draft_ready_count_ = 0;
+  detail::model_key model_key_;
+  std::uint64_t files_ = 0, draft_ = 0;
+  std::uint32_t draft_ready_count_ = 0, gpus_per_replica_ = 0, replicas_ = 1;
   placement_policy policy_ = placement_policy::binpack;
   bool has_draft_ = false, draft_any_ready_ = false, sorted_ids_ = true, has_selection_ = false;
-  bool recording_ = false, indexing_ = false;
+  bool recording_ = false, indexing_ = false, table_draft_ready_ = false;
+  // GPU type texts (index = type id) and how many are in use.
+  std::vector<std::string> types_{std::string()};
+  std::uint16_t type_count_ = 1;
+  // Per GPU / per worker: claims GPUStack's fit does not count against the GPU's or the
+  // worker's own type (instances of another type); added back by the gpustack listing.
+  std::vector<std::int64_t> type_excluded_vram_, type_excluded_ram_;
+  // Allocatable amounts counting the model's own instances only (recording index).
+  std::vector<std::int64_t> own_gpu_alloc_, own_ram_alloc_;
+  // Per worker: distributed instances (with subordinates) it takes part in.
+  std::vector<std::uint32_t> distributed_on_;
+  // Per worker: files READY by the table of index_files (main | draft << 1).
+  std::vector<std::uint8_t> table_files_;
+  // The explicit GPU selection in the caller's order: GPU positions, no_position = missing.
+  std::vector<std::uint32_t> selection_;
+  // Scratch of the gpustack listing.
+  std::vector<std::uint16_t> type_order_;
+  std::vector<std::uint8_t> type_seen_;
+  std::vector<std::uint32_t> gs_workers_, gs_gpus_, gs_used_;
+  std::vector<std::uint64_t> gs_claims_;
 
  public:
   /// Column buffers the chains use for per-scorer scores and totals (grown, never shrunk).
@@ -1114,5 +1513,7 @@ class workspace {
 
 }  // namespace v0
 }  // namespace headroom
+
+#include "gpustack_fit.hpp"  // the gpustack listing's member definitions
 
 #endif  // HEADROOM_HAS_CXX20

@@ -2,9 +2,10 @@
 // Scheduler step 3: scorers. A scorer returns a raw score for a candidate placement (scale
 // up) or an existing instance (scale down) from the indexed cluster_view; chains weigh and
 // sum them (chain.hpp). Two families:
-//  - GPUStack-compatible (SPEC.md §7 reference formulas, exactly): binpack, spread,
-//    placement (binpack or spread by the model's policy), model-file locality; for scale
-//    down: state, offloaded layers, placement in retention mode.
+//  - GPUStack's, exactly (gpustack/policies/scorers/*.py, same operations in the same
+//    order, so equal totals stay equal): binpack, spread, placement (binpack or spread by
+//    the model's policy), model-file locality; for scale down: status, offloaded layers,
+//    placement in retention mode.
 //  - the better default: leftover-aware best fit, Kubernetes MostAllocated/LeastAllocated,
 //    replica anti-affinity, and gated<> to apply a scorer under one placement policy only.
 // A scorer may have prepare(view, items) (called once per decision before score()).
@@ -30,38 +31,64 @@ concept ScorerFor = requires(const S& s, const cluster_view& v, const Item& item
   { s.score(v, item) } -> std::convertible_to<double>;
 };
 
+/// Which instances' claims a placement scorer counts against the allocatable amounts and
+/// the instance counts.
+enum class instance_view : std::uint8_t {
+  all_instances,  ///< every instance in the cluster (GPUStack's scale up)
+  model_only      ///< the model's own instances only (GPUStack's scale down)
+};
+
 namespace detail {
-/// c / a, or 0 when the claim is missing or nothing is allocatable (SPEC §7).
+/// claim / allocatable, or 0 when nothing is allocatable (GPUStack's calculate_score).
 [[nodiscard]] constexpr double claim_ratio(std::uint64_t c, double a) noexcept {
-  return c == 0 || !(a > 0) ? 0.0 : static_cast<double>(c) / a;
+  return !(a > 0) ? 0.0 : static_cast<double>(c) / a;
 }
-/// GPUStack binpack score of one part: CPU `M·c_ram/a_ram`; GPU: max over its GPUs of
-/// `(M·1·c_ram/a_ram + M·2·c_vram,i/a_vram,i)/3`; retention adds the claim back to a.
+/// Allocatable VRAM of GPU position g in the view, clamped at 0 as GPUStack's
+/// get_worker_allocatable_resource does.
+[[nodiscard]] constexpr double gpu_allocatable(const cluster_view& v, std::uint32_t g,
+                                               instance_view iv) noexcept {
+  const std::int64_t a = iv == instance_view::model_only && !v.own_gpu_alloc.empty()
+                             ? v.own_gpu_alloc[g]
+                             : v.gpus[g].alloc_bytes;
+  return static_cast<double>(std::max<std::int64_t>(a, 0));
+}
+/// Allocatable RAM of worker position w, clamped at 0.
+[[nodiscard]] constexpr double ram_allocatable(const cluster_view& v, std::uint32_t w,
+                                               instance_view iv) noexcept {
+  const std::int64_t a = iv == instance_view::model_only && !v.own_ram_alloc.empty()
+                             ? v.own_ram_alloc[w]
+                             : v.workers[w].ram_alloc_bytes;
+  return static_cast<double>(std::max<std::int64_t>(a, 0));
+}
+/// GPUStack's binpack score of one part (placement_scorer.py::_score_binpack_item): CPU
+/// `c_ram/a_ram·M` (retention: `c_ram/(a_ram + c_ram)·M`); GPU: max over its GPUs of
+/// `(c_ram/a_ram·M·1 + c_vram,i/a_vram,i·M·2)/3`, retention adding each claim to its a.
 [[nodiscard]] constexpr double binpack_part(const cluster_view& v, const placement_part& p,
-                                            double m, bool retention) noexcept {
-  const worker_record& w = v.workers[p.worker];
+                                            double m, bool retention, instance_view iv) noexcept {
   const double a_ram =
-      static_cast<double>(w.ram_alloc_bytes) + (retention ? static_cast<double>(p.ram_bytes) : 0.0);
+      ram_allocatable(v, p.worker, iv) + (retention ? static_cast<double>(p.ram_bytes) : 0.0);
   if (p.claim_count == 0) return claim_ratio(p.ram_bytes, a_ram) * m;
   double best = 0;
   for (const claim_record& c : v.claims_of(p)) {
-    const double a_vram = static_cast<double>(v.gpus[c.gpu].alloc_bytes) +
-                          (retention ? static_cast<double>(c.vram_bytes) : 0.0);
+    const double a_vram =
+        gpu_allocatable(v, c.gpu, iv) + (retention ? static_cast<double>(c.vram_bytes) : 0.0);
     const double ram_score = claim_ratio(p.ram_bytes, a_ram) * m * 1.0;
     const double vram_score = claim_ratio(c.vram_bytes, a_vram) * m * 2.0;
-    best = std::max(best, (ram_score + vram_score) / 3.0);
+    const double result = (ram_score + vram_score) / (1.0 + 2.0);
+    if (result > best) best = result;
   }
   return best;
 }
-/// Combines main and subordinate part scores: `(5·S_main + n·Σ S_sub)/(5 + n)`.
+/// Combines main and subordinate part scores: `(S_main·5 + Σ S_sub·n·1)/(5 + 1·n)`.
 [[nodiscard]] constexpr double binpack_parts(const cluster_view& v,
                                              std::span<const placement_part> parts, double m,
-                                             bool retention) noexcept {
+                                             bool retention, instance_view iv) noexcept {
   if (parts.empty()) return 0;
-  const double main = binpack_part(v, parts[0], m, retention);
+  const double main = binpack_part(v, parts[0], m, retention, iv);
   if (parts.size() == 1) return main;
   double subs = 0;
-  for (std::size_t k = 1; k < parts.size(); ++k) subs += binpack_part(v, parts[k], m, retention);
+  for (std::size_t k = 1; k < parts.size(); ++k)
+    subs += binpack_part(v, parts[k], m, retention, iv);
   const auto n = static_cast<double>(parts.size() - 1);
   return (main * 5.0 + subs * n * 1.0) / (5.0 + 1.0 * n);
 }
@@ -69,68 +96,83 @@ namespace detail {
 /// min/max of cur and oth over a set of workers and whether one has cur = 0 (spread).
 struct spread_stats {
   std::uint32_t cur_min = 0, cur_max = 0, oth_min = 0, oth_max = 0;
-  bool any_zero_cur = false;
+  bool any_zero_cur = true;  ///< GPUStack's default for an empty set
   bool empty = true;
+  bool model_only = false;  ///< oth counts as 0 (instance_view::model_only)
+  /// The other models' instances on w as this view counts them.
+  [[nodiscard]] constexpr std::uint32_t oth_of(std::uint32_t oth) const noexcept {
+    return model_only ? 0 : oth;
+  }
   constexpr void add(const worker_record& w) noexcept {
+    const std::uint32_t oth = oth_of(w.oth);
     if (empty) {
       cur_min = cur_max = w.cur;
-      oth_min = oth_max = w.oth;
+      oth_min = oth_max = oth;
+      any_zero_cur = w.cur == 0;
       empty = false;
     } else {
       cur_min = std::min(cur_min, w.cur);
       cur_max = std::max(cur_max, w.cur);
-      oth_min = std::min(oth_min, w.oth);
-      oth_max = std::max(oth_max, w.oth);
+      oth_min = std::min(oth_min, oth);
+      oth_max = std::max(oth_max, oth);
+      any_zero_cur = any_zero_cur || w.cur == 0;
     }
-    any_zero_cur = any_zero_cur || w.cur == 0;
   }
-  /// inv(v) = 1 − (v − min)/(max − min), or 1 when max <= min.
+  /// inv(v) = 1 − (v − min)/(max − min), or 1 when max <= min (GPUStack's inverse_norm).
   [[nodiscard]] static constexpr double inv(std::uint32_t x, std::uint32_t lo,
                                             std::uint32_t hi) noexcept {
     if (hi <= lo) return 1.0;
-    return 1.0 - static_cast<double>(x - lo) / static_cast<double>(hi - lo);
+    return 1.0 -
+           static_cast<double>(static_cast<std::int64_t>(x) - lo) / static_cast<double>(hi - lo);
   }
-  /// The worker term W of SPEC §7.
+  /// The worker term W (placement_scorer.py::_score_spread_worker_score, before × M).
   [[nodiscard]] constexpr double worker_term(const worker_record& w) const noexcept {
-    const double ic = inv(w.cur, cur_min, cur_max), io = inv(w.oth, oth_min, oth_max);
-    if (any_zero_cur) return w.cur == 0 ? 0.85 + 0.15 * io : 0.45 + 0.35 * ic + 0.20 * io;
-    return 0.50 + 0.25 * ic + 0.15 * io;
+    const std::uint32_t oth = oth_of(w.oth);
+    if (any_zero_cur) {
+      if (w.cur == 0) return 0.85 + 0.15 * inv(oth, oth_min, oth_max);
+      return 0.45 + 0.35 * inv(w.cur, cur_min, cur_max) + 0.20 * inv(oth, oth_min, oth_max);
+    }
+    return 0.50 + 0.25 * inv(w.cur, cur_min, cur_max) + 0.15 * inv(oth, oth_min, oth_max);
   }
 };
-/// GPUStack spread score of a placement's parts given the worker statistics.
+/// GPUStack's spread score of a placement (placement_scorer.py::_score_spread_item): only
+/// the main worker and its GPUs count; `W·M·0.85 + G·M·0.15` with G the mean of
+/// `1/(1 + cur_i + oth_i·0.2)` over the main worker's claimed GPUs, or `W·M` for a CPU part.
 [[nodiscard]] constexpr double spread_parts(const cluster_view& v,
                                             std::span<const placement_part> parts,
                                             const spread_stats& st, double m) noexcept {
   if (parts.empty()) return 0;
-  const double w = st.worker_term(v.workers[parts[0].worker]);
+  const placement_part& p = parts[0];
+  const double worker_score = st.worker_term(v.workers[p.worker]) * m;
+  if (p.claim_count == 0) return worker_score;
   double g_sum = 0;
-  std::size_t g_n = 0;
-  for (const placement_part& p : parts)
-    for (const claim_record& c : v.claims_of(p)) {
-      const gpu_record& g = v.gpus[c.gpu];
-      g_sum += 1.0 / (1.0 + static_cast<double>(g.cur) + 0.2 * static_cast<double>(g.oth));
-      ++g_n;
-    }
-  if (g_n == 0) return m * w;
-  return m * (0.85 * w + 0.15 * (g_sum / static_cast<double>(g_n)));
+  for (const claim_record& c : v.claims_of(p)) {
+    const gpu_record& g = v.gpus[c.gpu];
+    g_sum += 1.0 / (static_cast<double>(1 + std::uint64_t{g.cur}) +
+                    static_cast<double>(st.oth_of(g.oth)) * 0.2);
+  }
+  const double gpu_score = g_sum / static_cast<double>(p.claim_count) * m;
+  return worker_score * 0.85 + gpu_score * 0.15;
 }
 }  // namespace detail
 
-// ---- GPUStack-compatible scale-up scorers --------------------------------------------------
+// ---- GPUStack's scale-up scorers ------------------------------------------------------------
 
-/// Binpack (scale up): per GPU `(M·c_ram/a_ram + 2M·c_vram/a_vram)/3`, max over the
-/// candidate's GPUs; CPU `M·c_ram/a_ram`; distributed `(5·S_main + n·Σ S_sub)/(5 + n)`.
+/// Binpack (scale up): per GPU `(c_ram/a_ram·M + c_vram/a_vram·2M)/3`, max over the
+/// candidate's GPUs; CPU `c_ram/a_ram·M`; distributed `(5·S_main + n·Σ S_sub)/(5 + n)`; every
+/// a clamped at 0 (placement_scorer.py::score_binpack).
 struct binpack_scorer {
   double max_score = 100;  ///< M
   /// The candidate's score.
   [[nodiscard]] constexpr double score(const cluster_view& v, const candidate& c) const noexcept {
-    return detail::binpack_parts(v, v.parts_of(c), max_score, false);
+    return detail::binpack_parts(v, v.parts_of(c), max_score, false, instance_view::all_instances);
   }
 };
 
-/// Spread (scale up): `M·(0.85·W + 0.15·G)` (CPU: `M·W`), W from cur/oth instance counts of
-/// the main worker with min/max over the candidates' workers, G the mean of
-/// `1/(1 + cur_i + 0.2·oth_i)` over the candidate's GPUs (SPEC §7).
+/// Spread (scale up): `W·M·0.85 + G·M·0.15` (CPU: `W·M`), W from the cur/oth instance counts
+/// of the main worker with min/max over the candidates' main workers, G the mean of
+/// `1/(1 + cur_i + 0.2·oth_i)` over the main worker's claimed GPUs
+/// (placement_scorer.py::score_spread).
 struct spread_scorer {
   double max_score = 100;        ///< M
   detail::spread_stats stats{};  ///< set by prepare()
@@ -158,75 +200,94 @@ struct placement_scorer {
   [[nodiscard]] constexpr double score(const cluster_view& v, const candidate& c) const noexcept {
     return v.policy == placement_policy::spread
                ? spread.score(v, c)
-               : detail::binpack_parts(v, v.parts_of(c), max_score, false);
+               : detail::binpack_parts(v, v.parts_of(c), max_score, false,
+                                       instance_view::all_instances);
   }
 };
 
-/// Model-file locality: `M·(r_main + w·r_draft)/(1 + w)`, r = share of participating workers
-/// with the files READY, w = 0.5 when the draft model has a READY copy anywhere, else 0.
+/// Model-file locality: `(r_main + w·r_draft)/(1 + w)·M`, r = share of the candidate's
+/// distinct workers with the files READY, w = 0.5 when the draft model has a READY copy
+/// anywhere, else 0 (model_file_locality_scorer.py::_calculate_score).
 struct locality_scorer {
   double max_score = 5;  ///< M
   /// The candidate's score.
   [[nodiscard]] constexpr double score(const cluster_view& v, const candidate& c) const noexcept {
     const auto parts = v.parts_of(c);
     if (parts.empty()) return 0;
-    std::size_t main = 0, draft = 0;
-    if (!v.worker_files.empty()) {
-      for (const placement_part& p : parts) {
-        const unsigned f = v.worker_files[p.worker];
-        main += f & 1u;
-        draft += f >> 1;
-      }
-    } else {
-      for (const placement_part& p : parts) {
-        if (v.workers[p.worker].main_files) ++main;
-        if (v.workers[p.worker].draft_files) ++draft;
-      }
+    std::size_t main = 0, draft = 0, distinct = 0;
+    const bool dense = !v.worker_files.empty();
+    if (parts.size() == 1 && dense) {  // the common case, read from the dense copy
+      const unsigned f = v.worker_files[parts[0].worker];
+      main = f & 1u;
+      draft = f >> 1;
+      distinct = 1;
     }
-    const auto n = static_cast<double>(parts.size());
-    const double r_main = static_cast<double>(main) / n, r_draft = static_cast<double>(draft) / n;
-    const double w = v.has_draft && v.draft_any_ready ? 0.5 : 0.0;
+    for (std::size_t k = distinct; k < parts.size(); ++k) {
+      const std::uint32_t w = parts[k].worker;
+      bool seen = false;  // GPUStack counts a set of worker ids
+      for (std::size_t j = 0; j < k && !seen; ++j) seen = parts[j].worker == w;
+      if (seen) continue;
+      ++distinct;
+      const unsigned f =
+          dense ? v.worker_files[w]
+                : (v.workers[w].main_files ? 1u : 0u) | (v.workers[w].draft_files ? 2u : 0u);
+      main += f & 1u;
+      draft += f >> 1;
+    }
+    const auto n = static_cast<double>(distinct);
+    const bool drafts = v.has_draft && v.draft_any_ready;
+    const double r_main = static_cast<double>(main) / n;
+    const double r_draft = drafts ? static_cast<double>(draft) / n : 0.0;
     if (r_main == 0 && r_draft == 0) return 0;
-    return max_score * (r_main + w * r_draft) / (1.0 + w);
+    const double w = drafts ? 0.5 : 0.0;
+    return (r_main + w * r_draft) / (1.0 + w) * max_score;
   }
 };
 
-// ---- GPUStack-compatible scale-down scorers -------------------------------------------------
+// ---- GPUStack's scale-down scorers ----------------------------------------------------------
 
-/// State (scale down): 0 when unscheduled, its worker missing or not ready, or the instance
-/// in error; M when the worker is ready and the instance running; 0.5·M otherwise.
+/// Status (scale down, status_scorer.py): 0 when unscheduled, its worker missing or
+/// NOT_READY, or the instance in error; M when the worker is READY and the instance
+/// RUNNING; M·0.5 otherwise (a worker UNREACHABLE, in MAINTENANCE, ... included).
 struct state_scorer {
   double max_score = 100;  ///< M
   /// The instance's score.
   [[nodiscard]] constexpr double score(const cluster_view& v,
                                        const instance_record& r) const noexcept {
-    if (r.part_count == 0 || r.state == instance_state::error) return 0;
-    if (!v.workers[v.parts[r.part_begin].worker].ready) return 0;
-    return r.state == instance_state::running ? max_score : 0.5 * max_score;
+    if (r.part_count == 0) return 0;
+    const worker_state ws = v.workers[v.parts[r.part_begin].worker].state;
+    if (ws == worker_state::not_ready || r.state == instance_state::error) return 0;
+    if (ws == worker_state::ready && r.state == instance_state::running) return max_score;
+    return max_score * 0.5;
   }
 };
 
-/// Offloaded layers (scale down): M when every layer is on GPU, `M·offload/total` for a
-/// partial offload, 0 without layer metadata.
+/// Offloaded layers (scale down, offload_layer_scorer.py): 0 without layer metadata; M when
+/// offload = total; else `offload/total·M`.
 struct offload_layer_scorer {
   double max_score = 10;  ///< M
   /// The instance's score.
   [[nodiscard]] constexpr double score(const cluster_view&,
                                        const instance_record& r) const noexcept {
+    if (!r.has_layers) return 0;
+    if (r.total_layers == r.offload_layers) return max_score;
     if (r.total_layers == 0) return 0;
-    if (r.offload_layers >= r.total_layers) return max_score;
-    return max_score * static_cast<double>(r.offload_layers) / static_cast<double>(r.total_layers);
+    return static_cast<double>(r.offload_layers) / static_cast<double>(r.total_layers) * max_score;
   }
 };
 
 /// Placement in retention mode (scale down): binpack with each claim added back to its
-/// denominator (`c/(a + c)`), or spread with min/max over all workers; 0 when unscheduled.
+/// clamped allocatable amount (`c/(max(a, 0) + c)`), or spread with min/max over all
+/// workers; 0 when unscheduled. GPUStack's scale down counts the model's own instances only
+/// (view = model_only; needs a workspace that recorded them).
 struct placement_retention_scorer {
-  double max_score = 1;          ///< M
-  detail::spread_stats stats{};  ///< set by prepare()
+  double max_score = 1;                               ///< M
+  instance_view view = instance_view::all_instances;  ///< whose claims and counts it sees
+  detail::spread_stats stats{};                       ///< set by prepare()
   /// Computes the spread statistics over all workers.
   constexpr void prepare(const cluster_view& v, std::span<const instance_record>) noexcept {
     stats = {};
+    stats.model_only = view == instance_view::model_only;
     for (const worker_record& w : v.workers) stats.add(w);
   }
   /// The instance's score.
@@ -235,7 +296,7 @@ struct placement_retention_scorer {
     const auto parts = v.parts_of(r);
     if (v.policy == placement_policy::spread)
       return detail::spread_parts(v, parts, stats, max_score);
-    return detail::binpack_parts(v, parts, max_score, true);
+    return detail::binpack_parts(v, parts, max_score, true, view);
   }
 };
 
