@@ -3,6 +3,9 @@
 //  - place_default_indexed/N: THE DECISION WITH A WARM INDEX (filters + fit + scores on a
 //    workspace indexed once and kept current with commit/add_instance/...): the ≤ 0.3 ms at
 //    10 000 workers target (docs/scheduler.md §6), linear to 100 000;
+//  - place_default_indexed_checked/N: the same with fit_options::stale = refuse (every worker
+//    re-read against its record and its cached filter verdict first: what a forgotten
+//    update_worker costs to detect);
 //  - place_gpustack_preset_indexed/N: the gpustack preset (GPUStack's candidate listing,
 //    one candidate per fitting GPU, its chain and first-maximum pick) on the same index;
 //  - place_default/N: index() + decision, for a caller that re-reads the cluster each time;
@@ -89,10 +92,16 @@ cluster make_cluster(std::size_t n) {
 const bmodel model{7, 1, placement_policy::binpack, 99};
 const vllm_estimator estimator(14 * GiB, 0.9, 32, 8 * GiB);
 
+// The options of the plain benchmarks: the kept index is trusted (the release default).
+fit_options trusted(fit_options o = {}) {
+  o.stale = stale_check::none;
+  return o;
+}
+
 // indexed: decide on a workspace indexed once (warm); else index() + decide every time.
 template <class Chain>
 void run_place(benchmark::State& state, Chain chain, bool indexed,
-               const fit_options& options = {}) {
+               const fit_options& options = trusted()) {
   const auto n = static_cast<std::size_t>(state.range(0));
   const cluster c = make_cluster(n);
   const auto filters = basic_filters();
@@ -129,8 +138,13 @@ void place_default_indexed(benchmark::State& s) { run_place(s, default_scale_up_
 void place_default_dynamic_indexed(benchmark::State& s) { run_place(s, default_dynamic(), true); }
 void place_gpustack_indexed(benchmark::State& s) { run_place(s, gpustack_scale_up_chain(), true); }
 void place_gpustack_dynamic_indexed(benchmark::State& s) { run_place(s, gpustack_dynamic(), true); }
+void place_default_indexed_checked(benchmark::State& s) {
+  fit_options checked;
+  checked.stale = stale_check::refuse;
+  run_place(s, default_scale_up_chain(), true, checked);
+}
 void place_gpustack_preset_indexed(benchmark::State& s) {
-  run_place(s, gpustack_scale_up_chain(), true, gpustack_fit_options());
+  run_place(s, gpustack_scale_up_chain(), true, trusted(gpustack_fit_options()));
 }
 void place_default(benchmark::State& s) { run_place(s, default_scale_up_chain(), false); }
 void place_default_dynamic(benchmark::State& s) { run_place(s, default_dynamic(), false); }
@@ -186,6 +200,7 @@ BENCHMARK(place_default_indexed)
     ->Unit(benchmark::kMicrosecond)
     ->Complexity(benchmark::oN);
 BENCHMARK(place_default_dynamic_indexed)->Arg(10000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(place_default_indexed_checked)->Arg(10000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(place_gpustack_indexed)->Arg(10000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(place_gpustack_dynamic_indexed)->Arg(10000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(place_gpustack_preset_indexed)->Arg(10000)->Unit(benchmark::kMicrosecond);

@@ -137,6 +137,42 @@ template <std::ranges::forward_range R>
     return *it;
   }
 }
+/// A worker that changed without workspace::update_worker: refused by name.
+[[noreturn]] inline void refuse_stale(std::uint64_t id, std::string_view what) {
+  fail("workers", id, what);
+}
+/// The list of workers is not the indexed one (pos: how many were read).
+[[noreturn]] inline void refuse_worker_count(std::uint32_t pos, std::size_t indexed) {
+  if (pos >= indexed)
+    fail("workers", std::uint64_t{pos} + 1,
+         "holds more workers than the workspace indexed: index() it again");
+  fail("workers", std::uint64_t{pos},
+       "holds fewer workers than the workspace indexed: index() it again");
+}
+/// stale_check, records: re-reads every worker against its record; refuses a changed one
+/// or updates it in place (mode). Refuses a list of another size than the index.
+template <class Workers>
+void check_records(const Workers& workers, workspace& ws, stale_check mode) {
+  using WT = worker_traits<std::ranges::range_value_t<Workers>>;
+  const std::size_t indexed = ws.workers().size();
+  std::uint32_t pos = 0;
+  for (const auto& w : workers) {
+    if (pos == indexed) refuse_worker_count(pos, indexed);
+    if (!ws.matches(w, pos)) {
+      const auto id = static_cast<std::uint64_t>(WT::id(w));
+      if (mode == stale_check::refuse)
+        refuse_stale(id,
+                     "changed since it was indexed: call workspace::update_worker(worker) "
+                     "whenever a worker changes (stale_check::refuse)");
+      if (id != ws.workers()[pos].id || !ws.update_worker(w))
+        refuse_stale(id,
+                     "is not the indexed worker at its position, or its GPUs changed "
+                     "(count, indices or types): index() again");
+    }
+    ++pos;
+  }
+  if (pos != indexed) refuse_worker_count(pos, indexed);
+}
 /// true iff candidate a beats b: higher total, then lowest main worker id, then lowest first
 /// GPU index, then earlier candidate (tie_break::lowest_worker_id).
 [[nodiscard]] inline bool better(const cluster_view& v, const candidate& a, double sa,
@@ -200,6 +236,8 @@ score_candidates(Chain& chain, workspace& ws, tie_break ties = tie_break::first_
 /// objects of the last decision, only the workers passed to ws.update_worker since are
 /// filtered again (a worker changed without update_worker keeps its verdict); index(),
 /// ws.refilter(), other filter/model objects or an explanation filter every worker.
+/// options.stale says whether workers changed without update_worker are looked for first
+/// (refused, or re-read), at about the cost of index() without the instances.
 template <std::ranges::forward_range Workers, class M, class Filters, Estimator E, class Chain>
 requires Worker<std::ranges::range_value_t<Workers>> &&
     ModelRequestFor<M, std::ranges::range_value_t<Workers>> &&
@@ -212,6 +250,7 @@ requires Worker<std::ranges::range_value_t<Workers>> &&
   using W = std::ranges::range_value_t<Workers>;
   placement_result out;
   if (why) why->clear();
+  if (options.stale != stale_check::none) detail::check_records(workers, ws, options.stale);
   const workspace::filter_key key{&filters, &m, &detail::type_tag<Filters, M>};
   const auto indexed = static_cast<std::uint32_t>(ws.workers().size());
   std::uint32_t count = indexed;  // workers decided on
@@ -222,6 +261,25 @@ requires Worker<std::ranges::range_value_t<Workers>> &&
       ws.indexed_for(model_traits<M>::id(m))) {
     // Cached verdicts: only the workers updated since run the filters.
     std::uint32_t filtered_out = ws.filtered_out();
+    if (options.stale != stale_check::none) {
+      // Every verdict again, before anything changes: one that differs from the cached one
+      // of a worker not queued by update_worker belongs to a worker changed unannounced.
+      const std::span<const std::uint32_t> queued = ws.refilter_positions();
+      std::uint32_t pos = 0;
+      for (const auto& w : workers) {
+        const bool now = detail::passes(filters, w, m);
+        if (now != ws.workers()[pos].eligible && !detail::range_contains(queued, pos)) {
+          if (options.stale == stale_check::refuse)
+            detail::refuse_stale(worker_traits<W>::id(w),
+                                 "passes the filters differently than when its verdict was "
+                                 "cached: call workspace::update_worker(worker) whenever a "
+                                 "worker changes (stale_check::refuse)");
+          filtered_out = now ? filtered_out - 1 : filtered_out + 1;
+          ws.set_eligible(pos, now);
+        }
+        ++pos;
+      }
+    }
     for (const std::uint32_t pos : ws.refilter_positions()) {
       const bool was = ws.workers()[pos].eligible;
       const bool now = detail::passes(filters, detail::element_at(workers, pos), m);
@@ -238,9 +296,7 @@ requires Worker<std::ranges::range_value_t<Workers>> &&
     std::uint32_t pos = 0;
     for (const auto& w : workers) {
       // The workspace's records are the indexed workers, position for position.
-      if (pos == indexed)
-        detail::fail("workers", std::uint64_t{pos} + 1,
-                     "holds more workers than the workspace indexed: index() it again");
+      if (pos == indexed) detail::refuse_worker_count(pos, indexed);
       const filter_outcome o = filters(w, m);
       ws.set_eligible(pos, o.passed());
       if (!o.passed()) {
@@ -257,9 +313,7 @@ requires Worker<std::ranges::range_value_t<Workers>> &&
       out.reason = no_placement_reason::no_workers;
       return out;
     }
-    if (pos != indexed)
-      detail::fail("workers", std::uint64_t{pos},
-                   "holds fewer workers than the workspace indexed: index() it again");
+    if (pos != indexed) detail::refuse_worker_count(pos, indexed);
     ws.cache_verdicts(key, static_cast<std::uint32_t>(out.filtered_out));
     count = pos;
   }

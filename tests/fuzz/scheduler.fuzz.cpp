@@ -13,17 +13,21 @@
 // backend GPU types), an estimator (vLLM from weights, or from vllm_options: the need given
 // directly, heads, vocabulary, tensor/pipeline parallel sizes, extended KV cache, gmu, RAM,
 // distribution; or layered: layers and sizes, CPU allowed), fit options, then up to 16 steps
-// that mutate the cluster (instances added and removed, workers updated, placements
-// committed). The gpustack and the default chains run with the grouped listing, and the
-// gpustack preset (gpustack chain + gpustack listing and pick), static (filter_chain,
-// scorer_chain) and dynamic (dynamic_filter_chain, dynamic_scorer_chain), through place
-// (fresh workspaces) and place_indexed (workspaces indexed once and kept current with
-// add_instance / remove_instance / update_worker / commit), and rank_for_removal (full and
-// with a count). Invariants, on every decision:
+// that mutate the cluster (instances added and removed, bursts of up to 1 100 copies of one
+// instance, workers updated or changed unannounced, placements committed). The gpustack and the
+// default chains run with the grouped listing, and the gpustack preset (gpustack chain + gpustack
+// listing and pick), static (filter_chain, scorer_chain) and dynamic (dynamic_filter_chain,
+// dynamic_scorer_chain), through place (fresh workspaces) and place_indexed (workspaces indexed
+// once and kept current with add_instance / remove_instance / update_worker / commit), and
+// rank_for_removal (full and with a count). Invariants, on every decision:
 //  * no crash, UB or hang; an invalid estimator argument (gmu outside (0, 1], zero heads or
 //    layers, a tensor-parallel size not dividing heads or vocabulary) throws
 //    headroom::invalid_argument and ends the input; so does a manual selection whose GPUs
-//    per replica differ from the world size (gpustack listing); nothing else throws;
+//    per replica differ from the world size (gpustack listing); workers with one id or a
+//    worker listing one GPU index twice throw naming "workers" when indexed (the harness
+//    then renumbers them and goes on); a worker changed without update_worker throws naming
+//    "workers" under stale_check::refuse exactly when its record or filter verdict would
+//    change, and is re-read under stale_check::refresh; nothing else throws;
 //  * filtered_out and the "no placement" reason agree with the harness's own filters
 //    (re-implemented here on the raw structs); a chosen placement's workers pass every
 //    filter, each checked on its own;
@@ -44,9 +48,6 @@
 //  * scale down returns each of the model's instances exactly once, ascending by score
 //    (ties: earlier first), static = dynamic = kept; with a count the result is the full
 //    ranking's prefix, in order.
-// Ids must be unique for the incremental updates to be unambiguous (worker_traits::id):
-// when an update or a placement involves a duplicated worker id or GPU index, the harness
-// re-indexes its kept workspaces instead of updating them.
 #include <headroom/scheduler.hpp>
 
 #include <algorithm>
@@ -762,12 +763,55 @@ struct workspaces {
   hr::workspace fresh_a, fresh_b, kept_commit, kept_add;
 };
 
-bool worker_id_duplicated(const std::vector<fz_worker>& ws, std::uint64_t id) {
-  return std::count_if(ws.begin(), ws.end(), [&](const fz_worker& w) { return w.id == id; }) > 1;
+bool worker_id_used(const std::vector<fz_worker>& ws, std::uint64_t id) {
+  return std::any_of(ws.begin(), ws.end(), [&](const fz_worker& w) { return w.id == id; });
 }
-bool gpu_index_duplicated(const fz_worker& w, std::uint32_t index) {
-  return std::count_if(w.gpus.begin(), w.gpus.end(),
-                       [&](const fz_gpu& g) { return g.index == index; }) > 1;
+bool gpu_index_used(const fz_worker& w, std::uint32_t index) {
+  return std::any_of(w.gpus.begin(), w.gpus.end(),
+                     [&](const fz_gpu& g) { return g.index == index; });
+}
+/// An index no GPU of w has (below 10 when one is free, as the decoder draws them).
+std::uint32_t free_gpu_index(const fz_worker& w, std::uint32_t wanted) {
+  while (gpu_index_used(w, wanted)) ++wanted;
+  return wanted;
+}
+/// Ids name one worker and indices one GPU of a worker: a cluster that breaks this is
+/// refused by name when indexed; then later duplicates get fresh ids and indices.
+void require_unique_names(std::vector<fz_worker>& ws, const std::vector<fz_instance>& is,
+                          const fz_model& m) {
+  bool duplicated = false;
+  for (std::size_t k = 0; k < ws.size() && !duplicated; ++k)
+    for (std::size_t j = 0; j < k && !duplicated; ++j) duplicated = ws[j].id == ws[k].id;
+  for (const fz_worker& w : ws)
+    for (std::size_t k = 0; k < w.gpus.size() && !duplicated; ++k)
+      for (std::size_t j = 0; j < k && !duplicated; ++j)
+        duplicated = w.gpus[j].index == w.gpus[k].index;
+  if (!duplicated) return;
+  hr::workspace probe;
+  try {
+    probe.index(ws, is, m);
+    violated("a worker id or GPU index named twice was indexed", __LINE__);
+  } catch (const hr::invalid_argument& x) {
+    REQUIRE_INV(std::string_view(x.parameter()) == "workers");
+  }
+  REQUIRE_INV(probe.workers().empty());  // left empty, not half built
+#ifdef HEADROOM_FUZZ_TRACE
+  std::fprintf(stderr, "duplicate names refused\n");
+#endif
+  std::vector<fz_worker> renamed;
+  for (fz_worker w : ws) {
+    std::uint64_t id = w.id;
+    while (worker_id_used(renamed, id)) id += 40;
+    w.id = id;
+    fz_worker kept_gpus;
+    for (fz_gpu& g : w.gpus) {
+      g.index = free_gpu_index(kept_gpus, g.index);
+      kept_gpus.gpus.push_back(g);
+    }
+    w.gpus = std::move(kept_gpus.gpus);
+    renamed.push_back(std::move(w));
+  }
+  ws = std::move(renamed);
 }
 
 void reindex(state& st, workspaces& w) {
@@ -832,6 +876,7 @@ void decide_all(state& st, workspaces& w, chains& c, const E& e, const Spec& spe
   if constexpr (hr::GpustackEstimator<E>) {
     hr::fit_options preset = hr::gpustack_fit_options();
     preset.max_subordinates = st.options.max_subordinates;  // not read by this listing
+    preset.stale = st.options.stale;
     const std::uint32_t count = m.gpus_per_replica != 0
                                     ? m.gpus_per_replica
                                     : static_cast<std::uint32_t>(m.gpu_selection.size());
@@ -904,15 +949,11 @@ void place_and_commit(state& st, workspaces& w, chains& c, const E& e) {
   placed.ram_bytes = r.parts[0].ram_bytes;
   placed.total_layers = r.chosen.total_layers;
   placed.offload_layers = r.chosen.offload_layers;
-  bool ambiguous = false;
   for (std::size_t p = 0; p < r.parts.size(); ++p) {
     const fz_worker& wk = st.workers[r.parts[p].worker];
-    ambiguous = ambiguous || worker_id_duplicated(st.workers, wk.id);
     std::vector<hr::gpu_claim> claims;
-    for (const hr::claim_record& cl : r.claims_of(r.parts[p])) {
-      ambiguous = ambiguous || gpu_index_duplicated(wk, cl.index);
+    for (const hr::claim_record& cl : r.claims_of(r.parts[p]))
       claims.push_back({cl.index, cl.vram_bytes});
-    }
     if (p == 0)
       placed.gpus = std::move(claims);
     else
@@ -921,7 +962,121 @@ void place_and_commit(state& st, workspaces& w, chains& c, const E& e) {
   w.kept_commit.commit(r.chosen);
   w.kept_add.add_instance(placed);
   st.instances.push_back(std::move(placed));
-  if (ambiguous) reindex(st, w);  // ids name the placement ambiguously: index again
+}
+
+/// What a worker's record in the index is read from, as the index counts it (byte
+/// quantities up to 2^53), and its filter verdict: a change to any of them without
+/// update_worker is what stale_check looks for.
+struct worker_reading {
+  hr::worker_state state{};
+  std::uint64_t ram_total = 0;
+  i128 ram_base = 0;
+  std::vector<std::uint64_t> gpu_totals;
+  std::vector<i128> gpu_bases;
+  bool main_files = false, draft_files = false, passes = false;
+  bool operator==(const worker_reading&) const = default;
+};
+i128 counted(std::uint64_t v) { return std::min<i128>(v, i128{1} << 53); }
+worker_reading reading_of(const fz_worker& w, const fz_model& m) {
+  worker_reading r;
+  r.state = w.state;
+  r.ram_total = w.ram_total_bytes;
+  r.ram_base = counted(w.ram_total_bytes) - counted(w.ram_reserved_bytes);
+  for (const fz_gpu& g : w.gpus) {
+    r.gpu_totals.push_back(g.vram_total_bytes);
+    r.gpu_bases.push_back(counted(g.vram_total_bytes) - counted(g.vram_reserved_bytes) -
+                          counted(w.vram_reserved_bytes));
+  }
+  const auto ready = [&](std::uint64_t key) {
+    return key != 0 &&
+           std::find(w.ready_files.begin(), w.ready_files.end(), key) != w.ready_files.end();
+  };
+  r.main_files = ready(m.files);
+  r.draft_files = ready(m.draft_files);
+  r.passes = passes_all(w, m);
+  return r;
+}
+
+/// Changes worker wk as the input says (never its id); true iff its GPU list changed shape.
+bool mutate_worker(fz_worker& wk, reader& in) {
+  const std::uint8_t what = in.byte();
+  if (what & 1u) wk.state = static_cast<hr::worker_state>(in.byte() % 9);
+  if (what & 128u) wk.vram_reserved_bytes = in.byte() % 2 ? in.bytes() : 0;
+  if (what & 2u) wk.ram_total_bytes = in.bytes();
+  if (what & 4u) wk.ram_reserved_bytes = in.bytes();
+  if ((what & 8u) && !wk.gpus.empty()) {
+    fz_gpu& g = wk.gpus[in.byte() % wk.gpus.size()];
+    g.vram_total_bytes = in.bytes();
+    g.vram_reserved_bytes = in.byte() % 2 ? in.bytes() : 0;
+  }
+  if (what & 16u) {
+    wk.ready_files.clear();
+    if (in.byte() % 2) wk.ready_files.push_back(1 + in.byte() % 3);
+  }
+  if (what & 64u) wk.cluster = in.byte() % 3 == 0 ? 1 : 0;  // read by a filter only
+  if ((what & 32u) && wk.gpus.size() < 8) {
+    const auto index = free_gpu_index(wk, static_cast<std::uint32_t>(in.byte() % 10));
+    wk.gpus.push_back({index, "L4", in.bytes(), 0});
+    return true;
+  }
+  return false;
+}
+
+/// A worker changed without update_worker: stale_check::refuse throws exactly when what the
+/// index or the filters read changed (nothing is updated then), stale_check::refresh re-reads
+/// it and decides as a fresh index; both kept indexes end current.
+template <class E>
+void unannounced_change(state& st, workspaces& w, chains& c, const E& e, reader& in) {
+  if (st.workers.empty()) return;
+  fz_worker& wk = st.workers[in.byte() % st.workers.size()];
+  const worker_reading before = reading_of(wk, st.model);
+  if (mutate_worker(wk, in)) {
+    wk.gpus.pop_back();  // a GPU list of another shape is refused by both: not drawn here
+  }
+  const bool visible = !(reading_of(wk, st.model) == before);
+  hr::fit_options refuse = st.options, refresh = st.options;
+  refuse.stale = hr::stale_check::refuse;
+  refresh.stale = hr::stale_check::refresh;
+  bool refused = false;
+  try {
+    (void)hr::place_indexed(st.workers, st.model, c.filters, e, c.df_up, w.kept_commit, nullptr,
+                            refuse);
+  } catch (const hr::invalid_argument& x) {
+    REQUIRE_INV(std::string_view(x.parameter()) == "workers");
+    refused = true;
+  }
+  REQUIRE_INV(refused == visible);
+#ifdef HEADROOM_FUZZ_TRACE
+  std::fprintf(stderr, "unannounced change: %s\n", visible ? "refused" : "invisible");
+#endif
+  const snapshot fresh = snap(hr::place(st.workers, st.instances, st.model, c.filters, e, c.df_up,
+                                        w.fresh_a, nullptr, st.options));
+  require_same(fresh, snap(hr::place_indexed(st.workers, st.model, c.filters, e, c.df_up,
+                                             w.kept_commit, nullptr, refresh)));
+  require_same(fresh, snap(hr::place_indexed(st.workers, st.model, c.dyn_filters, e, c.dyn_df_up,
+                                             w.kept_add, nullptr, refresh)));
+  // Both current again: refuse finds nothing.
+  (void)hr::place_indexed(st.workers, st.model, c.filters, e, c.df_up, w.kept_commit, nullptr,
+                          refuse);
+  (void)hr::place_indexed(st.workers, st.model, c.dyn_filters, e, c.dyn_df_up, w.kept_add, nullptr,
+                          refuse);
+}
+
+/// Up to 1 100 copies of one instance (sums of claims far beyond 2^63 bytes on a GPU or a
+/// worker must saturate, never wrap), added to both kept indexes.
+void burst(state& st, workspaces& w, reader& in) {
+  const fz_instance model_instance = decode_instance(in, st.workers, 0);
+  const std::size_t copies = 1 + (std::size_t{in.byte()} << 8 | in.byte()) % 1100;
+#ifdef HEADROOM_FUZZ_TRACE
+  std::fprintf(stderr, "burst of %zu\n", copies);
+#endif
+  for (std::size_t k = 0; k < copies; ++k) {
+    fz_instance i = model_instance;
+    i.id = st.next_id++;
+    w.kept_commit.add_instance(i);
+    w.kept_add.add_instance(i);
+    st.instances.push_back(std::move(i));
+  }
 }
 
 template <class E, class Spec>
@@ -930,8 +1085,9 @@ void run(state& st, reader& in, const E& e, const Spec& spec) {
   chains c;
   reindex(st, w);
   decide_all(st, w, c, e, spec, in);
+  bool burst_done = false;
   for (std::uint8_t steps = in.byte() % 17; steps > 0; --steps) {
-    switch (in.byte() % 6) {
+    switch (in.byte() % 8) {
       case 0: {  // a new instance appears
         if (st.instances.size() >= 80) break;
         st.instances.push_back(decode_instance(in, st.workers, st.next_id++));
@@ -947,34 +1103,10 @@ void run(state& st, reader& in, const E& e, const Spec& spec) {
         st.instances.erase(st.instances.begin() + static_cast<std::ptrdiff_t>(k));
         break;
       }
-      case 2: {  // a worker changes
+      case 2: {  // a worker changes and the kept indexes are told
         if (st.workers.empty()) break;
         fz_worker& wk = st.workers[in.byte() % st.workers.size()];
-        const std::uint8_t what = in.byte();
-        if (what & 1u) wk.state = static_cast<hr::worker_state>(in.byte() % 9);
-        if (what & 128u) wk.vram_reserved_bytes = in.byte() % 2 ? in.bytes() : 0;
-        if (what & 2u) wk.ram_total_bytes = in.bytes();
-        if (what & 4u) wk.ram_reserved_bytes = in.bytes();
-        if ((what & 8u) && !wk.gpus.empty()) {
-          fz_gpu& g = wk.gpus[in.byte() % wk.gpus.size()];
-          g.vram_total_bytes = in.bytes();
-          g.vram_reserved_bytes = in.byte() % 2 ? in.bytes() : 0;
-        }
-        if (what & 16u) {
-          wk.ready_files.clear();
-          if (in.byte() % 2) wk.ready_files.push_back(1 + in.byte() % 3);
-        }
-        bool gpus_changed = false;
-        if ((what & 32u) && wk.gpus.size() < 8) {
-          wk.gpus.push_back({static_cast<std::uint32_t>(in.byte() % 10), "L4", in.bytes(), 0});
-          gpus_changed = true;
-        } else if ((what & 64u) && !wk.gpus.empty()) {
-          wk.gpus.pop_back();
-          gpus_changed = true;
-        }
-        if (worker_id_duplicated(st.workers, wk.id)) {
-          reindex(st, w);  // update_worker matches by id: ambiguous here
-        } else if (gpus_changed) {
+        if (mutate_worker(wk, in)) {
           REQUIRE_INV(!w.kept_commit.update_worker(wk));
           REQUIRE_INV(!w.kept_add.update_worker(wk));
           reindex(st, w);
@@ -987,6 +1119,14 @@ void run(state& st, reader& in, const E& e, const Spec& spec) {
       case 3:
       case 4:
         place_and_commit(st, w, c, e);
+        break;
+      case 5:
+        unannounced_change(st, w, c, e, in);
+        break;
+      case 6:
+        if (burst_done) break;
+        burst_done = true;
+        burst(st, w, in);
         break;
       default:
         break;
@@ -1023,6 +1163,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   m.gpus_per_replica = in.byte() % 4 == 0 ? in.byte() % 5 : 0;
   m.replicas = 1 + in.byte() % 3;
   st.options.max_subordinates = in.byte() % 10;
+  // Kept indexes trust the harness's update_worker calls, or re-read every worker.
+  st.options.stale = in.byte() % 4 == 0 ? hr::stale_check::refresh : hr::stale_check::none;
+  require_unique_names(st.workers, st.instances, st.model);
 
   if (in.byte() % 4 != 0) {
     vllm_spec v;

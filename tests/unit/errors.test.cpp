@@ -1483,6 +1483,48 @@ TEST_SUITE("errors") {
         "a.csv:2: expected 3 comma-separated fields, found 1");
   }
 
+  TEST_CASE("errors: scheduler index") {
+    // Ids name one worker, an index one GPU of a worker, an id one recorded instance.
+    const std::vector<archetypes::instance> no_instances{};
+    const archetypes::model m(1);
+    workspace ws;
+    const std::vector<archetypes::worker> twins{
+        archetypes::worker(5, 64 * gib_bytes, {archetypes::gpu(0, 8 * gib_bytes)}),
+        archetypes::worker(5, 64 * gib_bytes, {archetypes::gpu(0, 8 * gib_bytes)})};
+    CHECK_REJECTS(ws.index(twins, no_instances, m), "workers");
+    const std::vector<archetypes::worker> same_gpu{archetypes::worker(
+        1, 64 * gib_bytes, {archetypes::gpu(2, 8 * gib_bytes), archetypes::gpu(2, 8 * gib_bytes)})};
+    CHECK_REJECTS(ws.index(same_gpu, no_instances, m), "workers");
+    const std::vector<archetypes::worker> one{
+        archetypes::worker(1, 64 * gib_bytes, {archetypes::gpu(0, 8 * gib_bytes)})};
+    const std::vector<archetypes::instance> same_id{archetypes::instance(3, 1, 1, {}),
+                                                    archetypes::instance(3, 1, 1, {})};
+    CHECK_REJECTS(ws.index(one, same_id, m, true), "instances");
+    ws.index(one, std::vector<archetypes::instance>{same_id[0]}, m, true);
+    CHECK_REJECTS(ws.add_instance(same_id[1]), "instances");
+  }
+
+  TEST_CASE("errors: scheduler place_indexed on workers changed without update_worker") {
+    std::vector<archetypes::worker> workers{
+        archetypes::worker(1, 64 * gib_bytes, {archetypes::gpu(0, 80 * gib_bytes)})};
+    const archetypes::model m(1);
+    const vllm_estimator estimator(16 * gib_bytes, 0.9, 32);
+    auto chain = gpustack_scale_up_chain();
+    workspace ws;
+    ws.index(workers, std::vector<archetypes::instance>{}, m);
+    workers[0] = archetypes::worker(1, 64 * gib_bytes, {archetypes::gpu(0, 8 * gib_bytes)});
+    fit_options options;
+    options.stale = stale_check::refuse;
+    CHECK_REJECTS(
+        place_indexed(workers, m, basic_filters(), estimator, chain, ws, nullptr, options),
+        "workers");
+    workers[0] = archetypes::worker(1, 64 * gib_bytes, {archetypes::gpu(7, 8 * gib_bytes)});
+    options.stale = stale_check::refresh;  // another GPU index: not updatable in place
+    CHECK_REJECTS(
+        place_indexed(workers, m, basic_filters(), estimator, chain, ws, nullptr, options),
+        "workers");
+  }
+
   // ---- sim/fleet_day.hpp (pinned; see the known gaps) --------------------------------------
 
   TEST_CASE("errors: fleet_day reference_day_rate") {

@@ -7,6 +7,7 @@
 #include "support.hpp"
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <random>
 #include <string>
@@ -967,9 +968,9 @@ TEST_SUITE("scheduler") {
 
   TEST_CASE("scheduler: cached filter verdicts are refreshed by update_worker and refilter") {
     // place_indexed caches each worker's filter verdict in the workspace: a worker changed
-    // without update_worker keeps its old verdict (the documented contract, as for its
-    // GPUs); update_worker (or refilter, or index) makes the next decision see the change,
-    // and it then equals a fresh index's.
+    // without update_worker keeps its old verdict when the decision trusts the caller
+    // (stale_check::none; the other checks are tested below); update_worker (or refilter,
+    // or index) makes the next decision see the change, and it then equals a fresh index's.
     std::vector<Wk> workers{{.id = 1, .labels = {{"zone", "a"}}, .gpus = {{0, 80 * GiB}}},
                             {.id = 2, .labels = {{"zone", "a"}}, .gpus = {{0, 24 * GiB}}}};
     const std::vector<Inst> none;
@@ -978,17 +979,19 @@ TEST_SUITE("scheduler") {
     const fixed_estimator e{8 * GiB};
     const auto filters = basic_filters();
     auto chain = default_scale_up_chain();
+    fit_options trusted;
+    trusted.stale = stale_check::none;
     workspace kept, fresh;
     kept.index(workers, none, m);
-    auto r = place_indexed(workers, m, filters, e, chain, kept);
+    auto r = place_indexed(workers, m, filters, e, chain, kept, nullptr, trusted);
     REQUIRE(r);
     CHECK(r.worker_id == 2);  // best fit: 16 GiB left on worker 2, 72 on worker 1
     CHECK(r.filtered_out == 0);
     workers[1].labels = {{"zone", "b"}};  // worker 2 leaves the zone...
-    r = place_indexed(workers, m, filters, e, chain, kept);
+    r = place_indexed(workers, m, filters, e, chain, kept, nullptr, trusted);
     CHECK(r.worker_id == 2);  // ...unseen: its cached verdict stands
     CHECK(kept.update_worker(workers[1]));
-    r = place_indexed(workers, m, filters, e, chain, kept);
+    r = place_indexed(workers, m, filters, e, chain, kept, nullptr, trusted);
     auto f = place(workers, none, m, filters, e, chain, fresh);
     REQUIRE(r);
     REQUIRE(f);
@@ -1000,7 +1003,7 @@ TEST_SUITE("scheduler") {
     // State and cluster changes, the same way, down to every worker filtered out.
     workers[0].state = worker_state::maintenance;
     CHECK(kept.update_worker(workers[0]));
-    r = place_indexed(workers, m, filters, e, chain, kept);
+    r = place_indexed(workers, m, filters, e, chain, kept, nullptr, trusted);
     CHECK_FALSE(r);
     CHECK(r.reason == no_placement_reason::all_filtered);
     CHECK(r.filtered_out == 2);
@@ -1009,7 +1012,7 @@ TEST_SUITE("scheduler") {
     workers[1].cluster = 2;
     CHECK(kept.update_worker(workers[0]));
     CHECK(kept.update_worker(workers[1]));
-    r = place_indexed(workers, m, filters, e, chain, kept);
+    r = place_indexed(workers, m, filters, e, chain, kept, nullptr, trusted);
     f = place(workers, none, m, filters, e, chain, fresh);
     REQUIRE(r);
     CHECK(r.worker_id == 1);
@@ -1018,23 +1021,23 @@ TEST_SUITE("scheduler") {
     CHECK(r.score == f.score);
     // Another filter chain object, or refilter(), runs the filters on every worker.
     workers[1].cluster = 1;  // not told
-    r = place_indexed(workers, m, filters, e, chain, kept);
+    r = place_indexed(workers, m, filters, e, chain, kept, nullptr, trusted);
     CHECK(r.worker_id == 1);
     const auto other = basic_filters();
-    r = place_indexed(workers, m, other, e, chain, kept);
+    r = place_indexed(workers, m, other, e, chain, kept, nullptr, trusted);
     CHECK(r.worker_id == 2);
     workers[1].cluster = 2;  // not told
     kept.refilter();
-    r = place_indexed(workers, m, filters, e, chain, kept);
+    r = place_indexed(workers, m, filters, e, chain, kept, nullptr, trusted);
     CHECK(r.worker_id == 1);
     CHECK(r.filtered_out == 1);
     // An explanation always runs the filters (and refreshes the cache).
     workers[1].cluster = 1;  // not told
     explanation why;
-    r = place_indexed(workers, m, filters, e, chain, kept, &why);
+    r = place_indexed(workers, m, filters, e, chain, kept, &why, trusted);
     CHECK(r.worker_id == 2);
     CHECK(why.rejected.empty());
-    r = place_indexed(workers, m, filters, e, chain, kept);
+    r = place_indexed(workers, m, filters, e, chain, kept, nullptr, trusted);
     CHECK(r.worker_id == 2);
     CHECK(r.filtered_out == 0);
   }
@@ -1063,5 +1066,202 @@ TEST_SUITE("scheduler") {
     //   #1: 20/(4 + 20) → 2·(5/6)/3 = 0.5556; #2: 10/(14 + 10) → 2·(5/12)/3 = 0.2778 → #2 first.
     CHECK(ranked[0].id == 2);
     CHECK(ranked[0].score == doctest::Approx(100 + 2 * (10.0 / 24) / 3));
+  }
+}
+
+TEST_SUITE("scheduler") {
+  TEST_CASE("scheduler: many huge claims saturate instead of wrapping the allocatable sums") {
+    // 1 025 instances each claiming 2^60 bytes on one 80 GiB GPU: each counts as 2^53 bytes
+    // (8 PiB), and 1 025 · 2^53 = 2^63 + 2^53 does not fit an int64. A modular sum wrapped to
+    // 80 GiB − 2^63 − 2^53 + 2^64 ≈ 2^63 − 2^53 and the GPU looked free; a saturating one
+    // leaves it full, so a 10 GiB model fits nowhere.
+    std::vector<Wk> workers{{.id = 1, .gpus = {{0, 80 * GiB}}}};  // 64 GiB RAM
+    std::vector<Inst> instances;
+    for (std::uint64_t k = 1; k <= 1025; ++k)
+      instances.push_back(
+          {.id = k, .model_id = 9, .worker_id = 1, .gpus = {{0, std::uint64_t{1} << 60}}});
+    const fixed_estimator ten{10 * GiB};
+    auto chain = default_scale_up_chain();
+    workspace ws;
+    auto r = place_plain(workers, instances, Model{}, ten, chain, ws);
+    CHECK_FALSE(r);
+    CHECK(r.reason == no_placement_reason::insufficient_resources);
+    CHECK(ws.gpus()[0].alloc_bytes < 0);
+    // The same through GPUStack's listing (its allocatable amounts add type-excluded claims
+    // back) and with the claims recorded for scale down.
+    auto gs = gpustack_scale_up_chain();
+    CHECK_FALSE(place(workers, instances, Model{}, basic_filters(), vllm_estimator(8 * GiB, 0.9, 8),
+                      gs, ws, nullptr, gpustack_fit_options()));
+    // RAM claims of 2^64 − 1 bytes likewise: 1 025 of them leave no RAM for an 8 GiB need.
+    std::vector<Inst> ram_hogs;
+    for (std::uint64_t k = 1; k <= 1025; ++k)
+      ram_hogs.push_back({.id = k, .model_id = 9, .worker_id = 1, .ram_bytes = ~std::uint64_t{0}});
+    CHECK_FALSE(
+        place_plain(workers, ram_hogs, Model{}, fixed_estimator{GiB, 1, 8 * GiB}, chain, ws));
+    CHECK(ws.workers()[0].ram_alloc_bytes < 0);
+    // A kept index adds the claims one by one and removes them again: exact both ways (the
+    // sums are kept exactly and read saturated), so it ends where a fresh index starts.
+    workspace kept;
+    kept.index(workers, std::vector<Inst>{}, Model{}, true);
+    const std::int64_t vram_before = kept.gpus()[0].alloc_bytes;
+    const std::int64_t ram_before = kept.workers()[0].ram_alloc_bytes;
+    for (const Inst& i : instances) kept.add_instance(i);
+    for (const Inst& i : ram_hogs)
+      kept.add_instance(Inst{.id = i.id + 2000,
+                             .model_id = 7,  // recorded: own sums too
+                             .worker_id = 1,
+                             .ram_bytes = i.ram_bytes});
+    CHECK(kept.gpus()[0].alloc_bytes < 0);
+    CHECK(kept.workers()[0].ram_alloc_bytes < 0);
+    CHECK(kept.view().own_ram_alloc[0] < 0);
+    CHECK_FALSE(place_indexed(workers, Model{}, basic_filters(), ten, chain, kept));
+    for (const Inst& i : instances) kept.remove_instance(i);
+    for (const Inst& i : ram_hogs)
+      kept.remove_instance(
+          Inst{.id = i.id + 2000, .model_id = 7, .worker_id = 1, .ram_bytes = i.ram_bytes});
+    CHECK(kept.gpus()[0].alloc_bytes == vram_before);
+    CHECK(kept.workers()[0].ram_alloc_bytes == ram_before);
+    CHECK(kept.view().own_ram_alloc[0] == ram_before);
+    CHECK(place_indexed(workers, Model{}, basic_filters(), ten, chain, kept));
+    // Commits never wrap either: one placement claiming 2^53 bytes of VRAM and of RAM,
+    // committed 1 100 times, takes 1 099 · 2^53 bytes more than the GPU and the worker have
+    // (below −2^63: a modular sum wrapped to ≈ +8.9e18 free).
+    std::vector<Wk> roomy{
+        {.id = 1, .ram_total_bytes = ~std::uint64_t{0}, .gpus = {{0, ~std::uint64_t{0}}}}};
+    const fixed_estimator huge{std::uint64_t{1} << 53, 1, std::uint64_t{1} << 53};
+    workspace many;
+    many.index(roomy, std::vector<Inst>{}, Model{});
+    const auto placed = place_indexed(roomy, Model{}, basic_filters(), huge, chain, many);
+    REQUIRE(placed);
+    for (int k = 0; k < 1100; ++k) many.commit(placed.chosen);
+    CHECK(many.gpus()[0].alloc_bytes == std::numeric_limits<std::int64_t>::min());
+    CHECK(many.workers()[0].ram_alloc_bytes == std::numeric_limits<std::int64_t>::min());
+    CHECK_FALSE(place_indexed(roomy, Model{}, basic_filters(), fixed_estimator{GiB}, chain, many));
+  }
+}
+
+TEST_SUITE("scheduler") {
+  TEST_CASE("scheduler: duplicate worker ids and GPU indices are refused when indexing") {
+    // An instance on "worker 5" was charged to the first of two workers with id 5, and the
+    // result's worker id did not say which: ids must name one worker (and an index one GPU).
+    std::vector<Wk> twins{{.id = 5, .gpus = {{0, 80 * GiB}}}, {.id = 5, .gpus = {{0, 24 * GiB}}}};
+    const std::vector<Inst> none;
+    workspace ws;
+    auto r = headroom::test::rejection_of([&] { ws.index(twins, none, Model{}); });
+    CHECK(r.parameter == "workers");
+    CHECK(r.message.find("5") != std::string::npos);
+    // Unsorted ids (the index sorts a copy), and the workspace is left empty, not half built.
+    std::vector<Wk> unsorted{{.id = 9, .gpus = {{0, 80 * GiB}}},
+                             {.id = 3, .gpus = {{0, 80 * GiB}}},
+                             {.id = 9, .gpus = {{0, 24 * GiB}}}};
+    r = headroom::test::rejection_of([&] { ws.index(unsorted, none, Model{}); });
+    CHECK(r.parameter == "workers");
+    CHECK(r.message.find("9") != std::string::npos);
+#if defined(__cpp_exceptions)
+    CHECK(ws.workers().empty());
+    CHECK(ws.gpus().empty());
+#endif
+    // Two GPUs with one index on a worker: a claim on GPU 1 would be charged to the first.
+    std::vector<Wk> same_index{{.id = 1, .gpus = {{0, 80 * GiB}, {1, 80 * GiB}, {1, 24 * GiB}}}};
+    r = headroom::test::rejection_of([&] { ws.index(same_index, none, Model{}); });
+    CHECK(r.parameter == "workers");
+    CHECK(r.message.find("GPU index 1") != std::string::npos);
+    std::vector<Wk> high_index{{.id = 1, .gpus = {{700, 80 * GiB}, {3, 8 * GiB}, {700, GiB}}}};
+    CHECK(headroom::test::rejected([&] { ws.index(high_index, none, Model{}); }) == "workers");
+    // Recorded instances (scale down) are told apart by id: two with one id are refused, at
+    // index() and at add_instance().
+    std::vector<Wk> one{{.id = 1, .gpus = {{0, 80 * GiB}}}};
+    const std::vector<Inst> dup{{.id = 4, .model_id = 7, .worker_id = 1},
+                                {.id = 4, .model_id = 7, .worker_id = 1, .gpus = {{0, GiB}}}};
+    r = headroom::test::rejection_of([&] { ws.index(one, dup, Model{}, true); });
+    CHECK(r.parameter == "instances");
+    CHECK(r.message.find("4") != std::string::npos);
+    ws.index(one, std::vector<Inst>{dup[0]}, Model{}, true);
+    CHECK(headroom::test::rejected([&] { ws.add_instance(dup[1]); }) == "instances");
+    // Another model's instances are not recorded: their ids are not compared.
+    ws.index(one, std::vector<Inst>{{.id = 4, .model_id = 9, .worker_id = 1}, dup[0]}, Model{},
+             true);
+    CHECK(ws.instances().size() == 1);
+    // Distinct ids are fine, in any order.
+    unsorted[2].id = 4;
+    ws.index(unsorted, none, Model{});
+    CHECK(ws.workers().size() == 3);
+  }
+}
+
+TEST_SUITE("scheduler") {
+  TEST_CASE("scheduler: a worker changed without update_worker is refused or refreshed") {
+    // A decision on a kept index reads the index, not the workers: a GPU shrunk from 80 to
+    // 8 GiB still took a 40 GiB model, and a worker marked not ready was still chosen, when
+    // the caller forgot update_worker. fit_options::stale says what to do about it.
+    std::vector<Wk> workers{{.id = 1, .labels = {{"zone", "a"}}, .gpus = {{0, 80 * GiB}}},
+                            {.id = 2, .labels = {{"zone", "a"}}, .gpus = {{0, 80 * GiB}}},
+                            {.id = 3, .labels = {{"zone", "a"}}, .gpus = {{0, 48 * GiB}}}};
+    const std::vector<Inst> none;
+    Model m;
+    m.selectors = {{"zone", "a"}};
+    const fixed_estimator forty{40 * GiB};
+    const auto filters = basic_filters();
+    auto chain = default_scale_up_chain();
+    fit_options unchecked, refuse, refresh;
+    unchecked.stale = stale_check::none;
+    refuse.stale = stale_check::refuse;
+    refresh.stale = stale_check::refresh;
+    workspace kept, fresh;
+    kept.index(workers, none, m);
+    auto r = place_indexed(workers, m, filters, forty, chain, kept, nullptr, refuse);
+    REQUIRE(r);
+    CHECK(r.worker_id == 3);  // best fit: 8 GiB left there, 40 on the others
+    // Worker 3's GPU shrinks to 8 GiB; update_worker is forgotten.
+    workers[2].gpus[0].vram_total_bytes = 8 * GiB;
+    CHECK(place_indexed(workers, m, filters, forty, chain, kept, nullptr, unchecked).worker_id ==
+          3);
+    auto x = headroom::test::rejection_of(
+        [&] { (void)place_indexed(workers, m, filters, forty, chain, kept, nullptr, refuse); });
+    CHECK(x.parameter == "workers");
+    CHECK(x.message.find("workers = 3:") != std::string::npos);
+    CHECK(x.message.find("update_worker") != std::string::npos);
+    r = place_indexed(workers, m, filters, forty, chain, kept, nullptr, refresh);
+    auto f = place(workers, none, m, filters, forty, chain, fresh);
+    REQUIRE(r);
+    CHECK(r.worker_id == 1);  // worker 3 re-read: 8 GiB cannot take 40
+    CHECK(r.score == f.score);
+    // Refreshed, the index is current again: refuse passes.
+    CHECK(place_indexed(workers, m, filters, forty, chain, kept, nullptr, refuse).worker_id == 1);
+    // Worker 1 marked not ready (a record and a filter read it), unannounced.
+    workers[0].state = worker_state::not_ready;
+    CHECK(headroom::test::rejected([&] {
+            (void)place_indexed(workers, m, filters, forty, chain, kept, nullptr, refuse);
+          }) == "workers");
+    r = place_indexed(workers, m, filters, forty, chain, kept, nullptr, refresh);
+    REQUIRE(r);
+    CHECK(r.worker_id == 2);
+    CHECK(r.filtered_out == 1);
+    // Worker 2 leaves the zone: only the label filter reads it; its cached verdict is
+    // compared with a fresh one.
+    workers[1].labels = {{"zone", "b"}};
+    CHECK(headroom::test::rejected([&] {
+            (void)place_indexed(workers, m, filters, forty, chain, kept, nullptr, refuse);
+          }) == "workers");
+    r = place_indexed(workers, m, filters, forty, chain, kept, nullptr, refresh);
+    CHECK_FALSE(r);
+    CHECK(r.reason == no_placement_reason::insufficient_resources);  // worker 3: 8 GiB
+    CHECK(r.filtered_out == 2);
+    f = place(workers, none, m, filters, forty, chain, fresh);
+    CHECK(f.filtered_out == 2);
+    CHECK(f.reason == r.reason);
+    // A GPU added: update_worker cannot re-read that in place, so both checks refuse.
+    workers[2].gpus.push_back({1, 80 * GiB});
+    CHECK(headroom::test::rejected([&] {
+            (void)place_indexed(workers, m, filters, forty, chain, kept, nullptr, refresh);
+          }) == "workers");
+    kept.index(workers, none, m);
+    CHECK(place_indexed(workers, m, filters, forty, chain, kept, nullptr, refuse).worker_id == 3);
+    // The default: checked (refused) in a debug build, trusted under NDEBUG.
+#if defined(NDEBUG) || defined(HEADROOM_DISABLE_ASSERTS)
+    CHECK(fit_options{}.stale == stale_check::none);
+#else
+    CHECK(fit_options{}.stale == stale_check::refuse);
+#endif
   }
 }

@@ -46,24 +46,95 @@ HEADROOM_ALWAYS_INLINE void prefetch(const void* p) noexcept { HEADROOM_PREFETCH
 inline constexpr std::uint32_t prefetch_distance = 32;
 
 /// The largest byte quantity the index counts (2^53 B = 8 PiB, exact in a double): larger
-/// totals, reservations and claims read through the traits count as this much. Allocatable
-/// amounts then stay within std::int64_t (exact up to 1023 such claims on one GPU or
-/// worker), and a clamped quantity can only make a GPU or worker look less allocatable:
-/// a positive allocatable amount never exceeds the true one.
+/// totals, reservations and claims read through the traits count as this much. A clamped
+/// quantity can only make a GPU or worker look less allocatable: a positive allocatable
+/// amount never exceeds the true one.
 inline constexpr std::uint64_t max_counted_bytes = std::uint64_t{1} << 53;
 /// v clamped to max_counted_bytes, as a signed amount.
 [[nodiscard]] constexpr std::int64_t counted_bytes(std::uint64_t v) noexcept {
   return static_cast<std::int64_t>(std::min(v, max_counted_bytes));
 }
-/// a + b and a − b for allocatable amounts, without undefined behaviour: two's-complement
-/// (modular) arithmetic, so that adding and removing the same claims is exact in any order
-/// (a kept index equals a fresh one bit for bit) even past the exact range.
-[[nodiscard]] constexpr std::int64_t add_bytes(std::int64_t a, std::int64_t b) noexcept {
-  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
-}
-[[nodiscard]] constexpr std::int64_t sub_bytes(std::int64_t a, std::int64_t b) noexcept {
-  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
-}
+/// An amount kept exactly: a signed 128-bit integer in two words (any number of additions
+/// of at most 2^63 each, in any order), read saturated to std::int64_t.
+class byte_balance {
+ public:
+  constexpr byte_balance() noexcept = default;
+  /// The amount v.
+  constexpr explicit byte_balance(std::int64_t v) noexcept
+      : low_(static_cast<std::uint64_t>(v)), high_(v < 0 ? ~std::uint64_t{0} : 0) {}
+  /// Adds v (negative: subtracts).
+  constexpr void add(std::int64_t v) noexcept {
+    const std::uint64_t low = low_ + static_cast<std::uint64_t>(v);
+    high_ += (v < 0 ? ~std::uint64_t{0} : 0) + (low < low_ ? 1u : 0u);
+    low_ = low;
+  }
+  /// Adds another balance.
+  constexpr void add(const byte_balance& b) noexcept {
+    const std::uint64_t low = low_ + b.low_;
+    high_ += b.high_ + (low < low_ ? 1u : 0u);
+    low_ = low;
+  }
+  /// The amount, saturated to [INT64_MIN, INT64_MAX].
+  [[nodiscard]] constexpr std::int64_t saturated() const noexcept {
+    constexpr std::uint64_t sign = std::uint64_t{1} << 63;
+    if (high_ == 0 && low_ < sign) return static_cast<std::int64_t>(low_);
+    if (high_ == ~std::uint64_t{0} && low_ >= sign)
+      return -static_cast<std::int64_t>(~low_) - 1;  // two's complement, without a narrowing cast
+    return (high_ & sign) != 0 ? std::numeric_limits<std::int64_t>::min()
+                               : std::numeric_limits<std::int64_t>::max();
+  }
+
+ private:
+  std::uint64_t low_ = 0, high_ = 0;
+};
+/// Allocatable amounts kept exactly but stored as their std::int64_t saturation: each in a
+/// slot the caller owns (a record's field), plus, for the rare amount beyond the int64 range
+/// (1 023 claims of 8 PiB on one GPU), its exact value in a side table. Adding and removing
+/// the same claims is then exact in any order (a kept index equals a fresh one bit for bit),
+/// and many huge claims leave a GPU or worker full, never wrap it back to free. The fast
+/// path is one overflow test.
+class saturating_amounts {
+ public:
+  /// slot += amount for the amount of key (slot: its saturated value).
+  void add(std::int64_t& slot, std::uint32_t key, std::int64_t amount) {
+    constexpr std::int64_t lo = std::numeric_limits<std::int64_t>::min();
+    constexpr std::int64_t hi = std::numeric_limits<std::int64_t>::max();
+    const bool overflows = amount > 0 ? slot > hi - amount : slot < lo - amount;
+    if (slot != lo && slot != hi && !overflows) {
+      slot += amount;
+      return;
+    }
+    byte_balance exact = exact_value(slot, key);
+    exact.add(amount);
+    slot = exact.saturated();
+    const auto it = find(key);
+    if (slot == lo || slot == hi) {
+      if (it == side_.end())
+        side_.push_back({key, exact});
+      else
+        it->second = exact;
+    } else if (it != side_.end()) {
+      side_.erase(it);
+    }
+  }
+  /// The exact amount of key, whose saturated value is slot.
+  [[nodiscard]] byte_balance exact_value(std::int64_t slot, std::uint32_t key) const noexcept {
+    if (slot != std::numeric_limits<std::int64_t>::min() &&
+        slot != std::numeric_limits<std::int64_t>::max())
+      return byte_balance(slot);
+    const auto it =
+        std::find_if(side_.begin(), side_.end(), [&](const auto& e) { return e.first == key; });
+    return it == side_.end() ? byte_balance(slot) : it->second;
+  }
+  /// Forgets every exact value (the slots are set anew).
+  void clear() noexcept { side_.clear(); }
+
+ private:
+  std::vector<std::pair<std::uint32_t, byte_balance>>::iterator find(std::uint32_t key) {
+    return std::find_if(side_.begin(), side_.end(), [&](const auto& e) { return e.first == key; });
+  }
+  std::vector<std::pair<std::uint32_t, byte_balance>> side_;
+};
 /// true iff an allocatable amount (possibly negative) holds need bytes.
 [[nodiscard]] constexpr bool holds_bytes(std::int64_t alloc, std::uint64_t need) noexcept {
   return alloc >= 0 && static_cast<std::uint64_t>(alloc) >= need;
@@ -498,17 +569,42 @@ enum class tie_break : std::uint8_t {
   first_listed       ///< the first in the list (GPUStack's pick_highest_score_candidate)
 };
 
+/// What a decision on a kept index (place_indexed) does about a worker changed without
+/// workspace::update_worker: anything its record or its cached filter verdict was read from.
+enum class stale_check : std::uint8_t {
+  /// Trusts the caller's update_worker calls: the index is read, the workers are not (the
+  /// fast path; a forgotten update decides on the old record).
+  none,
+  /// Re-reads every worker first (its record and its filter verdict); one that changed
+  /// unannounced → invalid_argument naming "workers" and its id. About the cost of index()
+  /// without the instances (bench: place_default_indexed_checked).
+  refuse,
+  /// Re-reads every worker likewise and updates a changed one in place (update_worker), so
+  /// the decision is the one a fresh index makes; GPUs of another count, indices or types →
+  /// invalid_argument (index() again).
+  refresh
+};
+
+/// The default stale_check: refuse in a debug build (HEADROOM_ASSERT active), none under
+/// NDEBUG or HEADROOM_DISABLE_ASSERTS.
+#if defined(NDEBUG) || defined(HEADROOM_DISABLE_ASSERTS)
+inline constexpr stale_check default_stale_check = stale_check::none;
+#else
+inline constexpr stale_check default_stale_check = stale_check::refuse;
+#endif
+
 /// Tuning of the fit ladder and of the pick.
 struct fit_options {
   std::uint32_t max_subordinates = 8;  ///< most subordinates of a grouped distributed candidate
   candidate_listing listing = candidate_listing::grouped;  ///< which candidates are listed
   tie_break ties = tie_break::lowest_worker_id;            ///< who wins a tie
+  stale_check stale = default_stale_check;  ///< workers changed without update_worker
 };
 
 /// GPUStack's rules: its candidate list, in its order, and the first maximum wins. With
 /// gpustack_scale_up_chain() this is the gpustack preset (docs/scheduler.md §4).
 [[nodiscard]] constexpr fit_options gpustack_fit_options() noexcept {
-  return {8, candidate_listing::gpustack, tie_break::first_listed};
+  return {8, candidate_listing::gpustack, tie_break::first_listed, default_stale_check};
 }
 
 /// Read-only view of an indexed cluster and the model being scheduled, given to scorers.
@@ -603,22 +699,26 @@ class workspace {
       r.gpu_begin = static_cast<std::uint32_t>(gpus_.size());
       const auto pos = static_cast<std::uint32_t>(workers_.size());
       const std::int64_t worker_reserved = detail::counted_bytes(WT::vram_reserved_bytes(w));
+      std::uint64_t low_indices = 0;  // bit i: GPU index i (< 64) seen on this worker
       for (const auto& g : WT::gpus(w)) {
         using GT = gpu_traits<std::remove_cvref_t<decltype(g)>>;
         gpu_record gr;
         gr.index = GT::index(g);
+        if (index_seen(r.gpu_begin, gr.index, low_indices)) refuse_duplicate_gpu(r.id, gr.index);
         gr.worker = pos;
         gr.total_bytes = GT::vram_total_bytes(g);
         gr.type = intern_type(GT::type(g));
-        gr.alloc_bytes = detail::sub_bytes(detail::counted_bytes(gr.total_bytes) -
-                                               detail::counted_bytes(GT::vram_reserved_bytes(g)),
-                                           worker_reserved);
+        gr.alloc_bytes = detail::counted_bytes(gr.total_bytes) -
+                         detail::counted_bytes(GT::vram_reserved_bytes(g)) - worker_reserved;
         gpus_.push_back(gr);
         vram_base_.push_back(gr.alloc_bytes);
       }
       r.gpu_count = static_cast<std::uint32_t>(gpus_.size()) - r.gpu_begin;
       r.type = effective_type(r);
-      if (!workers_.empty() && workers_.back().id >= r.id) sorted_ids_ = false;
+      if (!workers_.empty() && workers_.back().id >= r.id) {
+        if (workers_.back().id == r.id) refuse_duplicate_worker(r.id);
+        sorted_ids_ = false;
+      }
       workers_.push_back(r);
       ram_base_.push_back(r.ram_alloc_bytes);
     }
@@ -627,6 +727,10 @@ class workspace {
       id_index_.clear();
       for (std::uint32_t i = 0; i < workers_.size(); ++i) id_index_.emplace_back(workers_[i].id, i);
       std::sort(id_index_.begin(), id_index_.end());
+      const auto twin =
+          std::adjacent_find(id_index_.begin(), id_index_.end(),
+                             [](const auto& a, const auto& b) { return a.first == b.first; });
+      if (twin != id_index_.end()) refuse_duplicate_worker(twin->first);
     }
     has_selection_ = false;
     selection_.clear();
@@ -638,13 +742,20 @@ class workspace {
       if (g != no_position) gpus_[g].selected = true;
       selection_.push_back(g);
     }
-    type_excluded_vram_.assign(gpus_.size(), 0);
-    type_excluded_ram_.assign(workers_.size(), 0);
+    vram_exact_.clear();
+    ram_exact_.clear();
+    own_vram_exact_.clear();
+    own_ram_exact_.clear();
+    excluded_vram_exact_.clear();
+    excluded_ram_exact_.clear();
+    excluded_vram_.assign(gpus_.size(), 0);
+    excluded_ram_.assign(workers_.size(), 0);
     distributed_on_.assign(workers_.size(), 0);
     table_files_.assign(workers_.size(), 0);
     if (recording_) {
       own_gpu_alloc_.assign(vram_base_.begin(), vram_base_.end());
       own_ram_alloc_.assign(ram_base_.begin(), ram_base_.end());
+
     } else {
       own_gpu_alloc_.clear();
       own_ram_alloc_.clear();
@@ -652,6 +763,7 @@ class workspace {
     indexing_ = true;
     for (const auto& inst : instances) apply_instance(inst, false);
     indexing_ = false;
+    if (recording_) refuse_duplicate_records();
     instance_parts_ = parts_.size();
     instance_claims_ = claims_.size();
     twins_.resize(gpus_.size());
@@ -708,6 +820,15 @@ class workspace {
   template <class I>
   requires Instance<I>
   void add_instance(const I& inst) {
+    using IT = instance_traits<I>;
+    if (recording_ && model_key_.matches(IT::model_id(inst))) {
+      const std::uint64_t id = IT::id(inst);
+      for (const instance_record& rec : instances_)
+        if (rec.id == id)
+          detail::fail("instances", id,
+                       "is the id of a recorded instance of the model (instance_traits::id must "
+                       "be unique)");
+    }
     drop_candidates();
     apply_instance(inst, false);
     instance_parts_ = parts_.size();
@@ -755,23 +876,21 @@ class workspace {
       using GT = gpu_traits<std::remove_cvref_t<decltype(gpu)>>;
       gpu_record& gr = gpus_[g];
       gr.total_bytes = GT::vram_total_bytes(gpu);
-      const std::int64_t base =
-          detail::sub_bytes(detail::counted_bytes(gr.total_bytes) -
-                                detail::counted_bytes(GT::vram_reserved_bytes(gpu)),
-                            worker_reserved);
-      const std::int64_t delta = detail::sub_bytes(base, vram_base_[g]);
-      gr.alloc_bytes = detail::add_bytes(gr.alloc_bytes, delta);
-      if (!own_gpu_alloc_.empty()) own_gpu_alloc_[g] = detail::add_bytes(own_gpu_alloc_[g], delta);
+      const std::int64_t base = detail::counted_bytes(gr.total_bytes) -
+                                detail::counted_bytes(GT::vram_reserved_bytes(gpu)) -
+                                worker_reserved;
+      const std::int64_t delta = base - vram_base_[g];  // both within ±2^54: exact
+      add_gpu_alloc(g, delta);
+      if (recording_) add_own_gpu_alloc(g, delta);
       vram_base_[g] = base;
       ++g;
     }
     r.ram_total_bytes = WT::ram_total_bytes(w);
     const std::int64_t base =
         detail::counted_bytes(r.ram_total_bytes) - detail::counted_bytes(WT::ram_reserved_bytes(w));
-    const std::int64_t delta = detail::sub_bytes(base, ram_base_[pos]);
-    r.ram_alloc_bytes = detail::add_bytes(r.ram_alloc_bytes, delta);
-    if (!own_ram_alloc_.empty())
-      own_ram_alloc_[pos] = detail::add_bytes(own_ram_alloc_[pos], delta);
+    const std::int64_t delta = base - ram_base_[pos];
+    add_ram_alloc(pos, delta);
+    if (recording_) add_own_ram_alloc(pos, delta);
     ram_base_[pos] = base;
     r.state = WT::state(w);
     r.main_files = (files_ != 0 && WT::files_ready(w, files_)) || (table_files_[pos] & 1u) != 0;
@@ -783,6 +902,40 @@ class workspace {
     update_twins(pos);
     mark_refilter(pos);
     return true;
+  }
+
+  /// true iff re-reading worker w (the caller's worker at position pos) would leave its
+  /// record as it is: same id, state, RAM and VRAM totals and reservations (as counted),
+  /// GPU indices and types, and file readiness. What update_worker would change, read
+  /// without changing anything (stale_check).
+  template <class W>
+  requires Worker<W>
+  [[nodiscard]] bool matches(const W& w, std::uint32_t pos) const noexcept {
+    using WT = worker_traits<W>;
+    const worker_record& r = workers_[pos];
+    if (r.id != static_cast<std::uint64_t>(WT::id(w)) || r.state != WT::state(w) ||
+        r.ram_total_bytes != WT::ram_total_bytes(w) ||
+        ram_base_[pos] != detail::counted_bytes(r.ram_total_bytes) -
+                              detail::counted_bytes(WT::ram_reserved_bytes(w)))
+      return false;
+    const std::int64_t worker_reserved = detail::counted_bytes(WT::vram_reserved_bytes(w));
+    std::uint32_t g = r.gpu_begin;
+    for (const auto& gpu : WT::gpus(w)) {
+      using GT = gpu_traits<std::remove_cvref_t<decltype(gpu)>>;
+      if (g == r.gpu_begin + r.gpu_count) return false;
+      const gpu_record& gr = gpus_[g];
+      if (gr.index != GT::index(gpu) || gr.type != find_type(GT::type(gpu)) ||
+          gr.total_bytes != GT::vram_total_bytes(gpu) ||
+          vram_base_[g] != detail::counted_bytes(gr.total_bytes) -
+                               detail::counted_bytes(GT::vram_reserved_bytes(gpu)) -
+                               worker_reserved)
+        return false;
+      ++g;
+    }
+    if (g != r.gpu_begin + r.gpu_count) return false;
+    const bool main = (files_ != 0 && WT::files_ready(w, files_)) || (table_files_[pos] & 1u) != 0;
+    const bool draft = (draft_ != 0 && WT::files_ready(w, draft_)) || (table_files_[pos] & 2u) != 0;
+    return main == r.main_files && draft == r.draft_files;
   }
 
   /// Forgets the cached filter verdicts: the next place_indexed runs the filter chain on
@@ -797,21 +950,20 @@ class workspace {
   /// Commits a candidate as if it were now an instance of the indexed model: subtracts its
   /// claims and counts it, so that several placements can be chosen in a row. (The same as
   /// add_instance() of the placed instance: do one or the other, not both.)
-  void commit(const candidate& c) noexcept {
+  void commit(const candidate& c) {
     for (std::uint32_t p = 0; p < c.part_count; ++p) {
       const placement_part& part = parts_[c.part_begin + p];
       worker_record& w = workers_[part.worker];
       if (p == 0) {
         const std::int64_t ram = detail::counted_bytes(part.ram_bytes);
-        w.ram_alloc_bytes = detail::sub_bytes(w.ram_alloc_bytes, ram);
-        if (recording_)
-          own_ram_alloc_[part.worker] = detail::sub_bytes(own_ram_alloc_[part.worker], ram);
+        add_ram_alloc(part.worker, -ram);
+        if (recording_) add_own_ram_alloc(part.worker, -ram);
       }
       for (std::uint32_t k = 0; k < part.claim_count; ++k) {
         const claim_record& cl = claims_[part.claim_begin + k];
         const std::int64_t vram = detail::counted_bytes(cl.vram_bytes);
-        gpus_[cl.gpu].alloc_bytes = detail::sub_bytes(gpus_[cl.gpu].alloc_bytes, vram);
-        if (recording_) own_gpu_alloc_[cl.gpu] = detail::sub_bytes(own_gpu_alloc_[cl.gpu], vram);
+        add_gpu_alloc(cl.gpu, -vram);
+        if (recording_) add_own_gpu_alloc(cl.gpu, -vram);
         ++gpus_[cl.gpu].cur;
       }
       w.cur += p == 0 ? std::max<std::uint32_t>(1, part.claim_count) : part.claim_count;
@@ -1020,7 +1172,7 @@ class workspace {
         const std::uint32_t k = sorted_eligible(wr);
         std::uint64_t sum = 0;
         for (std::uint32_t n = 1; n <= k; ++n) {
-          sum += gpu_claims_[order_[n - 1]];
+          sum = detail::sat_add(sum, gpu_claims_[order_[n - 1]]);
           if (n >= 2 && e.fits(sum, n)) {
             const auto begin = static_cast<std::uint32_t>(parts_.size());
             push_sorted_part(w, ram_need, n);
@@ -1041,7 +1193,7 @@ class workspace {
         std::uint64_t sum = 0;
         std::uint32_t n = 0;
         for (std::uint32_t g = wr.gpu_begin; g < wr.gpu_begin + wr.gpu_count; ++g)
-          if (gpu_claims_[g] != 0) sum += gpu_claims_[g], ++n;
+          if (gpu_claims_[g] != 0) sum = detail::sat_add(sum, gpu_claims_[g]), ++n;
         if (n > 0) worker_sums_.push_back({sum, n, w});
       }
       std::sort(worker_sums_.begin(), worker_sums_.end(), [&](const auto& a, const auto& b) {
@@ -1056,7 +1208,7 @@ class workspace {
         for (const auto& s : worker_sums_) {
           if (s.worker == main.worker) continue;
           subs_.push_back(s.worker);
-          sum += s.sum;
+          sum = detail::sat_add(sum, s.sum);
           n += s.count;
           ++subs;
           if (e.fits(sum, n)) {
@@ -1151,6 +1303,51 @@ class workspace {
     std::uint32_t worker;
   };
 
+  // Leaves the workspace empty, as constructed, and throws invalid_argument (a half-built
+  // index is never used).
+  // (value by copy: a reference could name an element of the buffers the reset frees)
+  [[noreturn]] void refuse(const char* parameter, std::uint64_t value, std::string_view rule) {
+    *this = workspace{};
+    detail::fail(parameter, value, rule);
+  }
+  // Recorded instances are told apart by id (remove_instance, the ranking): two with one id
+  // are refused. Ids in increasing order (the common case) are checked without sorting.
+  void refuse_duplicate_records() {
+    bool increasing = true;
+    for (std::size_t k = 1; k < instances_.size() && increasing; ++k)
+      increasing = instances_[k - 1].id < instances_[k].id;
+    if (increasing) return;
+    recorded_ids_.clear();
+    for (const instance_record& rec : instances_) recorded_ids_.push_back(rec.id);
+    std::sort(recorded_ids_.begin(), recorded_ids_.end());
+    const auto twin = std::adjacent_find(recorded_ids_.begin(), recorded_ids_.end());
+    if (twin != recorded_ids_.end())
+      refuse("instances", *twin,
+             "is the id of two instances of the model (instance_traits::id must be unique)");
+  }
+  [[noreturn]] void refuse_duplicate_gpu(std::uint64_t worker_id, std::uint32_t index) {
+    refuse("workers", worker_id,
+           "lists GPU index " + std::to_string(index) +
+               " twice (gpu_traits::index must name one GPU of a worker)");
+  }
+  [[noreturn]] void refuse_duplicate_worker(std::uint64_t id) {
+    refuse("workers", id,
+           "is the id of two workers (worker_traits::id must name one worker: instances and "
+           "results name workers by it)");
+  }
+  // true iff GPU index i was seen among the GPUs indexed from position first on (the
+  // worker being indexed); records it in low (indices below 64) on the way.
+  [[nodiscard]] bool index_seen(std::uint32_t first, std::uint32_t i, std::uint64_t& low) const {
+    if (i < 64) {
+      const std::uint64_t bit = std::uint64_t{1} << i;
+      const bool seen = (low & bit) != 0;
+      low |= bit;
+      return seen;
+    }
+    for (std::size_t g = first; g < gpus_.size(); ++g)
+      if (gpus_[g].index == i) return true;
+    return false;
+  }
   // GPU types: id 0 = untyped, 1.. = distinct texts in order of first appearance; an
   // instance's type that no GPU has reads as unknown_type (equal to no GPU's type).
   static constexpr std::uint16_t unknown_type = 0xFFFF;
@@ -1318,17 +1515,13 @@ class workspace {
     const bool distributed = std::ranges::begin(subordinates) != std::ranges::end(subordinates);
     if (w != no_position) {
       const std::int64_t ram = detail::counted_bytes(IT::ram_bytes(inst));
-      workers_[w].ram_alloc_bytes = remove ? detail::add_bytes(workers_[w].ram_alloc_bytes, ram)
-                                           : detail::sub_bytes(workers_[w].ram_alloc_bytes, ram);
-      if (recording_ && mine)
-        own_ram_alloc_[w] = remove ? detail::add_bytes(own_ram_alloc_[w], ram)
-                                   : detail::sub_bytes(own_ram_alloc_[w], ram);
+      add_ram_alloc(w, remove ? ram : -ram);
+      if (recording_ && mine) add_own_ram_alloc(w, remove ? ram : -ram);
       // GPUStack's fit counts a main instance's RAM on a worker of another GPU type not at
       // all (policies/utils.py::compute_worker_allocated): kept aside, added back there.
       const std::uint16_t wt = workers_[w].type;
       if (wt != 0 && type != 0 && type != wt)
-        type_excluded_ram_[w] = remove ? detail::sub_bytes(type_excluded_ram_[w], ram)
-                                       : detail::add_bytes(type_excluded_ram_[w], ram);
+        excluded_ram_exact_.add(excluded_ram_[w], w, remove ? -ram : ram);
       if (distributed)
         distributed_on_[w] = remove ? distributed_on_[w] - 1 : distributed_on_[w] + 1;
       add_part(w, IT::gpus(inst), IT::ram_bytes(inst), mine, keep, type, true, remove);
@@ -1367,17 +1560,11 @@ class workspace {
       // of unknown type (compute_worker_allocated): the others are kept aside.
       const std::uint16_t gt = gpus_[g].type;
       const bool excluded = gt != 0 && type != gt && (!main || type != 0);
-      if (remove) {
-        gpus_[g].alloc_bytes = detail::add_bytes(gpus_[g].alloc_bytes, vram);
-        if (own) own_gpu_alloc_[g] = detail::add_bytes(own_gpu_alloc_[g], vram);
-        if (excluded) type_excluded_vram_[g] = detail::sub_bytes(type_excluded_vram_[g], vram);
-        --counter;
-      } else {
-        gpus_[g].alloc_bytes = detail::sub_bytes(gpus_[g].alloc_bytes, vram);
-        if (own) own_gpu_alloc_[g] = detail::sub_bytes(own_gpu_alloc_[g], vram);
-        if (excluded) type_excluded_vram_[g] = detail::add_bytes(type_excluded_vram_[g], vram);
-        ++counter;
-      }
+      const std::int64_t given = remove ? vram : -vram;  // back to the GPU, or taken
+      add_gpu_alloc(g, given);
+      if (own) add_own_gpu_alloc(g, given);
+      if (excluded) excluded_vram_exact_.add(excluded_vram_[g], g, -given);
+      counter = remove ? counter - 1 : counter + 1;
       if (keep) claims_.push_back({g, index, claimed});
     }
     // Once per GPU occupied; a CPU instance once on its main worker.
@@ -1389,6 +1576,21 @@ class workspace {
       parts_.push_back(part);
     }
     if (!indexing_) update_twins(w);
+  }
+  // Adds amount (negative: takes) to the allocatable VRAM of GPU g, RAM of worker w, or
+  // their views counting the model's own instances only; the records hold the sums read
+  // saturated.
+  void add_gpu_alloc(std::uint32_t g, std::int64_t amount) {
+    vram_exact_.add(gpus_[g].alloc_bytes, g, amount);
+  }
+  void add_ram_alloc(std::uint32_t w, std::int64_t amount) {
+    ram_exact_.add(workers_[w].ram_alloc_bytes, w, amount);
+  }
+  void add_own_gpu_alloc(std::uint32_t g, std::int64_t amount) {
+    own_vram_exact_.add(own_gpu_alloc_[g], g, amount);
+  }
+  void add_own_ram_alloc(std::uint32_t w, std::int64_t amount) {
+    own_ram_exact_.add(own_ram_alloc_[w], w, amount);
   }
   void push_part(std::uint32_t w, std::uint64_t ram, const std::uint32_t* g,
                  const std::uint64_t* vram, std::uint32_t n) {
@@ -1451,6 +1653,7 @@ class workspace {
   std::vector<instance_record> instances_;
   detail::buffer<candidate> candidates_;
   std::vector<std::pair<std::uint64_t, std::uint32_t>> id_index_;
+  std::vector<std::uint64_t> recorded_ids_;  // scratch of index(): the recorded ids, sorted
   std::vector<std::uint64_t> gpu_claims_;
   std::vector<std::uint32_t> order_;
   std::vector<std::uint32_t> subs_;
@@ -1489,9 +1692,13 @@ class workspace {
   std::uint16_t type_count_ = 1;
   // Per GPU / per worker: claims GPUStack's fit does not count against the GPU's or the
   // worker's own type (instances of another type); added back by the gpustack listing.
-  std::vector<std::int64_t> type_excluded_vram_, type_excluded_ram_;
+  std::vector<std::int64_t> excluded_vram_, excluded_ram_;
   // Allocatable amounts counting the model's own instances only (recording index).
   std::vector<std::int64_t> own_gpu_alloc_, own_ram_alloc_;
+  // The exact values of the amounts above (and of the records' alloc_bytes and
+  // ram_alloc_bytes) beyond the int64 range.
+  detail::saturating_amounts vram_exact_, ram_exact_, own_vram_exact_, own_ram_exact_,
+      excluded_vram_exact_, excluded_ram_exact_;
   // Per worker: distributed instances (with subordinates) it takes part in.
   std::vector<std::uint32_t> distributed_on_;
   // Per worker: files READY by the table of index_files (main | draft << 1).

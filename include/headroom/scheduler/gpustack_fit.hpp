@@ -67,12 +67,15 @@ namespace detail {
 
 // Allocatable VRAM of GPU g as GPUStack's fit sees it for the GPU's type, clamped at 0.
 inline std::int64_t workspace::gpustack_gpu_alloc(std::uint32_t g) const noexcept {
-  return std::max<std::int64_t>(detail::add_bytes(gpus_[g].alloc_bytes, type_excluded_vram_[g]), 0);
+  detail::byte_balance sum = vram_exact_.exact_value(gpus_[g].alloc_bytes, g);
+  sum.add(excluded_vram_exact_.exact_value(excluded_vram_[g], g));
+  return std::max<std::int64_t>(sum.saturated(), 0);
 }
 // Allocatable RAM of worker w as GPUStack's fit sees it for the worker's type, clamped at 0.
 inline std::int64_t workspace::gpustack_ram_alloc(std::uint32_t w) const noexcept {
-  return std::max<std::int64_t>(
-      detail::add_bytes(workers_[w].ram_alloc_bytes, type_excluded_ram_[w]), 0);
+  detail::byte_balance sum = ram_exact_.exact_value(workers_[w].ram_alloc_bytes, w);
+  sum.add(excluded_ram_exact_.exact_value(excluded_ram_[w], w));
+  return std::max<std::int64_t>(sum.saturated(), 0);
 }
 
 // type_order_: the GPU types of the eligible workers in order of first appearance, each
@@ -490,7 +493,8 @@ void workspace::gpustack_overcommit(const E& e) {
   std::uint64_t selected_alloc = 0;  // allocatable VRAM of every selected GPU of a kept worker
   for (const std::uint32_t g : selection_)
     if (g != no_position && workers_[gpus_[g].worker].eligible)
-      selected_alloc += static_cast<std::uint64_t>(gpustack_gpu_alloc(g));
+      selected_alloc =
+          detail::sat_add(selected_alloc, static_cast<std::uint64_t>(gpustack_gpu_alloc(g)));
   std::size_t kept = 0, best = candidates_.size();
   double best_effective = 0;
   for (std::size_t i = 0; i < candidates_.size(); ++i) {
@@ -498,12 +502,12 @@ void workspace::gpustack_overcommit(const E& e) {
     std::uint64_t vram = 0, ram = 0, alloc = 0;
     std::uint32_t used = 0, sat = 0;
     for (std::uint32_t p = c.part_begin; p < c.part_begin + c.part_count; ++p) {
-      ram += parts_[p].ram_bytes;
+      ram = detail::sat_add(ram, parts_[p].ram_bytes);
       for (std::uint32_t k = parts_[p].claim_begin;
            k < parts_[p].claim_begin + parts_[p].claim_count; ++k) {
         const claim_record& cl = claims_[k];
-        vram += cl.vram_bytes;
-        alloc += static_cast<std::uint64_t>(gpustack_gpu_alloc(cl.gpu));
+        vram = detail::sat_add(vram, cl.vram_bytes);
+        alloc = detail::sat_add(alloc, static_cast<std::uint64_t>(gpustack_gpu_alloc(cl.gpu)));
         ++used;
         sat += satisfied(cl.gpu) ? 1u : 0u;
       }
