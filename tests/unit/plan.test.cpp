@@ -340,6 +340,38 @@ TEST_SUITE("plan") {
     CHECK(plan::fingerprint(other, stats) != plan::fingerprint(p, stats));
   }
 
+  TEST_CASE("plan: a merge renumbers each shard's accelerators by name") {
+    // Three configurations, one accelerator each (H100, L40S, the test part), one per shard:
+    // every block numbers its only accelerator 0; the merged grid numbers them by name in
+    // index order, 0, 1, 2. Rows written by hand: the merge reads, it does not simulate.
+    plan::problem p = small_problem();
+    p.axes.tensor_parallel = {1};
+    p.axes.max_batch = {16};
+    const auto all = plan::enumerate(p.axes);
+    REQUIRE(all.size() == 3);
+    const auto stats = plan::sample_lengths(mix, p.search.length_draws, p.search.seed);
+    std::string files;
+    for (std::size_t k = 1; k <= 3; ++k) {
+      std::vector<plan::row> one(1);
+      one[0].config = all[k - 1];
+      one[0].key = plan::key(p.axes, all[k - 1]);
+      files += plan::write_csv(p, stats, {.index = k, .count = 3}, one);
+    }
+    const auto read = plan::read_csv(files);
+    REQUIRE(read.ok());
+    for (const auto& b : read.blocks) {
+      REQUIRE(b.rows.size() == 1);
+      CHECK(b.rows[0].config.accelerator == 0);
+    }
+    const auto merged = plan::merge(read.blocks);
+    REQUIRE(merged.ok());
+    REQUIRE(merged.grids.size() == 1);
+    const auto& g = merged.grids[0];
+    CHECK(g.accelerators == std::vector<std::string>{"H100 SXM", "L40S", "Test 17GB"});
+    REQUIRE(g.rows.size() == 3);
+    for (std::size_t i = 0; i < 3; ++i) CHECK(g.rows[i].config.accelerator == i);
+  }
+
   TEST_CASE("plan: a configuration measures the same whatever else the grid holds") {
     const plan::problem p = small_problem();
     plan::problem alone = p;
