@@ -30,6 +30,7 @@
 #include "prometheus.hpp"
 
 // composition
+#include "plan.hpp"
 #include "sim/fleet_day.hpp"
 #include "sim/replica.hpp"
 

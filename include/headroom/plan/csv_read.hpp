@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reading CSV blocks back: the header, the rows, or the first bad line and why.
+#pragma once
+
+#include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include "../detail/from_chars.hpp"
+#include "csv_write.hpp"
+#include "problem.hpp"
+#include "row.hpp"
+
+namespace headroom {
+inline namespace v0 {
+namespace plan {
+
+/// One block read back: its header fields and its rows. configuration::accelerator is the
+/// position of the accelerator's name among the block's names in order of first
+/// appearance (the grid itself is not in the file; keys name it).
+struct csv_block {
+  std::string version{};                    ///< library version that wrote it
+  std::string plan_name{};                  ///< problem::name
+  std::string model_name{};                 ///< model_shape::name
+  std::uint64_t fingerprint = 0;            ///< fingerprint(problem, lengths)
+  std::size_t configurations = 0;           ///< configurations in the whole grid
+  shard part{};                             ///< which shard this block holds
+  std::vector<std::string> accelerators{};  ///< accelerator names seen, in order
+  std::vector<row> rows{};                  ///< the rows, in file order
+};
+
+/// The outcome of reading CSV text: the blocks, or the first bad line and why.
+struct csv_read_result {
+  std::vector<csv_block> blocks{};  ///< every block, in file order
+  std::size_t error_line = 0;       ///< 1-based line of the first error; 0 when ok
+  std::string error{};              ///< what is wrong there; empty when ok
+  /// true when the whole text was read without error.
+  [[nodiscard]] bool ok() const noexcept { return error_line == 0 && error.empty(); }
+};
+
+namespace detail {
+[[nodiscard]] inline std::vector<std::string_view> split(std::string_view line, char by) {
+  std::vector<std::string_view> fields;
+  for (;;) {
+    const std::size_t at = line.find(by);
+    fields.push_back(line.substr(0, at));
+    if (at == std::string_view::npos) return fields;
+    line.remove_prefix(at + 1);
+  }
+}
+[[nodiscard]] inline bool parse_double(std::string_view s, double& v) {
+  const auto [ptr, ec] = ::headroom::detail::from_chars_double(s.data(), s.data() + s.size(), v);
+  return !s.empty() && ec == std::errc{} && ptr == s.data() + s.size();
+}
+template <class I>
+[[nodiscard]] bool parse_integer(std::string_view s, I& v) {
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return !s.empty() && ec == std::errc{} && ptr == s.data() + s.size();
+}
+
+// A header line, `# headroom <version> plan <name> model <model> fingerprint <hex>
+// configurations <N> shard <k>/<n>`, as an empty block, or why it is not one.
+struct header_read {
+  csv_block block{};
+  std::string error{};  // empty when read
+};
+
+[[nodiscard]] inline std::optional<std::uint64_t> parse_fingerprint(std::string_view hex) {
+  if (hex.size() != 16) return std::nullopt;
+  std::uint64_t f = 0;
+  for (const char c : hex) {
+    const int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (v < 0) return std::nullopt;
+    f = f << 4 | static_cast<std::uint64_t>(v);
+  }
+  return f;
+}
+
+[[nodiscard]] inline header_read read_header(std::string_view line) {
+  header_read out;
+  const auto w = split(line, ' ');
+  if (w.size() != 13 || w[0] != "#" || w[1] != "headroom" || w[3] != "plan" || w[5] != "model" ||
+      w[7] != "fingerprint" || w[9] != "configurations" || w[11] != "shard") {
+    out.error = "not a headroom plan header";
+    return out;
+  }
+  csv_block& b = out.block;
+  b.version = std::string(w[2]);
+  b.plan_name = std::string(w[4]);
+  b.model_name = std::string(w[6]);
+  const auto fingerprint = parse_fingerprint(w[8]);
+  const auto part = parse_shard(w[12]);
+  if (!fingerprint)
+    out.error = "the fingerprint needs 16 hex digits";
+  else if (!parse_integer(w[10], b.configurations))
+    out.error = "bad configuration count '" + std::string(w[10]) + "'";
+  else if (!part)
+    out.error = "bad shard '" + std::string(w[12]) + "'";
+  else
+    b.fingerprint = *fingerprint, b.part = *part;
+  return out;
+}
+
+// Reads one row's fields in column order; good() stays true while every field parsed.
+class row_reader {
+ public:
+  explicit row_reader(const std::vector<std::string_view>& fields) : fields_(fields) {}
+  [[nodiscard]] bool good() const noexcept { return good_; }
+  [[nodiscard]] std::string_view text() { return fields_[at_++]; }
+  template <class Integer>
+  void integer(Integer& v) {
+    good_ = parse_integer(text(), v) && good_;
+  }
+  void number(double& v) { good_ = parse_double(text(), v) && good_; }
+  void seconds(std::chrono::duration<double>& v) {
+    double s = 0;
+    number(s);
+    v = std::chrono::duration<double>(s);
+  }
+  // One of `names`' enumerators, by its to_string.
+  template <class Enum, std::size_t N>
+  void choice(Enum& v, const Enum (&names)[N]) {
+    const std::string_view t = text();
+    for (const Enum e : names)
+      if (t == to_string(e)) {
+        v = e;
+        return;
+      }
+    good_ = false;
+  }
+
+ private:
+  const std::vector<std::string_view>& fields_;
+  std::size_t at_ = 0;
+  bool good_ = true;
+};
+
+// The columns index .. kv; the accelerator's name becomes its position among `accelerators`
+// (added when new).
+inline void read_configuration(row_reader& in, row& r, std::vector<std::string>& accelerators) {
+  in.integer(r.config.index);
+  r.key = std::string(in.text());
+  const std::string_view accelerator = in.text();
+  const auto found = std::find(accelerators.begin(), accelerators.end(), accelerator);
+  r.config.accelerator = static_cast<std::size_t>(found - accelerators.begin());
+  if (found == accelerators.end()) accelerators.emplace_back(accelerator);
+  in.integer(r.config.tensor_parallel);
+  in.integer(r.config.max_batch);
+  in.integer(r.config.max_batched_tokens);
+  in.choice(r.config.prefill, {sim::prefill_mode::chunked, sim::prefill_mode::whole});
+  in.choice(r.config.kv, {sim::kv_policy::reserve_full, sim::kv_policy::preempt_youngest});
+}
+
+// The columns status .. mean_use.
+inline void read_measurements(row_reader& in, row& r) {
+  in.choice(r.status, {feasibility::feasible, feasibility::weights_do_not_fit,
+                       feasibility::requests_do_not_fit, feasibility::slo_unmet_at_zero_load,
+                       feasibility::slo_unmet_at_any_rate});
+  in.integer(r.kv_budget_tokens);
+  in.number(r.zero_load_conformance);
+  in.number(r.zero_load_rejected);
+  in.number(r.capacity_per_second);
+  in.number(r.capacity_high_per_second);
+  in.number(r.confidence);
+  in.choice(r.stop, {search_stop::converged, search_stop::undecided, search_stop::no_passing_rate,
+                     search_stop::never_saturated, search_stop::budget_exhausted});
+  in.integer(r.runs);
+  in.integer(r.requests);
+  in.number(r.operating_rate_per_second);
+  in.seconds(r.ttft_quantile);
+  in.seconds(r.tpot_quantile);
+  in.seconds(r.e2e_quantile);
+  in.number(r.latency_margin);
+  in.number(r.mfu);
+  in.number(r.mbu);
+  in.integer(r.replicas_for_peak);
+  in.integer(r.peak_paid);
+  in.number(r.replica_hours);
+  in.number(r.gpu_hours);
+  in.number(r.cost);
+  in.number(r.cost_per_million_tokens);
+  in.number(r.over_share);
+  in.number(r.mean_use);
+}
+
+// The column line after a header: the number of fields a row has, or 0 when the names are
+// not row_columns (optionally followed by decision_columns).
+[[nodiscard]] inline std::size_t columns_of(std::string_view line) {
+  const std::size_t row_fields = split(row_columns, ',').size();
+  if (line == row_columns) return row_fields;
+  const std::string with_decision = std::string(row_columns) + "," + std::string(decision_columns);
+  return line == with_decision ? row_fields + split(decision_columns, ',').size() : 0;
+}
+
+}  // namespace detail
+
+/// Reads blocks written by write_csv (several may follow each other, e.g. one per model or
+/// concatenated shards). Lines may end in "\r\n"; blank lines are skipped. Verdict columns,
+/// when present, are ignored (merge and decide recompute them). Never throws for bad text:
+/// the error names the line.
+[[nodiscard]] inline csv_read_result read_csv(std::string_view text) {
+  csv_read_result result;
+  auto fail_at = [&result](std::size_t line, std::string why) {
+    result.blocks.clear();
+    result.error_line = line;
+    result.error = std::move(why);
+    return result;
+  };
+  std::size_t number = 0;
+  bool expect_columns = false;
+  std::size_t columns = 0;
+  while (!text.empty()) {
+    ++number;
+    const std::size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) continue;
+    if (line.front() == '#') {
+      detail::header_read header = detail::read_header(line);
+      if (!header.error.empty()) return fail_at(number, std::move(header.error));
+      result.blocks.push_back(std::move(header.block));
+      expect_columns = true;
+      continue;
+    }
+    if (result.blocks.empty()) return fail_at(number, "a row before any '# headroom' header");
+    if (expect_columns) {
+      columns = detail::columns_of(line);
+      if (columns == 0) return fail_at(number, "unexpected column names");
+      expect_columns = false;
+      continue;
+    }
+    const auto fields = detail::split(line, ',');
+    if (fields.size() != columns)
+      return fail_at(number, "expected " + std::to_string(columns) + " fields, found " +
+                                 std::to_string(fields.size()));
+    csv_block& b = result.blocks.back();
+    row r;
+    detail::row_reader in(fields);
+    detail::read_configuration(in, r, b.accelerators);
+    detail::read_measurements(in, r);
+    if (!in.good()) return fail_at(number, "a field is malformed");
+    b.rows.push_back(std::move(r));
+  }
+  if (expect_columns) return fail_at(number, "a header without column names");
+  return result;
+}
+
+}  // namespace plan
+}  // namespace v0
+}  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: Apache-2.0
+// Writing rows as CSV blocks: a header line naming the grid, its fingerprint, version and
+// shard, the column names, one line per row (with the verdicts when decided).
+#pragma once
+
+#include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "../detail/checks.hpp"
+#include "../version.hpp"
+#include "configuration.hpp"
+#include "decide.hpp"
+#include "fingerprint.hpp"
+#include "lengths.hpp"
+#include "problem.hpp"
+#include "row.hpp"
+
+namespace headroom {
+inline namespace v0 {
+namespace plan {
+
+/// The column names of a row in CSV, in order.
+inline constexpr std::string_view row_columns =
+    "index,key,accelerator,tensor_parallel,max_batch,max_batched_tokens,prefill,kv,status,"
+    "kv_budget_tokens,zero_load_conformance,zero_load_rejected,capacity_per_second,"
+    "capacity_high_per_second,confidence,search_stop,runs,requests,operating_rate_per_second,"
+    "ttft_quantile_seconds,tpot_quantile_seconds,e2e_quantile_seconds,latency_margin,mfu,mbu,"
+    "replicas_for_peak,peak_paid,replica_hours,gpu_hours,cost,cost_per_million_tokens,"
+    "over_share,mean_use";
+/// The columns a decided CSV appends.
+inline constexpr std::string_view decision_columns = "verdict,dominated_by,replicas_frontier";
+
+/// The first line of a CSV block: `# headroom <version> plan <name> model <model>
+/// fingerprint <16 hex digits> configurations <N> shard <k>/<n>`.
+[[nodiscard]] inline std::string csv_header(const problem& p, const length_statistics& l,
+                                            std::size_t configurations, shard part) {
+  std::string out = "# headroom ";
+  out += version_string;
+  out += " plan " + p.name + " model " + p.model.name + " fingerprint ";
+  char hex[17];
+  const std::uint64_t f = fingerprint(p, l);
+  for (int i = 0; i < 16; ++i) hex[i] = "0123456789abcdef"[(f >> (60 - 4 * i)) & 0xf];
+  hex[16] = '\0';
+  out += hex;
+  out += " configurations " + std::to_string(configurations) + " shard " +
+         std::to_string(part.index) + "/" + std::to_string(part.count) + "\n";
+  return out;
+}
+
+namespace detail {
+// One row's columns (row_columns), each followed by a ','.
+inline void append_row(std::string& out, const grid& axes, const row& r) {
+  const auto u = [&](std::uint64_t v) {
+    append_number(out, v);
+    out += ',';
+  };
+  const auto s = [&](std::int64_t v) {
+    append_number(out, v);
+    out += ',';
+  };
+  const auto d = [&](double v) {
+    append_number(out, v);
+    out += ',';
+  };
+  const auto t = [&](std::string_view v) {
+    out += v;
+    out += ',';
+  };
+  u(r.config.index);
+  t(r.key);
+  t(axes.accelerators.at(r.config.accelerator).spec.name);
+  s(r.config.tensor_parallel);
+  u(r.config.max_batch);
+  u(r.config.max_batched_tokens);
+  t(to_string(r.config.prefill));
+  t(to_string(r.config.kv));
+  t(to_string(r.status));
+  u(r.kv_budget_tokens);
+  d(r.zero_load_conformance);
+  d(r.zero_load_rejected);
+  d(r.capacity_per_second);
+  d(r.capacity_high_per_second);
+  d(r.confidence);
+  t(to_string(r.stop));
+  u(r.runs);
+  u(r.requests);
+  d(r.operating_rate_per_second);
+  d(r.ttft_quantile.count());
+  d(r.tpot_quantile.count());
+  d(r.e2e_quantile.count());
+  d(r.latency_margin);
+  d(r.mfu);
+  d(r.mbu);
+  s(r.replicas_for_peak);
+  s(r.peak_paid);
+  d(r.replica_hours);
+  d(r.gpu_hours);
+  d(r.cost);
+  d(r.cost_per_million_tokens);
+  d(r.over_share);
+  d(r.mean_use);
+}
+
+// Row i's decision columns (decision_columns), each followed by a ','.
+inline void append_verdict(std::string& out, std::span<const row> rows, const decision& decided,
+                           std::size_t i) {
+  out += to_string(decided.verdicts[i]);
+  out += ',';
+  if (decided.dominated_by[i]) out += rows[*decided.dominated_by[i]].key;
+  out += ',';
+  const bool on = std::find(decided.replicas_frontier.begin(), decided.replicas_frontier.end(),
+                            i) != decided.replicas_frontier.end();
+  out += on ? "true," : "false,";
+}
+}  // namespace detail
+
+/// Writes a CSV block: the header line, the column names, one line per row; with a
+/// decision (of exactly these rows), the verdict columns too. Numbers in shortest
+/// round-trip form, so read_csv gives back the same doubles.
+[[nodiscard]] inline std::string write_csv(const problem& p, const length_statistics& l, shard part,
+                                           std::span<const row> rows,
+                                           const decision* decided = nullptr) {
+  if (decided && decided->verdicts.size() != rows.size())
+    ::headroom::detail::fail("decided->verdicts.size()", decided->verdicts.size(),
+                             "must equal rows.size()");
+  const std::size_t total = p.axes.accelerators.size() * p.axes.tensor_parallel.size() *
+                            p.axes.max_batch.size() * p.axes.max_batched_tokens.size() *
+                            p.axes.prefill.size() * p.axes.kv.size();
+  std::string out = csv_header(p, l, total, part);
+  out += row_columns;
+  if (decided) {
+    out += ',';
+    out += decision_columns;
+  }
+  out += '\n';
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    detail::append_row(out, p.axes, rows[i]);
+    if (decided) detail::append_verdict(out, rows, *decided, i);
+    out.back() = '\n';
+  }
+  return out;
+}
+
+}  // namespace plan
+}  // namespace v0
+}  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20

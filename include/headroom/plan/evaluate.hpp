@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: Apache-2.0
+// Evaluating one configuration, stage by stage: fit, zero load, the capacity search, the
+// operating point, the day.
+#pragma once
+
+#include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <span>
+#include <vector>
+
+#include "../arrivals.hpp"
+#include "../capacity.hpp"
+#include "../queueing.hpp"
+#include "../sim/fleet_day.hpp"
+#include "../sim/replica.hpp"
+#include "calls.hpp"
+#include "configuration.hpp"
+#include "lengths.hpp"
+#include "problem.hpp"
+#include "replica_model.hpp"
+#include "row.hpp"
+
+namespace headroom {
+inline namespace v0 {
+namespace plan {
+
+namespace detail {
+
+/// The nearest-rank q-quantile of values (sorted in place): the smallest v with at least
+/// q·n values <= v. Empty: NaN.
+[[nodiscard]] inline double nearest_rank_quantile(std::vector<double>& values, double q) {
+  if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
+  const double rank = std::ceil(q * static_cast<double>(values.size()));
+  const std::size_t i =
+      rank < 1.0 ? 0 : std::min(values.size() - 1, static_cast<std::size_t>(rank) - 1);
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(i), values.end());
+  return values[i];
+}
+
+// What every stage of one configuration's evaluation reads.
+struct stage_inputs {
+  const problem& p;                 // the validated problem
+  const accelerator_option& gpu;    // the configuration's accelerator
+  sim::replica_config replica;      // its limits and KV budget
+  tensor_parallel_step_time model;  // its step time
+  slo bounds;                       // the SLO in capacity.hpp's terms
+  std::uint64_t seed = 0;           // configuration_seed of its key
+};
+
+// Stage 2, zero load: each of zero_load_requests requests alone on an idle replica. Sets
+// the shares and, when the configuration is ruled out, its status; true when it goes on.
+template <class L>
+[[nodiscard]] bool passes_zero_load(row& r, const stage_inputs& in, const L& sampler) {
+  std::mt19937_64 engine(in.seed);
+  L draw = sampler;
+  std::size_t met = 0, rejected = 0;
+  for (std::size_t i = 0; i < in.p.search.zero_load_requests; ++i) {
+    const sim::request_lengths l = draw(engine);
+    const sim::request one[1] = {{.arrival = std::chrono::duration<double>(0.0),
+                                  .prompt_tokens = l.prompt_tokens,
+                                  .output_tokens = l.output_tokens}};
+    const auto run = sim::simulate(in.replica, std::span<const sim::request>(one), in.model);
+    if (run.status[0] == sim::request_status::rejected) ++rejected;
+    if (meets_slo(in.bounds, run.outcomes[0])) ++met;
+  }
+  const double n = static_cast<double>(in.p.search.zero_load_requests);
+  const double q = in.p.target.quota;
+  r.zero_load_conformance = static_cast<double>(met) / n;
+  r.zero_load_rejected = static_cast<double>(rejected) / n;
+  if (r.zero_load_rejected > 1.0 - q)
+    r.status = feasibility::requests_do_not_fit;
+  else if (r.zero_load_conformance < q)
+    r.status = feasibility::slo_unmet_at_zero_load;
+  return r.status == feasibility::feasible;
+}
+
+// Stage 3, μ* with its interval: capacity.hpp's search over one-rate sweeps. True when a
+// rate passed.
+template <class L>
+[[nodiscard]] bool finds_capacity(row& r, const stage_inputs& in, const L& sampler,
+                                  const length_statistics& lengths) {
+  const search_options& s = in.p.search;
+  sim::sweep_options sweep;
+  sweep.requests_per_point = s.requests_per_run;
+  sweep.arrival_cv = s.arrival_cv;
+  sweep.warm_up_fraction = s.warm_up_fraction;
+  sweep.cool_down_fraction = s.cool_down_fraction;
+  sweep.z = s.z;
+  auto measure = [&](capacity_probe probe) {
+    sim::sweep_options one = sweep;
+    one.seed = sim::replication_seed(in.seed, probe.run + 1);
+    const double rate[1] = {probe.rate_per_second};
+    return sim::sweep_capacity(in.replica, in.model, std::span<const double>(rate), sampler,
+                               in.bounds, one)
+        .curve[0]
+        .conformance;
+  };
+  const double start = starting_rate(in.model, in.replica, lengths);
+  const capacity_search_result found =
+      search_capacity(measure, capacity_bracket(start, in.p.target.quota, s));
+  const capacity_found answer = capacity_of(found);
+  r.stop = found.reason;
+  r.runs = found.runs;
+  r.requests = found.requests;
+  r.confidence = found.confidence;
+  r.capacity_high_per_second = answer.high_per_second;
+  if (!answer.capacity_per_second) {
+    r.status = feasibility::slo_unmet_at_any_rate;
+    return false;
+  }
+  r.capacity_per_second = *answer.capacity_per_second;
+  return true;
+}
+
+// The latencies of the requests that arrived inside a run's measurement window (an
+// error counts as infinitely slow).
+struct window_latencies {
+  std::vector<double> ttft, tpot, e2e;
+};
+
+[[nodiscard]] inline window_latencies latencies_in_window(const sim::replica_result& run,
+                                                          double begin_s, double end_s,
+                                                          tpot_definition kind) {
+  window_latencies w;
+  const double inf = std::numeric_limits<double>::infinity();
+  for (const auto& o : run.outcomes) {
+    const double t = o.intended_arrival.count();
+    if (!(t >= begin_s && t <= end_s)) continue;
+    w.ttft.push_back(o.error ? inf : time_to_first_token(o).count());
+    w.tpot.push_back(o.error                         ? inf
+                     : kind == tpot_definition::vllm ? tpot_vllm(o).count()
+                                                     : tpot_guidellm(o).count());
+    w.e2e.push_back(o.error ? inf : end_to_end_latency(o).count());
+  }
+  return w;
+}
+
+// The q-quantiles of a window and the latency margin they leave under the SLO's bounds.
+inline void record_quantiles(row& r, window_latencies& w, const objective& target) {
+  const double q = target.quota;
+  r.ttft_quantile = std::chrono::duration<double>(nearest_rank_quantile(w.ttft, q));
+  r.tpot_quantile = std::chrono::duration<double>(nearest_rank_quantile(w.tpot, q));
+  r.e2e_quantile = std::chrono::duration<double>(nearest_rank_quantile(w.e2e, q));
+  double margin = std::numeric_limits<double>::infinity();
+  if (target.ttft) margin = std::min(margin, 1.0 - r.ttft_quantile / *target.ttft);
+  if (target.tpot) margin = std::min(margin, 1.0 - r.tpot_quantile / *target.tpot);
+  if (target.e2e) margin = std::min(margin, 1.0 - r.e2e_quantile / *target.e2e);
+  r.latency_margin = margin;
+}
+
+// Stage 4, the operating point ρ*·μ*: one run, its window's quantiles, margin, MFU, MBU.
+template <class L>
+void measure_operating_point(row& r, const stage_inputs& in, const L& sampler) {
+  const search_options& s = in.p.search;
+  r.operating_rate_per_second = in.p.fleet.target_utilization * r.capacity_per_second;
+  std::mt19937_64 engine(sim::replication_seed(in.seed, 0));
+  const auto schedule = open_loop_schedule(gamma_gaps(r.operating_rate_per_second, s.arrival_cv),
+                                           s.requests_per_run, engine);
+  L draw = sampler;
+  const auto requests = sim::make_requests(schedule, draw, engine);
+  const auto run = sim::simulate(in.replica, std::span<const sim::request>(requests), in.model);
+  const double span_s = schedule.back().count();
+  window_latencies w =
+      latencies_in_window(run, s.warm_up_fraction * span_s, span_s - s.cool_down_fraction * span_s,
+                          in.bounds.tpot_kind);
+  record_quantiles(r, w, in.p.target);
+  const auto u = sim::utilisation_of(run.stats, in.model.roofline,
+                                     replica_spec(in.gpu.spec, r.config.tensor_parallel));
+  r.mfu = u.mfu;
+  r.mbu = u.mbu;
+}
+
+// Stage 5, the day: the fleet at μ* and ρ* through the traffic, its hours and cost.
+inline void simulate_day(row& r, const stage_inputs& in, const length_statistics& lengths) {
+  const problem& p = in.p;
+  const double tp = static_cast<double>(r.config.tensor_parallel);
+  const double peak =
+      *std::max_element(p.traffic.rates_per_second.begin(), p.traffic.rates_per_second.end());
+  r.replicas_for_peak = replicas_for_peak(peak, p.fleet.target_utilization, r.capacity_per_second);
+  sim::fleet_day_simulator simulator(day_config(
+      p, r.capacity_per_second, in.gpu.price_per_gpu_hour * tp, lengths.mean_output_tokens));
+  const auto summary = simulator.run(p.traffic.rates_per_second, p.fleet.policy);
+  r.peak_paid = summary.peak_paid;
+  r.replica_hours = summary.replica_hours;
+  r.gpu_hours = summary.replica_hours * tp;
+  r.cost = summary.cost;
+  r.cost_per_million_tokens =
+      summary.cost_per_million_tokens.value_or(std::numeric_limits<double>::infinity());
+  r.over_share = summary.over_share;
+  r.mean_use = summary.mean_use;
+}
+
+}  // namespace detail
+
+/// Evaluates one configuration of a validated problem, the stages in order, each stopping
+/// at the first that rules it out:
+///  1. fit: the KV budget (replica_kv_budget) — none: weights_do_not_fit;
+///  2. zero load: zero_load_requests requests (lengths from the sampler on an engine seeded
+///     with the configuration's seed s) each simulated alone; more than 1 − q of them
+///     rejected: requests_do_not_fit; fewer than q meeting the SLO: slo_unmet_at_zero_load;
+///  3. μ*: capacity.hpp's search_capacity from starting_rate (rate_high) and half of it,
+///     each load test a sim::sweep_capacity at one rate with requests_per_run requests seeded
+///     sim::replication_seed(s, run + 1); no passing rate: slo_unmet_at_any_rate;
+///  4. the operating point ρ*·μ*: one run seeded sim::replication_seed(s, 0) (the schedule
+///     from gamma gaps, then the lengths, on one engine), its window's q-quantiles, latency
+///     margin, MFU and MBU;
+///  5. the day: fleet_day_simulator at μ*, ρ*, the policy, the replica's price (TP × per
+///     GPU) and E[out] tokens per request.
+/// `lengths` is the sample_lengths of the problem (seed search.seed).
+template <class L>
+requires sim::LengthSampler<L, std::mt19937_64> && std::copy_constructible<L>
+[[nodiscard]] row evaluate(const problem& p, const configuration& c, const L& sampler,
+                           const length_statistics& lengths) {
+  row r;
+  r.config = c;
+  r.key = key(p.axes, c);
+  r.capacity_high_per_second = std::numeric_limits<double>::infinity();
+  const accelerator_option& gpu = p.axes.accelerators.at(c.accelerator);
+  // 1. Fit.
+  const auto budget = replica_kv_budget(p.model, gpu, c.tensor_parallel, p.axes.memory_fraction);
+  if (!budget) {
+    r.status = feasibility::weights_do_not_fit;
+    return r;
+  }
+  r.kv_budget_tokens = *budget;
+  const detail::stage_inputs in{.p = p,
+                                .gpu = gpu,
+                                .replica = replica_configuration(c, *budget),
+                                .model = make_step_time(p.model, gpu, c.tensor_parallel),
+                                .bounds = to_slo(p.target),
+                                .seed = configuration_seed(p.search.seed, r.key)};
+  // 2-5: each stage stops at the first that rules the configuration out.
+  if (!detail::passes_zero_load(r, in, sampler)) return r;
+  if (!detail::finds_capacity(r, in, sampler, lengths)) return r;
+  detail::measure_operating_point(r, in, sampler);
+  detail::simulate_day(r, in, lengths);
+  return r;
+}
+
+}  // namespace plan
+}  // namespace v0
+}  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20

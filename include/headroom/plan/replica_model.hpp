@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: Apache-2.0
+// The replica model of a configuration: the roofline over the replica's GPUs plus the
+// tensor-parallel all-reduces, its KV-cache budget, and the SLO in capacity.hpp's terms.
+#pragma once
+
+#include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+
+#include "../capacity.hpp"
+#include "../roofline.hpp"
+#include "../sim/replica.hpp"
+#include "calls.hpp"
+#include "configuration.hpp"
+#include "problem.hpp"
+
+namespace headroom {
+inline namespace v0 {
+namespace plan {
+
+/// Peaks and memory of a replica of `tensor_parallel` GPUs: each figure times the count.
+[[nodiscard]] constexpr accelerator_spec replica_spec(const accelerator_spec& gpu,
+                                                      std::int32_t tensor_parallel) noexcept {
+  const double n = static_cast<double>(tensor_parallel);
+  return {gpu.name, gpu.peak_flops_per_second * n, gpu.peak_bytes_per_second * n,
+          gpu.memory_bytes * n};
+}
+
+/// The step time of a tensor-parallel replica: the roofline over all its GPUs (weights and
+/// KV sharded, each GPU reads 1/TP of the bytes and does 1/TP of the FLOPs) plus, when
+/// TP > 1, the all-reduces of Megatron-style tensor parallelism (Shoeybi et al., 2019: one
+/// after the attention and one after the MLP of each layer), each costing a fixed latency
+/// plus a ring all-reduce's 2(TP − 1)/TP × bytes / link bandwidth (Patarasuk & Yuan, JPDC
+/// 69(2), 2009; NCCL's "bus bandwidth"), bytes = tokens × hidden × activation bytes.
+struct tensor_parallel_step_time {
+  sim::roofline_step_time roofline{};          ///< over the whole replica (TP × per-GPU figures)
+  std::int32_t tensor_parallel = 1;            ///< GPUs of the replica
+  double all_reduces_per_step = 0.0;           ///< 2 × layers when TP > 1, else 0
+  double activation_bytes_per_token = 0.0;     ///< hidden × activation bytes
+  double interconnect_bytes_per_second = 0.0;  ///< one direction of one GPU's link
+  std::chrono::duration<double> all_reduce_latency{0.0};  ///< fixed cost of one all-reduce
+
+  /// Seconds the all-reduces of a step of `tokens` tokens take.
+  [[nodiscard]] constexpr double communication_seconds(std::size_t tokens) const noexcept {
+    if (tensor_parallel <= 1 || all_reduces_per_step <= 0.0) return 0.0;
+    const double p = static_cast<double>(tensor_parallel);
+    double one = all_reduce_latency.count();
+    if (interconnect_bytes_per_second > 0.0)
+      one += 2.0 * (p - 1.0) / p * static_cast<double>(tokens) * activation_bytes_per_token /
+             interconnect_bytes_per_second;
+    return all_reduces_per_step * one;
+  }
+  /// The step time: roofline(shape) + the all-reduces of its prefill and decode tokens.
+  [[nodiscard]] constexpr std::chrono::duration<double> operator()(
+      const sim::step_shape& s) const noexcept {
+    return roofline(s) +
+           std::chrono::duration<double>(communication_seconds(s.prefill_tokens + s.decode_tokens));
+  }
+};
+
+/// The replica model of a configuration: make_roofline_step_time on replica_spec(gpu, TP)
+/// with the accelerator's efficiencies and overhead, and the all-reduce terms. Throws
+/// invalid_argument for a bad model or accelerator field.
+[[nodiscard]] inline tensor_parallel_step_time make_step_time(const model_shape& model,
+                                                              const accelerator_option& gpu,
+                                                              std::int32_t tensor_parallel) {
+  if (tensor_parallel < 1)
+    ::headroom::detail::fail("tensor_parallel", tensor_parallel, "must be >= 1");
+  tensor_parallel_step_time m;
+  m.roofline = detail::roofline_of(replica_spec(gpu.spec, tensor_parallel), model, gpu);
+  m.tensor_parallel = tensor_parallel;
+  m.all_reduces_per_step = tensor_parallel > 1 ? 2.0 * static_cast<double>(model.layers) : 0.0;
+  m.activation_bytes_per_token = static_cast<double>(model.hidden_size) * model.activation_bytes;
+  m.interconnect_bytes_per_second = gpu.interconnect_bytes_per_second;
+  m.all_reduce_latency = gpu.all_reduce_latency;
+  return m;
+}
+
+/// Bytes of the weights on the replica, N_p × bytes per parameter.
+[[nodiscard]] inline double model_weight_bytes(const model_shape& model) {
+  return detail::weight_bytes_of(model);
+}
+
+/// KV-cache tokens of a replica of TP GPUs: sim::kv_budget_tokens over TP × memory, or
+/// std::nullopt when the weights leave no room for one token (the configuration does not
+/// fit).
+[[nodiscard]] inline std::optional<std::size_t> replica_kv_budget(const model_shape& model,
+                                                                  const accelerator_option& gpu,
+                                                                  std::int32_t tensor_parallel,
+                                                                  double memory_fraction) {
+  const double memory = gpu.spec.memory_bytes * static_cast<double>(tensor_parallel);
+  const double room = memory * memory_fraction - model_weight_bytes(model);
+  if (!(std::floor(room / model.kv_bytes_per_token) >= 1.0)) return std::nullopt;
+  return detail::kv_budget_of(model, memory, memory_fraction);
+}
+
+/// The replica configuration of a grid point with its KV budget.
+[[nodiscard]] inline sim::replica_config replica_configuration(const configuration& c,
+                                                               std::size_t kv_budget_tokens) {
+  return {.max_batch = c.max_batch,
+          .kv_budget_tokens = kv_budget_tokens,
+          .max_batched_tokens = c.max_batched_tokens,
+          .prefill = c.prefill,
+          .kv = c.kv};
+}
+
+/// The SLO as capacity.hpp's slo: an unset bound becomes the largest finite duration.
+[[nodiscard]] inline slo to_slo(const objective& o) {
+  const std::chrono::duration<double> none{std::numeric_limits<double>::max()};
+  return {.ttft = o.ttft.value_or(none),
+          .tpot = o.tpot.value_or(none),
+          .e2e = o.e2e,
+          .tpot_kind = o.tpot_kind};
+}
+
+}  // namespace plan
+}  // namespace v0
+}  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20
