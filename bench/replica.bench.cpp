@@ -29,7 +29,8 @@ struct setup {
 
 setup make_setup(sim::kv_policy policy) {
   const auto& gpu = headroom::accelerators::h100_sxm;
-  const double kv = headroom::kv_bytes_per_token(32, 8, 128, 2.0);
+  const double kv = headroom::kv_bytes_per_token(
+      {.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0});
   setup s{sim::make_roofline_step_time(gpu, 8e9, 2.0, kv, 0.5, 0.8, 1ms), {}};
   s.config.max_batch = 256;
   s.config.kv_budget_tokens =

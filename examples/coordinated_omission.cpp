@@ -58,7 +58,8 @@ tail summarise(const sim::replica_result& run, const headroom::slo& objective) {
       (run.outcomes[last].intended_arrival - run.outcomes[first].intended_arrival).count();
   t.p50_ttft_s = at(0.5);
   t.p99_ttft_s = at(0.99);
-  t.conformance = headroom::conformance_from_counts(conforming, ttft.size());
+  t.conformance =
+      headroom::conformance_from_counts({.successes = conforming, .trials = ttft.size()});
   return t;
 }
 
@@ -76,7 +77,8 @@ int main(int argc, char** argv) {
   const std::size_t requests = full ? 20000 : 2000;
 
   const auto& gpu = headroom::accelerators::h100_sxm;
-  const double kv_per_token = headroom::kv_bytes_per_token(32, 8, 128, 2.0);
+  const double kv_per_token = headroom::kv_bytes_per_token(
+      {.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0});
   const auto model = sim::make_roofline_step_time(gpu, 8e9, 2.0, kv_per_token, 0.5, 0.8, 1ms);
   const sim::replica_config replica{.max_batch = 256,
                                     .kv_budget_tokens = sim::kv_budget_tokens(
@@ -124,9 +126,9 @@ int main(int argc, char** argv) {
       "req/s.\nThe closed loop slows down with the server (achieved < offered) and never "
       "holds more than N requests: the requests that would have met the queue are never "
       "sent, so its tail and its mu* are too optimistic. Measure capacity open loop.\n",
-      closed_mu.capacity_per_s.value_or(0.0),
+      closed_mu.capacity_per_second.value_or(0.0),
       closed_mu.saturated ? "" : " (or more: every rate passed)",
-      open_mu.capacity_per_s.value_or(0.0));
+      open_mu.capacity_per_second.value_or(0.0));
   out.print(f.program());
   return 0;
 }

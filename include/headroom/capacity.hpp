@@ -13,7 +13,8 @@
 //
 // From capacity to control: target concurrency L* = ρ*·μ*·W̄ (target_concurrency) and
 // replicas needed ceil(λ/(ρ*·μ*)) (replicas_needed) are queueing.hpp's, included here;
-// conformance_estimate::mean_latency gives W̄ at a measured rate.
+// conformance_estimate::mean_latency gives W̄ at a measured rate. Rates are requests per
+// second, spelled *_per_second.
 #pragma once
 
 #include "detail/config.hpp"  // first: the C++20 check and the compiler macros
@@ -26,6 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <numbers>
 #include <optional>
 #include <span>
 #include <type_traits>
@@ -38,6 +40,29 @@
 
 namespace headroom {
 inline namespace v0 {
+
+namespace detail {
+/// The normal quantile of a two-sided 95 % interval: the default level of every interval.
+inline constexpr double z_95 = 1.96;
+/// The one-sided 10 % normal quantile: the level of the batch means' lag-1 test (LBATCH's).
+inline constexpr double z_one_sided_10 = 1.2815515655446004;
+/// A batch must span at least this many design effects (Sokal's windowing rule).
+inline constexpr double min_batch_design_effects = 8.0;
+/// Cap on the batch means' lag-1 correlation φ, so (1 + φ)/(1 − φ) inflates by 19 at most.
+inline constexpr double max_batch_correlation = 0.9;
+/// Below this |skewness/6| Willink's adjustment is the identity (and would divide by ~0).
+inline constexpr double negligible_skewness = 1e-12;
+/// From this many degrees of freedom the t quantile is the Cornish–Fisher expansion.
+inline constexpr double cornish_fisher_min_df = 1e6;
+/// Relative width at which the bisection for a t quantile stops, and its step limit.
+inline constexpr double t_quantile_tolerance = 1e-14;
+inline constexpr int t_quantile_max_steps = 200;
+/// Lentz's method for the incomplete beta fraction: the floor that keeps a denominator
+/// from 0, the step change that counts as converged, and the step limit.
+inline constexpr double lentz_floor = 1e-300;
+inline constexpr double lentz_tolerance = 1e-15;
+inline constexpr int lentz_max_steps = 400;
+}  // namespace detail
 
 // ---- one request ----------------------------------------------------------------------------
 
@@ -172,7 +197,7 @@ namespace detail {
 /// Continued fraction of the incomplete beta function, modified Lentz's method
 /// (Abramowitz & Stegun 26.5.8; Press et al., Numerical Recipes 3rd ed. §6.4).
 [[nodiscard]] inline double incomplete_beta_fraction(double a, double b, double x) noexcept {
-  constexpr double tiny = 1e-300;
+  constexpr double tiny = lentz_floor;
   const double qab = a + b;
   const double qap = a + 1.0;
   const double qam = a - 1.0;
@@ -181,7 +206,7 @@ namespace detail {
   if (std::abs(d) < tiny) d = tiny;
   d = 1.0 / d;
   double h = d;
-  for (int m = 1; m <= 400; ++m) {
+  for (int m = 1; m <= lentz_max_steps; ++m) {
     const double md = static_cast<double>(m);
     const double m2 = 2.0 * md;
     double aa = md * (b - md) * x / ((qam + m2) * (a + m2));
@@ -199,7 +224,7 @@ namespace detail {
     d = 1.0 / d;
     const double step = d * c;
     h *= step;
-    if (std::abs(step - 1.0) < 1e-15) break;
+    if (std::abs(step - 1.0) < lentz_tolerance) break;
   }
   return h;
 }
@@ -224,19 +249,19 @@ namespace detail {
 /// normal quantile z: P(T_df > t) = P(Z > z) = ½·erfc(z/√2). df >= 1; infinite df gives z
 /// itself; df >= 10⁶ uses the Cornish–Fisher expansion of A&S 26.7.5. z > 0.
 [[nodiscard]] inline double student_t_quantile_matching(double z, double df) noexcept {
-  if (!(df < 1e6)) {
+  if (!(df < cornish_fisher_min_df)) {
     if (!(df <= std::numeric_limits<double>::max())) return z;
     const double z2 = z * z;
     return z + z * (z2 + 1.0) / (4.0 * df) + z * ((5.0 * z2 + 16.0) * z2 + 3.0) / (96.0 * df * df);
   }
-  const double tail = 0.5 * std::erfc(z / 1.4142135623730951);
+  const double tail = 0.5 * std::erfc(z / std::numbers::sqrt2);
   double low = z;  // the t quantile is never below the normal one
   double high = 2.0 * z + 1.0;
   while (student_t_upper_tail(high, df) > tail && high < 1e300) {
     low = high;
     high *= 2.0;
   }
-  for (int i = 0; i < 200 && high - low > 1e-14 * high; ++i) {
+  for (int i = 0; i < t_quantile_max_steps && high - low > t_quantile_tolerance * high; ++i) {
     const double mid = 0.5 * (low + high);
     (student_t_upper_tail(mid, df) > tail ? low : high) = mid;
   }
@@ -245,18 +270,28 @@ namespace detail {
 
 }  // namespace detail
 
+/// Counts of a proportion: `successes` out of `trials`.
+struct proportion_counts {
+  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  std::size_t successes = 0;  ///< <= trials
+  std::size_t trials = 0;     ///< n
+};
+
 /// Wilson score interval for `successes` out of n INDEPENDENT trials at normal quantile z
 /// (1.96 for 95 %): (p̂ + z²/2n ± z·sqrt(p̂(1−p̂)/n + z²/4n²)) / (1 + z²/n). Wilson, JASA 22
 /// (1927). Valid only when the trials are independent (one request per independent run,
 /// say); requests of one load test share the queue and are not: use measure_conformance's
-/// interval (docs/capacity.md). Requires n > 0, successes <= n, z finite and > 0.
-[[nodiscard]] inline proportion_interval wilson_interval(std::size_t successes, std::size_t n,
-                                                         double z = 1.96) {
-  if (n == 0) detail::fail("n", n, "a proportion needs at least one trial");
-  if (successes > n) detail::fail("successes", successes, "must be <= n");
+/// interval (docs/capacity.md). Requires trials > 0, successes <= trials, z finite and > 0:
+/// wilson_interval({.successes = 90, .trials = 100}).
+[[nodiscard]] inline proportion_interval wilson_interval(const proportion_counts& counts,
+                                                         double z = detail::z_95) {
+  if (counts.trials == 0)
+    detail::fail("trials", counts.trials, "a proportion needs at least one trial");
+  if (counts.successes > counts.trials)
+    detail::fail("successes", counts.successes, "must be <= trials");
   detail::require_positive("z", z);
-  const double trials = static_cast<double>(n);
-  return detail::wilson_bounds(static_cast<double>(successes) / trials, trials, z);
+  const double n = static_cast<double>(counts.trials);
+  return detail::wilson_bounds(static_cast<double>(counts.successes) / n, n, z);
 }
 
 /// What a conformance interval assumes about the requests it rests on.
@@ -294,7 +329,7 @@ struct conformance_estimate {
   double skewness = 0.0;       ///< estimated skewness of share's sampling distribution
   std::size_t batches = 0;     ///< batch means (or runs) the standard error rests on
   std::size_t batch_size = 0;  ///< requests per batch (batch_means; 0 otherwise)
-  double z = 1.96;             ///< the normal quantile naming the level (1.96: 95 %)
+  double z = detail::z_95;     ///< the normal quantile naming the level (1.96: 95 %)
   interval_basis basis = interval_basis::independent_requests;  ///< what lower/upper assume
   std::chrono::duration<double> mean_latency{};  ///< mean E2E of the window's successful
                                                  ///< requests (W̄ for L* = ρ*μ*W̄); 0 if none
@@ -302,7 +337,7 @@ struct conformance_estimate {
   /// True when the window held no outcome: the estimate carries no information.
   [[nodiscard]] constexpr bool empty() const noexcept { return n == 0 && !exact; }
   /// The two-sided confidence level of the intervals, erf(z/√2): 0.95 for z = 1.96.
-  [[nodiscard]] double confidence() const noexcept { return std::erf(z / 1.4142135623730951); }
+  [[nodiscard]] double confidence() const noexcept { return std::erf(z / std::numbers::sqrt2); }
 };
 
 namespace detail {
@@ -328,7 +363,7 @@ inline void finish_interval(conformance_estimate& e) {
   if (se > 0.0) {
     const double beta = e.skewness / 6.0;
     const auto g = [beta](double zeta) {
-      if (std::abs(beta) < 1e-12) return zeta;
+      if (std::abs(beta) < negligible_skewness) return zeta;
       return (std::cbrt(1.0 + 6.0 * beta * (zeta - beta)) - 1.0) / (2.0 * beta);
     };
     lower = std::min(lower, p - g(t) * se);
@@ -396,15 +431,17 @@ struct series_moments {
 
 }  // namespace detail
 
-/// The estimate for `conforming` successes out of n INDEPENDENT requests (n may be 0: an
-/// empty estimate): basis independent_requests, lower/upper = Wilson. Counts carry no
-/// arrival order, so they cannot show correlation: for a simulator or a load generator
-/// counting on the fly use conformance_series. conforming <= n; z finite and > 0.
-[[nodiscard]] inline conformance_estimate conformance_from_counts(std::size_t conforming,
-                                                                  std::size_t n, double z = 1.96) {
+/// The estimate for `successes` conforming requests out of n = `trials` INDEPENDENT ones (n
+/// may be 0: an empty estimate): basis independent_requests, lower/upper = Wilson. Counts
+/// carry no arrival order, so they cannot show correlation: for a simulator or a load
+/// generator counting on the fly use conformance_series. successes <= trials; z finite and
+/// > 0: conformance_from_counts({.successes = 180, .trials = 200}).
+[[nodiscard]] inline conformance_estimate conformance_from_counts(const proportion_counts& counts,
+                                                                  double z = detail::z_95) {
   detail::require_positive("z", z);
-  if (conforming > n) detail::fail("conforming", conforming, "must be <= n");
-  return detail::independent_estimate(conforming, n, z);
+  if (counts.successes > counts.trials)
+    detail::fail("successes", counts.successes, "must be <= trials");
+  return detail::independent_estimate(counts.successes, counts.trials, z);
 }
 
 /// A conformance known exactly (from a model such as M/M/1, not from a sample): the
@@ -462,7 +499,7 @@ class conformance_series {
   /// fewer than min_batches would remain.
   /// Variance inflated by (1 + φ)/(1 − φ) for the batch means' lag-1 correlation φ > 0 and
   /// skewness from the batch means (the adjustments of Skart); interval by finish_interval.
-  [[nodiscard]] conformance_estimate estimate(double z = 1.96) const {
+  [[nodiscard]] conformance_estimate estimate(double z = detail::z_95) const {
     detail::require_positive("z", z);
     const std::size_t n = size();
     if (n < min_batches) return detail::independent_estimate(conforming(), n, z);
@@ -490,10 +527,10 @@ class conformance_series {
       chosen_size = group * batch_size_;
       const double kd = static_cast<double>(k);
       const bool correlated =
-          m.von_neumann > 1.2815515655446004 * std::sqrt((kd - 2.0) / (kd * kd - 1.0));
+          m.von_neumann > detail::z_one_sided_10 * std::sqrt((kd - 2.0) / (kd * kd - 1.0));
       const double spread = m.mean * (1.0 - m.mean);
       const double design_effect = spread > 0.0 ? size * m.variance / spread : 1.0;
-      const bool too_short = size < 8.0 * design_effect;
+      const bool too_short = size < detail::min_batch_design_effects * design_effect;
       if (!(m.variance > 0.0) || (!correlated && !too_short)) break;
       if (k / 2 < min_batches) break;
       group *= 2;
@@ -501,7 +538,7 @@ class conformance_series {
     }
     const double kd = static_cast<double>(chosen_k);
     double variance = chosen.variance / kd;
-    const double phi = std::min(chosen.lag1, 0.9);
+    const double phi = std::min(chosen.lag1, detail::max_batch_correlation);
     if (phi > 0.0) variance *= (1.0 + phi) / (1.0 - phi);
     e.standard_error = std::sqrt(variance);
     e.degrees_of_freedom = kd - 1.0;
@@ -550,7 +587,7 @@ struct measurement_window {
 /// discards is not an error: the result has n = 0 and empty() true.
 [[nodiscard]] inline conformance_estimate measure_conformance(
     std::span<const request_outcome> outcomes, const slo& objective,
-    const measurement_window& window = {}, double z = 1.96) {
+    const measurement_window& window = {}, double z = detail::z_95) {
   validate(objective);
   detail::require_positive("z", z);
   detail::require_non_negative("window.warm_up", window.warm_up.count());
@@ -669,7 +706,7 @@ inline void validate_run(const conformance_estimate& e) {
 /// runs are skipped; one non-empty run is returned as it is; none gives an empty estimate.
 /// Throws invalid_argument for an exact run or inconsistent fields (runs[i].*); z > 0.
 [[nodiscard]] inline conformance_estimate replicated_conformance(
-    std::span<const conformance_estimate> runs, double z = 1.96) {
+    std::span<const conformance_estimate> runs, double z = detail::z_95) {
   detail::require_positive("z", z);
   std::size_t used = 0;
   auto e = detail::totals_of(runs, z, used);
@@ -710,7 +747,7 @@ inline void validate_run(const conformance_estimate& e) {
 /// it measures at one rate. Empty runs are skipped; one non-empty run is returned as it
 /// is; none gives an empty estimate. Throws as replicated_conformance; z > 0.
 [[nodiscard]] inline conformance_estimate pooled_conformance(
-    std::span<const conformance_estimate> runs, double z = 1.96) {
+    std::span<const conformance_estimate> runs, double z = detail::z_95) {
   detail::require_positive("z", z);
   std::size_t used = 0;
   auto e = detail::totals_of(runs, z, used);
@@ -752,7 +789,7 @@ inline void validate_run(const conformance_estimate& e) {
 /// One point of the capacity curve: the offered open-loop rate λ (req/s) and the
 /// conformance measured there.
 struct capacity_point {
-  double rate_per_s = 0.0;             ///< λ offered, req/s
+  double rate_per_second = 0.0;        ///< λ offered, req/s
   conformance_estimate conformance{};  ///< measured at λ
 };
 
@@ -773,13 +810,13 @@ struct capacity_options {
 
 /// μ* read off a curve, with what the caller should know about the curve.
 struct capacity_result {
-  std::optional<double> capacity_per_s;  ///< μ*, req/s; nullopt when no point reaches q
-  bool saturated = false;                ///< a point above μ* fails: μ* is bracketed by the grid
+  std::optional<double> capacity_per_second;  ///< μ*, req/s; nullopt when no point reaches q
+  bool saturated = false;  ///< a point above μ* fails: μ* is bracketed by the grid
                            ///< (false: every point passed, μ* >= the highest rate measured)
-  bool monotone = true;                    ///< conformance never rises with λ (point estimates)
-  bool monotone_within_noise = true;       ///< no rise with disjoint intervals (a real rise)
-  std::optional<double> first_rise_per_s;  ///< the lowest λ where conformance rose, if any
-  std::size_t empty_points = 0;            ///< points with n = 0, counted as failing
+  bool monotone = true;    ///< conformance never rises with λ (point estimates)
+  bool monotone_within_noise = true;            ///< no rise with disjoint intervals (a real rise)
+  std::optional<double> first_rise_per_second;  ///< the lowest λ where conformance rose, if any
+  std::size_t empty_points = 0;                 ///< points with n = 0, counted as failing
   /// The largest λ whose interval lies at or above q (lower >= q): μ* is at least this
   /// with confidence. nullopt when no point's does.
   std::optional<double> confident_per_second;
@@ -804,7 +841,7 @@ namespace detail {
     std::span<const capacity_point> curve) {
   if (curve.empty()) fail("curve.size()", 0, "the curve has no points");
   for (const auto& p : curve) {
-    require_positive("curve[i].rate_per_s", p.rate_per_s);
+    require_positive("curve[i].rate_per_second", p.rate_per_second);
     require_unit("curve[i].conformance.share", p.conformance.share);
     require_unit("curve[i].conformance.lower", p.conformance.lower);
     require_unit("curve[i].conformance.upper", p.conformance.upper);
@@ -812,12 +849,13 @@ namespace detail {
     require_unit("curve[i].conformance.wilson_upper", p.conformance.wilson_upper);
   }
   std::vector<capacity_point> sorted(curve.begin(), curve.end());
-  std::stable_sort(
-      sorted.begin(), sorted.end(),
-      [](const capacity_point& a, const capacity_point& b) { return a.rate_per_s < b.rate_per_s; });
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const capacity_point& a, const capacity_point& b) {
+                     return a.rate_per_second < b.rate_per_second;
+                   });
   for (std::size_t i = 1; i < sorted.size(); ++i)
-    if (sorted[i].rate_per_s == sorted[i - 1].rate_per_s)
-      fail("curve[i].rate_per_s", sorted[i].rate_per_s, "rates must be distinct");
+    if (sorted[i].rate_per_second == sorted[i - 1].rate_per_second)
+      fail("curve[i].rate_per_second", sorted[i].rate_per_second, "rates must be distinct");
   return sorted;
 }
 }  // namespace detail
@@ -840,14 +878,14 @@ namespace detail {
       continue;
     }
     if (detail::rule_value(e, options.rule) >= q) last_pass = i;
-    if (e.lower >= q) result.confident_per_second = points[i].rate_per_s;
-    if (e.upper >= q) result.plausible_per_second = points[i].rate_per_s;
+    if (e.lower >= q) result.confident_per_second = points[i].rate_per_second;
+    if (e.upper >= q) result.plausible_per_second = points[i].rate_per_second;
     // Monotonicity against every earlier non-empty point.
     for (std::size_t j = 0; j < i; ++j) {
       const auto& earlier = points[j].conformance;
       if (earlier.empty()) continue;
       if (e.share > earlier.share) {
-        if (result.monotone) result.first_rise_per_s = points[i].rate_per_s;
+        if (result.monotone) result.first_rise_per_second = points[i].rate_per_second;
         result.monotone = false;
         if (e.lower > earlier.upper) result.monotone_within_noise = false;
       }
@@ -858,14 +896,14 @@ namespace detail {
     return result;
   }
   const std::size_t i = *last_pass;
-  result.capacity_per_s = points[i].rate_per_s;
+  result.capacity_per_second = points[i].rate_per_second;
   result.saturated = i + 1 < points.size();
   if (options.interpolate && result.saturated && !points[i + 1].conformance.empty()) {
     const double m0 = detail::rule_value(points[i].conformance, options.rule);
     const double m1 = detail::rule_value(points[i + 1].conformance, options.rule);
-    const double r0 = points[i].rate_per_s;
-    const double r1 = points[i + 1].rate_per_s;
-    if (m0 > m1) result.capacity_per_s = r0 + (m0 - q) * (r1 - r0) / (m0 - m1);
+    const double r0 = points[i].rate_per_second;
+    const double r1 = points[i + 1].rate_per_second;
+    if (m0 > m1) result.capacity_per_second = r0 + (m0 - q) * (r1 - r0) / (m0 - m1);
   }
   return result;
 }
@@ -893,8 +931,8 @@ struct capacity_probe {
 /// Options for search_capacity.
 struct capacity_search_options {
   double quota = 0.9;                 ///< q, in (0, 1)
-  double rate_low_per_s = 1.0;        ///< first λ tried, > 0 (ideally one that passes)
-  double rate_high_per_s = 2.0;       ///< second λ tried, > rate_low (ideally one that fails)
+  double rate_low_per_second = 1.0;   ///< first λ tried, > 0 (ideally one that passes)
+  double rate_high_per_second = 2.0;  ///< second λ tried, > rate_low_per_second (ideally failing)
   double relative_tolerance = 0.01;   ///< stop when high − low <= tolerance·low, > 0
   double growth_factor = 2.0;         ///< bracket expansion (and contraction) factor, > 1
   std::size_t max_measurements = 40;  ///< calls to measure (runs), at most; >= 2
@@ -917,11 +955,11 @@ enum class search_stop {
 
 /// The search's answer: μ* lies in [bracket_low, bracket_high) at the stated confidence.
 struct capacity_search_result {
-  std::optional<double>
-      capacity_per_s;              ///< the largest λ that passed (bracket_low); nullopt if none
-  double bracket_low_per_s = 0.0;  ///< largest passing λ (0 if none)
-  double bracket_high_per_s = std::numeric_limits<double>::infinity();  ///< smallest failing λ
-  search_stop reason = search_stop::converged;                          ///< why it stopped
+  /// The largest λ that passed (bracket_low_per_second); nullopt if none.
+  std::optional<double> capacity_per_second;
+  double bracket_low_per_second = 0.0;  ///< largest passing λ (0 if none)
+  double bracket_high_per_second = std::numeric_limits<double>::infinity();  ///< smallest failing λ
+  search_stop reason = search_stop::converged;                               ///< why it stopped
   std::vector<capacity_point> measured;  ///< one point per λ, its runs pooled, in order
   double confidence = 1.0;   ///< two-sided level of the intervals that decided (0.95 for
                              ///< z = 1.96); 1 when every point was an exact model value
@@ -944,10 +982,12 @@ requires std::is_invocable_v<Measure&, capacity_probe> || std::is_invocable_v<Me
 [[nodiscard]] capacity_search_result search_capacity(Measure&& measure,
                                                      const capacity_search_options& options) {
   const double q = detail::require_open_unit("options.quota", options.quota);
-  const double low0 = detail::require_positive("options.rate_low_per_s", options.rate_low_per_s);
-  const double high0 = detail::require_positive("options.rate_high_per_s", options.rate_high_per_s);
+  const double low0 =
+      detail::require_positive("options.rate_low_per_second", options.rate_low_per_second);
+  const double high0 =
+      detail::require_positive("options.rate_high_per_second", options.rate_high_per_second);
   if (!(high0 > low0))
-    detail::fail("options.rate_high_per_s", high0, "must be > options.rate_low_per_s");
+    detail::fail("options.rate_high_per_second", high0, "must be > options.rate_low_per_second");
   const double tolerance =
       detail::require_positive("options.relative_tolerance", options.relative_tolerance);
   const double growth = detail::require_finite("options.growth_factor", options.growth_factor);
@@ -1033,9 +1073,9 @@ requires std::is_invocable_v<Measure&, capacity_probe> || std::is_invocable_v<Me
   std::vector<double> undecided;  // undecided rates inside (low, high)
   auto finish = [&](search_stop reason) {
     result.reason = reason;
-    result.capacity_per_s = low;
-    result.bracket_low_per_s = low.value_or(0.0);
-    result.bracket_high_per_s = high.value_or(std::numeric_limits<double>::infinity());
+    result.capacity_per_second = low;
+    result.bracket_low_per_second = low.value_or(0.0);
+    result.bracket_high_per_second = high.value_or(std::numeric_limits<double>::infinity());
     return std::move(result);
   };
   // Records a verdict; false when the search must stop (undecided under policy stop).

@@ -5,19 +5,31 @@
 // (Erlang B and C, waiting-time conformance, the smallest c for a quota), M/D/1 and M/G/1
 // (Pollaczek–Khinchine), and the closed-loop response-time law. See docs/queueing.md.
 //
-// Units: rates in events per second (requests/s), durations as std::chrono durations (any
-// duration converts; results are std::chrono::duration<T>, seconds), loads in Erlangs.
+// Units: rates in events per second (requests/s, fields spelled *_per_second), durations as
+// std::chrono durations (any duration converts; results are std::chrono::duration<T>,
+// seconds), loads in Erlangs.
 //
-// Types: each formula is a template over the type A of its first real parameter and computes
-// in T = A for a floating-point A, double for an integer A; its other real parameters take T.
+// Named fields: a formula with two or more quantities of one type takes them as named
+// fields of one aggregate, written with designated initializers, so that a swap cannot
+// compile: replicas_needed({.arrival_rate_per_second = 60, .target_utilization = 0.8,
+// .capacity_per_second = 8}). A queue is such an aggregate and its formulas are its members:
+// mm1_queue{.arrival_rate_per_second = 0.8, .service_rate_per_second = 1}.mean_sojourn().
+// The aggregates accept designated initializers only (detail::designated_initializers_only).
+// A formula whose arguments differ in type (a rate and a duration) stays positional.
+//
+// Types: each aggregate is a template basic_X<T> over its floating-point type, X =
+// basic_X<double>. A braced call f({...}) computes in double, f<float>({...}) or
+// f(basic_X<float>{...}) in float. A positional formula is a template over the type A of its
+// first real parameter and computes in T = A for a floating-point A, double for an integer A.
 //
 // Errors: NaN, infinities, negative values, zero where it is meaningless and quotas outside
-// (0, 1) throw headroom::invalid_argument naming the parameter.
+// (0, 1) throw headroom::invalid_argument naming the field (or parameter) as the caller
+// wrote it: "arrival_rate_per_second = -1: must be finite and >= 0".
 //
 // Unstable queues (λ >= cμ) are a domain outcome, never an exception. The rule, everywhere:
 // a function returns its limit as λ approaches cμ from below. A conformance (probability of
 // meeting a threshold) is 0, the probability of waiting is 1, a mean or a quantile is
-// +infinity. mm1_is_stable / mmc_is_stable say which side of the wall an input is on.
+// +infinity. is_stable() says which side of the wall a queue is on.
 //
 // Every function is constexpr: exponentials and logarithms go through detail::cxm, which
 // calls std:: at run time and a series during constant evaluation.
@@ -27,6 +39,7 @@
 #if HEADROOM_HAS_CXX20
 
 #include <chrono>
+#include <concepts>
 #include <cstdint>
 #include <limits>
 
@@ -35,6 +48,15 @@
 
 namespace headroom {
 inline namespace v0 {
+
+namespace detail {
+/// closed_loop::response_time forgives a rate this many ulps of think_time above N/Z: the
+/// last rounding of a rate measured exactly at the closed loop's ceiling.
+inline constexpr int closed_loop_rounding_ulps = 8;
+/// Bisection steps per bit of the floating-point type, at most, in mm1_wait_capacity: the
+/// search stops earlier, when the bracket holds two adjacent numbers.
+inline constexpr int bisection_steps_per_digit = 4;
+}  // namespace detail
 
 // ============================================================================================
 // Little's law, L = λW, and the sizing rules it gives
@@ -55,15 +77,25 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
   return l / detail::require_positive_seconds<T>("sojourn", sojourn);
 }
 
-/// Mean sojourn from occupancy and throughput, W = L/λ. rate_per_second must be > 0.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
+/// Inputs of littles_law_sojourn.
+template <std::floating_point T>
+struct basic_littles_law_sojourn_inputs {
+  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  T in_flight = 0;        ///< L, mean number in the system, >= 0
+  T rate_per_second = 0;  ///< λ, the throughput, events/s, > 0
+};
+using littles_law_sojourn_inputs = basic_littles_law_sojourn_inputs<double>;
+
+/// Mean sojourn from occupancy and throughput, W = L/λ.
+template <std::floating_point T = double>
 [[nodiscard]] constexpr detail::seconds_t<T> littles_law_sojourn(
-    A in_flight, detail::same_t<T> rate_per_second) {
-  const T l = detail::require_non_negative("in_flight", static_cast<T>(in_flight));
-  return detail::seconds_t<T>(l / detail::require_positive("rate_per_second", rate_per_second));
+    const basic_littles_law_sojourn_inputs<T>& inputs) {
+  const T l = detail::require_non_negative("in_flight", inputs.in_flight);
+  return detail::seconds_t<T>(l /
+                              detail::require_positive("rate_per_second", inputs.rate_per_second));
 }
 
-/// In-flight requests per replica, L_r = λW/N_r (SPEC §2): the autoscaler's metric.
+/// In-flight requests per replica, L_r = λW/N_r: the autoscaler's metric.
 template <detail::Arithmetic A, class T = detail::real_t<A>>
 [[nodiscard]] constexpr T in_flight_per_replica(A rate_per_second, detail::seconds_arg<T> sojourn,
                                                 std::int64_t replicas) {
@@ -71,33 +103,51 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
   return in_flight / static_cast<T>(detail::require_count_at_least("replicas", replicas, 1));
 }
 
+/// Inputs of target_concurrency.
+template <std::floating_point T>
+struct basic_target_concurrency_inputs {
+  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  T target_utilization = 0;             ///< ρ*, the share of μ* a replica runs at, in (0, 1]
+  T capacity_per_second = 0;            ///< μ*, a replica's capacity, req/s, > 0
+  detail::seconds_t<T> mean_sojourn{};  ///< W̄ at the target load, >= 0
+};
+using target_concurrency_inputs = basic_target_concurrency_inputs<double>;
+
 /// Target concurrency per replica, L* = ρ*·μ*·W̄ (Little's law at the target load): a replica
 /// run at ρ* of its capacity μ* (req/s) with mean sojourn W̄ holds L* requests in flight.
-/// rho_target in (0, 1], capacity > 0.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr T target_concurrency(A rho_target, detail::same_t<T> capacity,
-                                             detail::seconds_arg<T> mean_sojourn) {
-  const T rho = detail::require_unit_positive("rho_target", static_cast<T>(rho_target));
-  const T mu = detail::require_positive("capacity", capacity);
-  return rho * mu * detail::require_non_negative_seconds<T>("mean_sojourn", mean_sojourn);
+template <std::floating_point T = double>
+[[nodiscard]] constexpr T target_concurrency(const basic_target_concurrency_inputs<T>& inputs) {
+  const T rho = detail::require_unit_positive("target_utilization", inputs.target_utilization);
+  const T mu = detail::require_positive("capacity_per_second", inputs.capacity_per_second);
+  return rho * mu * detail::require_non_negative_seconds<T>("mean_sojourn", inputs.mean_sojourn);
 }
 
-/// Replicas needed for a rate, N_r* = ceil(λ/(ρ*·μ*)) (SPEC §2). Evaluated exactly in that
-/// order, with no tolerance, so it matches numpy's int(np.ceil(rate / (rho * mu))) bit for
-/// bit; 0 for a zero rate. rate >= 0, rho_target in (0, 1], capacity > 0.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr std::int64_t replicas_needed(A rate_per_second,
-                                                     detail::same_t<T> rho_target,
-                                                     detail::same_t<T> capacity) {
-  const T rate = detail::require_non_negative("rate_per_second", static_cast<T>(rate_per_second));
-  const T rho = detail::require_unit_positive("rho_target", rho_target);
-  const T mu = detail::require_positive("capacity", capacity);
-  return detail::require_ceil_count("rate_per_second",
+/// Inputs of replicas_needed.
+template <std::floating_point T>
+struct basic_replicas_needed_inputs {
+  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  T arrival_rate_per_second = 0;  ///< λ, the traffic to serve, req/s, >= 0
+  T target_utilization = 0;       ///< ρ*, the share of μ* each replica runs at, in (0, 1]
+  T capacity_per_second = 0;      ///< μ*, a replica's capacity, req/s, > 0
+};
+using replicas_needed_inputs = basic_replicas_needed_inputs<double>;
+
+/// Replicas needed for a rate, N_r* = ceil(λ/(ρ*·μ*)). Evaluated exactly in that order, with
+/// no tolerance, so it matches numpy's int(np.ceil(rate / (rho * mu))) bit for bit; 0 for a
+/// zero rate. A count above 2^62 is rejected, naming arrival_rate_per_second.
+template <std::floating_point T = double>
+[[nodiscard]] constexpr std::int64_t replicas_needed(
+    const basic_replicas_needed_inputs<T>& inputs) {
+  const T rate =
+      detail::require_non_negative("arrival_rate_per_second", inputs.arrival_rate_per_second);
+  const T rho = detail::require_unit_positive("target_utilization", inputs.target_utilization);
+  const T mu = detail::require_positive("capacity_per_second", inputs.capacity_per_second);
+  return detail::require_ceil_count("arrival_rate_per_second",
                                     detail::cxm::product_ratio({rate}, {rho, mu}));
 }
 
 /// Standard error of a conformance measured as a frequency over n requests,
-/// sqrt(q(1−q)/n): 0.021 for q = 0.9 at n = 200 (SPEC §1). q in [0, 1], n >= 1.
+/// sqrt(q(1−q)/n): 0.021 for q = 0.9 at n = 200. q in [0, 1], n >= 1.
 template <detail::Arithmetic A, class T = detail::real_t<A>>
 [[nodiscard]] constexpr T conformance_standard_error(A conformance, std::int64_t samples) {
   const T q = detail::require_unit("conformance", static_cast<T>(conformance));
@@ -105,13 +155,22 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
   return detail::cxm::sqrt(q * (T(1) - q) / static_cast<T>(n));
 }
 
+/// Inputs of conformance_samples_needed.
+template <std::floating_point T>
+struct basic_conformance_samples_needed_inputs {
+  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  T conformance = 0;     ///< q, the conformance expected, in [0, 1]
+  T standard_error = 0;  ///< the largest standard error wanted, > 0
+};
+using conformance_samples_needed_inputs = basic_conformance_samples_needed_inputs<double>;
+
 /// Requests to measure so that a conformance near q has standard error at most se:
-/// ceil(q(1−q)/se²). q in [0, 1], standard_error > 0.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr std::int64_t conformance_samples_needed(A conformance,
-                                                                detail::same_t<T> standard_error) {
-  const T q = detail::require_unit("conformance", static_cast<T>(conformance));
-  const T se = detail::require_positive("standard_error", standard_error);
+/// ceil(q(1−q)/se²).
+template <std::floating_point T = double>
+[[nodiscard]] constexpr std::int64_t conformance_samples_needed(
+    const basic_conformance_samples_needed_inputs<T>& inputs) {
+  const T q = detail::require_unit("conformance", inputs.conformance);
+  const T se = detail::require_positive("standard_error", inputs.standard_error);
   return detail::require_ceil_count("standard_error",
                                     detail::cxm::product_ratio({q, T(1) - q}, {se, se}));
 }
@@ -120,132 +179,176 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
 // The closed-loop response-time law, λ = N/(W + Z)
 // ============================================================================================
 
-/// Throughput of a closed loop of N users, each waiting W for an answer then thinking Z
-/// before the next request: λ = N/(W + Z) (interactive response-time law). W + Z > 0.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr T closed_loop_rate(A users, detail::seconds_arg<T> sojourn,
-                                           detail::seconds_arg<T> think_time) {
-  const T n = detail::require_non_negative("users", static_cast<T>(users));
-  const T w = detail::require_non_negative_seconds<T>("sojourn", sojourn);
-  const T z = detail::require_non_negative_seconds<T>("think_time", think_time);
-  if (!(w > T(0) || z > T(0)))
-    detail::fail("sojourn", sojourn, "sojourn + think_time must be > 0");
-  // N / (W + Z), both halved where their sum would overflow (exactly: they are then huge).
-  const T scale = w + z <= std::numeric_limits<T>::max() ? T(1) : T(0.5);
-  return detail::cxm::product_ratio({n, scale}, {w * scale + z * scale});
-}
+/// A closed loop of N users, each waiting W for an answer then thinking Z before the next
+/// request, and the interactive response-time law λ = N/(W + Z) that ties its rate to W.
+template <std::floating_point T>
+struct basic_closed_loop {
+  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  T users = 0;                        ///< N, >= 0
+  detail::seconds_t<T> think_time{};  ///< Z, the mean think time, >= 0
 
-/// Mean response time of a closed loop that runs at λ: W = N/λ − Z. A rate above N/Z is
-/// impossible for a closed loop and is rejected (invalid_argument naming rate_per_second).
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr detail::seconds_t<T> closed_loop_response_time(
-    A users, detail::same_t<T> rate_per_second, detail::seconds_arg<T> think_time) {
-  const T n = detail::require_non_negative("users", static_cast<T>(users));
-  const T rate = detail::require_positive("rate_per_second", rate_per_second);
-  const T z = detail::require_non_negative_seconds<T>("think_time", think_time);
-  T w = n / rate - z;
-  if (w < T(0)) {
-    // Forgive the last rounding of an input measured exactly at N/Z.
-    if (-w > T(8) * std::numeric_limits<T>::epsilon() * z)
-      detail::fail("rate_per_second", rate,
-                   "exceeds users / think_time: no closed loop runs so fast");
-    w = T(0);
+  /// Throughput at mean sojourn W: λ = N/(W + Z), req/s. sojourn >= 0, W + Z > 0.
+  [[nodiscard]] constexpr T rate(detail::seconds_t<T> sojourn) const {
+    const T n = detail::require_non_negative("users", users);
+    const T w = detail::require_non_negative_seconds<T>("sojourn", sojourn);
+    const T z = detail::require_non_negative_seconds<T>("think_time", think_time);
+    if (!(w > T(0) || z > T(0)))
+      detail::fail("sojourn", sojourn, "sojourn + think_time must be > 0");
+    // N / (W + Z), both halved where their sum would overflow (exactly: they are then huge).
+    const T scale = w + z <= std::numeric_limits<T>::max() ? T(1) : T(0.5);
+    return detail::cxm::product_ratio({n, scale}, {w * scale + z * scale});
   }
-  return detail::seconds_t<T>(w);
-}
+
+  /// Mean response time of the loop running at λ: W = N/λ − Z. A rate above N/Z is
+  /// impossible for a closed loop and is rejected (invalid_argument naming rate_per_second).
+  /// rate_per_second > 0.
+  [[nodiscard]] constexpr detail::seconds_t<T> response_time(T rate_per_second) const {
+    const T n = detail::require_non_negative("users", users);
+    const T rate = detail::require_positive("rate_per_second", rate_per_second);
+    const T z = detail::require_non_negative_seconds<T>("think_time", think_time);
+    T w = n / rate - z;
+    if (w < T(0)) {
+      // Forgive the last rounding of an input measured exactly at N/Z.
+      if (-w > T(detail::closed_loop_rounding_ulps) * std::numeric_limits<T>::epsilon() * z)
+        detail::fail("rate_per_second", rate,
+                     "exceeds users / think_time: no closed loop runs so fast");
+      w = T(0);
+    }
+    return detail::seconds_t<T>(w);
+  }
+};
+using closed_loop = basic_closed_loop<double>;
 
 // ============================================================================================
 // M/M/1: Poisson arrivals at λ, one server, exponential service at μ
 // ============================================================================================
 
-/// true iff λ < μ: the M/M/1 queue has a steady state.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr bool mm1_is_stable(A arrival_rate, detail::same_t<T> service_rate) {
-  const T lambda = detail::require_non_negative("arrival_rate", static_cast<T>(arrival_rate));
-  return lambda < detail::require_positive("service_rate", service_rate);
-}
+/// An M/M/1 queue and its formulas. Every member validates the rates (λ >= 0, μ > 0); an
+/// unstable queue (λ >= μ) is an outcome: conformances 0, means and quantiles +infinity.
+template <std::floating_point T>
+struct basic_mm1_queue {
+  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  T arrival_rate_per_second = 0;  ///< λ, req/s, >= 0
+  T service_rate_per_second = 0;  ///< μ, req/s, > 0
 
-/// Utilisation ρ = λ/μ (may exceed 1: an unstable input is not an error).
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr T mm1_utilisation(A arrival_rate, detail::same_t<T> service_rate) {
-  const T lambda = detail::require_non_negative("arrival_rate", static_cast<T>(arrival_rate));
-  return lambda / detail::require_positive("service_rate", service_rate);
-}
+  /// true iff λ < μ: the queue has a steady state.
+  [[nodiscard]] constexpr bool is_stable() const {
+    const T l = lambda();
+    return l < mu();
+  }
 
-/// Sojourn-time conformance P(W <= τ) = 1 − e^{−(μ−λ)τ}: the sojourn of an M/M/1 queue is
-/// exponential with parameter μ−λ. 0 when unstable. threshold >= 0.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr T mm1_sojourn_conformance(A arrival_rate, detail::same_t<T> service_rate,
-                                                  detail::seconds_arg<T> threshold) {
-  const T lambda = detail::require_non_negative("arrival_rate", static_cast<T>(arrival_rate));
-  const T mu = detail::require_positive("service_rate", service_rate);
-  const T tau = detail::require_non_negative_seconds<T>("threshold", threshold);
-  if (!(lambda < mu)) return T(0);
-  return -detail::cxm::expm1(-(mu - lambda) * tau);
-}
+  /// Utilization ρ = λ/μ (may exceed 1: an unstable input is not an error).
+  [[nodiscard]] constexpr T utilization() const {
+    const T l = lambda();
+    return l / mu();
+  }
 
-/// Waiting-time conformance P(W_q <= τ) = 1 − ρe^{−(μ−λ)τ} (time in queue before service
-/// starts; a request finds the server idle with probability 1 − ρ). 0 when unstable.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr T mm1_wait_conformance(A arrival_rate, detail::same_t<T> service_rate,
-                                               detail::seconds_arg<T> threshold) {
-  const T lambda = detail::require_non_negative("arrival_rate", static_cast<T>(arrival_rate));
-  const T mu = detail::require_positive("service_rate", service_rate);
-  const T tau = detail::require_non_negative_seconds<T>("threshold", threshold);
-  if (!(lambda < mu)) return T(0);
-  return T(1) - (lambda / mu) * detail::cxm::exp(-(mu - lambda) * tau);
-}
+  /// Sojourn-time conformance P(W <= τ) = 1 − e^{−(μ−λ)τ}: the sojourn of an M/M/1 queue
+  /// is exponential with parameter μ−λ. 0 when unstable. threshold >= 0.
+  [[nodiscard]] constexpr T sojourn_conformance(detail::seconds_t<T> threshold) const {
+    const T l = lambda();
+    const T m = mu();
+    const T tau = detail::require_non_negative_seconds<T>("threshold", threshold);
+    if (!(l < m)) return T(0);
+    return -detail::cxm::expm1(-(m - l) * tau);
+  }
 
-/// The sojourn time that a fraction q of requests meets: ln(1/(1−q))/(μ−λ) (the q-quantile
-/// of the exponential sojourn). +infinity when unstable. quota in (0, 1).
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr detail::seconds_t<T> mm1_sojourn_quantile(A arrival_rate,
-                                                                  detail::same_t<T> service_rate,
-                                                                  detail::same_t<T> quota) {
-  const T lambda = detail::require_non_negative("arrival_rate", static_cast<T>(arrival_rate));
-  const T mu = detail::require_positive("service_rate", service_rate);
-  const T q = detail::require_open_unit("quota", quota);
-  if (!(lambda < mu)) return detail::seconds_t<T>(std::numeric_limits<T>::infinity());
-  return detail::seconds_t<T>(detail::cxm::quota_log(q) / (mu - lambda));
-}
+  /// Waiting-time conformance P(W_q <= τ) = 1 − ρe^{−(μ−λ)τ} (time in queue before service
+  /// starts; a request finds the server idle with probability 1 − ρ). 0 when unstable.
+  [[nodiscard]] constexpr T wait_conformance(detail::seconds_t<T> threshold) const {
+    const T l = lambda();
+    const T m = mu();
+    const T tau = detail::require_non_negative_seconds<T>("threshold", threshold);
+    if (!(l < m)) return T(0);
+    return T(1) - (l / m) * detail::cxm::exp(-(m - l) * tau);
+  }
+
+  /// The sojourn time that a fraction q of requests meets: ln(1/(1−q))/(μ−λ) (the
+  /// q-quantile of the exponential sojourn). +infinity when unstable. quota in (0, 1).
+  [[nodiscard]] constexpr detail::seconds_t<T> sojourn_quantile(T quota) const {
+    const T l = lambda();
+    const T m = mu();
+    const T q = detail::require_open_unit("quota", quota);
+    if (!(l < m)) return detail::seconds_t<T>(std::numeric_limits<T>::infinity());
+    return detail::seconds_t<T>(detail::cxm::quota_log(q) / (m - l));
+  }
+
+  /// Mean sojourn W = 1/(μ−λ). +infinity when unstable.
+  [[nodiscard]] constexpr detail::seconds_t<T> mean_sojourn() const {
+    const T l = lambda();
+    const T m = mu();
+    if (!(l < m)) return detail::seconds_t<T>(std::numeric_limits<T>::infinity());
+    return detail::seconds_t<T>(T(1) / (m - l));
+  }
+
+  /// Mean wait in queue W_q = ρ/(μ−λ). +infinity when unstable.
+  [[nodiscard]] constexpr detail::seconds_t<T> mean_wait() const {
+    const T l = lambda();
+    const T m = mu();
+    if (!(l < m)) return detail::seconds_t<T>(std::numeric_limits<T>::infinity());
+    return detail::seconds_t<T>((l / m) / (m - l));
+  }
+
+  /// Mean number in the system L = ρ/(1−ρ). +infinity when unstable.
+  [[nodiscard]] constexpr T mean_in_system() const {
+    const T l = lambda();
+    const T m = mu();
+    if (!(l < m)) return std::numeric_limits<T>::infinity();
+    return l / (m - l);
+  }
+
+  /// Mean queue length (waiting, not in service) L_q = ρ²/(1−ρ). +infinity when unstable.
+  [[nodiscard]] constexpr T mean_queue_length() const {
+    const T l = lambda();
+    const T m = mu();
+    if (!(l < m)) return std::numeric_limits<T>::infinity();
+    return (l / m) * l / (m - l);
+  }
+
+ private:
+  constexpr T lambda() const {
+    return detail::require_non_negative("arrival_rate_per_second", arrival_rate_per_second);
+  }
+  constexpr T mu() const {
+    return detail::require_positive("service_rate_per_second", service_rate_per_second);
+  }
+};
+using mm1_queue = basic_mm1_queue<double>;
+
+/// Inputs of mm1_capacity and mm1_wait_capacity: a server and a latency quota.
+template <std::floating_point T>
+struct basic_mm1_capacity_inputs {
+  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  T service_rate_per_second = 0;     ///< μ, req/s, > 0
+  detail::seconds_t<T> threshold{};  ///< τ, the latency threshold
+  T quota = 0;                       ///< q, the share that must meet τ, in (0, 1)
+};
+using mm1_capacity_inputs = basic_mm1_capacity_inputs<double>;
 
 /// Capacity under a sojourn quota, μ* = max{λ : 1 − e^{−(μ−λ)τ} >= q} = μ − ln(1/(1−q))/τ
-/// (μ − ln 10/τ for q = 0.9; SPEC §1). 0 when even an idle server misses the quota
-/// (μτ < ln(1/(1−q))). service_rate > 0, threshold > 0, quota in (0, 1).
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr T mm1_capacity(A service_rate, detail::seconds_arg<T> threshold,
-                                       detail::same_t<T> quota) {
-  const T mu = detail::require_positive("service_rate", static_cast<T>(service_rate));
-  const T tau = detail::require_positive_seconds<T>("threshold", threshold);
-  const T q = detail::require_open_unit("quota", quota);
+/// (μ − ln 10/τ for q = 0.9). 0 when even an idle server misses the quota
+/// (μτ < ln(1/(1−q))). threshold > 0.
+template <std::floating_point T = double>
+[[nodiscard]] constexpr T mm1_capacity(const basic_mm1_capacity_inputs<T>& inputs) {
+  const T mu = detail::require_positive("service_rate_per_second", inputs.service_rate_per_second);
+  const T tau = detail::require_positive_seconds<T>("threshold", inputs.threshold);
+  const T q = detail::require_open_unit("quota", inputs.quota);
   const T capacity = mu - detail::cxm::quota_log(q) / tau;
   return capacity > T(0) ? capacity : T(0);
 }
 
-/// The inverse of mm1_capacity: the service rate a server needs so that λ meets the sojourn
-/// quota, μ = λ + ln(1/(1−q))/τ. arrival_rate >= 0, threshold > 0, quota in (0, 1).
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr T mm1_service_rate_needed(A arrival_rate, detail::seconds_arg<T> threshold,
-                                                  detail::same_t<T> quota) {
-  const T lambda = detail::require_non_negative("arrival_rate", static_cast<T>(arrival_rate));
-  const T tau = detail::require_positive_seconds<T>("threshold", threshold);
-  const T q = detail::require_open_unit("quota", quota);
-  return lambda + detail::cxm::quota_log(q) / tau;
-}
-
 /// Capacity under a waiting-time quota: the largest λ with 1 − (λ/μ)e^{−(μ−λ)τ} >= q. No
 /// closed form (λ appears twice); found by bisection to the last bit. Always >= 0 (an idle
-/// server never waits). service_rate > 0, threshold >= 0, quota in (0, 1).
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr T mm1_wait_capacity(A service_rate, detail::seconds_arg<T> threshold,
-                                            detail::same_t<T> quota) {
-  const T mu = detail::require_positive("service_rate", static_cast<T>(service_rate));
-  const T tau = detail::require_non_negative_seconds<T>("threshold", threshold);
-  const T q = detail::require_open_unit("quota", quota);
+/// server never waits). threshold >= 0.
+template <std::floating_point T = double>
+[[nodiscard]] constexpr T mm1_wait_capacity(const basic_mm1_capacity_inputs<T>& inputs) {
+  const T mu = detail::require_positive("service_rate_per_second", inputs.service_rate_per_second);
+  const T tau = detail::require_non_negative_seconds<T>("threshold", inputs.threshold);
+  const T q = detail::require_open_unit("quota", inputs.quota);
   // (λ/μ)e^{−(μ−λ)τ} rises with λ from 0 to 1: bisect for the point where it reaches 1 − q.
   T low = 0;
   T high = mu;
-  for (int i = 0; i < 4 * std::numeric_limits<T>::digits; ++i) {
+  for (int i = 0; i < detail::bisection_steps_per_digit * std::numeric_limits<T>::digits; ++i) {
     const T mid = low + (high - low) / T(2);
     if (mid <= low || mid >= high) break;
     if ((mid / mu) * detail::cxm::exp(-(mu - mid) * tau) <= T(1) - q)
@@ -256,44 +359,27 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
   return low;
 }
 
-/// Mean sojourn W = 1/(μ−λ). +infinity when unstable.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr detail::seconds_t<T> mm1_mean_sojourn(A arrival_rate,
-                                                              detail::same_t<T> service_rate) {
-  const T lambda = detail::require_non_negative("arrival_rate", static_cast<T>(arrival_rate));
-  const T mu = detail::require_positive("service_rate", service_rate);
-  if (!(lambda < mu)) return detail::seconds_t<T>(std::numeric_limits<T>::infinity());
-  return detail::seconds_t<T>(T(1) / (mu - lambda));
-}
+/// Inputs of mm1_service_rate_needed: a rate and a latency quota.
+template <std::floating_point T>
+struct basic_mm1_service_rate_needed_inputs {
+  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  T arrival_rate_per_second = 0;     ///< λ, req/s, >= 0
+  detail::seconds_t<T> threshold{};  ///< τ, the sojourn threshold, > 0
+  T quota = 0;                       ///< q, the share that must meet τ, in (0, 1)
+};
+using mm1_service_rate_needed_inputs = basic_mm1_service_rate_needed_inputs<double>;
 
-/// Mean wait in queue W_q = ρ/(μ−λ). +infinity when unstable.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr detail::seconds_t<T> mm1_mean_wait(A arrival_rate,
-                                                           detail::same_t<T> service_rate) {
-  const T lambda = detail::require_non_negative("arrival_rate", static_cast<T>(arrival_rate));
-  const T mu = detail::require_positive("service_rate", service_rate);
-  if (!(lambda < mu)) return detail::seconds_t<T>(std::numeric_limits<T>::infinity());
-  return detail::seconds_t<T>((lambda / mu) / (mu - lambda));
+/// The inverse of mm1_capacity: the service rate a server needs so that λ meets the sojourn
+/// quota, μ = λ + ln(1/(1−q))/τ.
+template <std::floating_point T = double>
+[[nodiscard]] constexpr T mm1_service_rate_needed(
+    const basic_mm1_service_rate_needed_inputs<T>& inputs) {
+  const T lambda =
+      detail::require_non_negative("arrival_rate_per_second", inputs.arrival_rate_per_second);
+  const T tau = detail::require_positive_seconds<T>("threshold", inputs.threshold);
+  const T q = detail::require_open_unit("quota", inputs.quota);
+  return lambda + detail::cxm::quota_log(q) / tau;
 }
-
-/// Mean number in the system L = ρ/(1−ρ). +infinity when unstable.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr T mm1_mean_in_system(A arrival_rate, detail::same_t<T> service_rate) {
-  const T lambda = detail::require_non_negative("arrival_rate", static_cast<T>(arrival_rate));
-  const T mu = detail::require_positive("service_rate", service_rate);
-  if (!(lambda < mu)) return std::numeric_limits<T>::infinity();
-  return lambda / (mu - lambda);
-}
-
-/// Mean queue length (waiting, not in service) L_q = ρ²/(1−ρ). +infinity when unstable.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr T mm1_mean_queue_length(A arrival_rate, detail::same_t<T> service_rate) {
-  const T lambda = detail::require_non_negative("arrival_rate", static_cast<T>(arrival_rate));
-  const T mu = detail::require_positive("service_rate", service_rate);
-  if (!(lambda < mu)) return std::numeric_limits<T>::infinity();
-  return (lambda / mu) * lambda / (mu - lambda);
-}
-
 // ============================================================================================
 // M/M/c: Poisson arrivals at λ, c identical servers at μ each, one shared FIFO queue
 // ============================================================================================
@@ -617,9 +703,7 @@ constexpr std::int64_t mmc_servers_needed_value(T lambda, T mu, T t, T q) noexce
   } else if (mmc_wait_conformance_value(mu, low, a, t) >= q) {
     return low;
   }
-  const auto meets = [&](std::int64_t c) {
-    return mmc_wait_conformance_value(mu, c, a, t) >= q;
-  };
+  const auto meets = [&](std::int64_t c) { return mmc_wait_conformance_value(mu, c, a, t) >= q; };
   // !meets(low)
   std::int64_t step = 1;
   std::int64_t high = low + step;
@@ -640,108 +724,131 @@ constexpr std::int64_t mmc_servers_needed_value(T lambda, T mu, T t, T q) noexce
 
 }  // namespace detail
 
+/// Inputs of erlang_b and erlang_c: c servers offered a = λ/μ Erlangs.
+template <std::floating_point T>
+struct basic_erlang_inputs {
+  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  std::int64_t servers = 0;  ///< c, >= 1
+  T offered_load = 0;        ///< a = λ/μ, Erlangs, in [0, 2^53]
+};
+using erlang_inputs = basic_erlang_inputs<double>;
+
 /// Erlang B, the blocking probability of an M/M/c/c loss system with offered load a = λ/μ
-/// Erlangs. servers >= 1, offered_load >= 0. O(1) in c (the recurrence up to c = 49, Temme's
-/// expansion of the incomplete gamma function above), stable for any c.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr T erlang_b(std::int64_t servers, A offered_load) {
-  const auto c = detail::require_count_at_least("servers", servers, 1);
-  const T a = detail::require_offered_load("offered_load", static_cast<T>(offered_load));
+/// Erlangs. O(1) in c (the recurrence up to c = 49, Temme's expansion of the incomplete
+/// gamma function above), stable for any c.
+template <std::floating_point T = double>
+[[nodiscard]] constexpr T erlang_b(const basic_erlang_inputs<T>& inputs) {
+  const auto c = detail::require_count_at_least("servers", inputs.servers, 1);
+  const T a = detail::require_offered_load("offered_load", inputs.offered_load);
   return detail::erlang_b_value(c, a);
 }
 
 /// Erlang C, the probability that an arrival to an M/M/c queue waits, with offered load
-/// a = λ/μ Erlangs: C = B/(1 − ρ(1 − B)), ρ = a/c. 1 when unstable (a >= c). servers >= 1.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr T erlang_c(std::int64_t servers, A offered_load) {
-  const auto c = detail::require_count_at_least("servers", servers, 1);
-  const T a = detail::require_offered_load("offered_load", static_cast<T>(offered_load));
+/// a = λ/μ Erlangs: C = B/(1 − ρ(1 − B)), ρ = a/c. 1 when unstable (a >= c).
+template <std::floating_point T = double>
+[[nodiscard]] constexpr T erlang_c(const basic_erlang_inputs<T>& inputs) {
+  const auto c = detail::require_count_at_least("servers", inputs.servers, 1);
+  const T a = detail::require_offered_load("offered_load", inputs.offered_load);
   return detail::erlang_c_value(c, a);
 }
 
-/// true iff λ < cμ (equivalently the offered load λ/μ < c).
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr bool mmc_is_stable(A arrival_rate, detail::same_t<T> service_rate,
-                                           std::int64_t servers) {
-  const T lambda = detail::require_non_negative("arrival_rate", static_cast<T>(arrival_rate));
-  const T mu = detail::require_positive("service_rate", service_rate);
-  const auto c = detail::require_count_at_least("servers", servers, 1);
-  return lambda / mu < static_cast<T>(c);
-}
+/// An M/M/c queue (c servers at μ each, one shared FIFO queue) and its formulas. Every
+/// member validates λ >= 0, μ > 0, c >= 1 and λ/μ <= 2^53; an unstable queue (λ >= cμ) is
+/// an outcome: the probability of waiting 1, the conformance 0, means +infinity.
+template <std::floating_point T>
+struct basic_mmc_queue {
+  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  T arrival_rate_per_second = 0;  ///< λ, req/s, >= 0
+  T service_rate_per_second = 0;  ///< μ of each server, req/s, > 0
+  std::int64_t servers = 0;       ///< c, >= 1
 
-/// Probability of waiting in an M/M/c queue, Erlang C at a = λ/μ. 1 when unstable.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr T mmc_wait_probability(A arrival_rate, detail::same_t<T> service_rate,
-                                               std::int64_t servers) {
-  const T lambda = detail::require_non_negative("arrival_rate", static_cast<T>(arrival_rate));
-  const T mu = detail::require_positive("service_rate", service_rate);
-  detail::require_count_at_least("servers", servers, 1);
-  return erlang_c(servers, detail::require_offered_load("arrival_rate", lambda / mu));
-}
+  /// The offered load a = λ/μ, Erlangs.
+  [[nodiscard]] constexpr T offered_load() const { return checked().a; }
 
-/// Waiting-time conformance of an M/M/c queue, P(W_q <= t) = 1 − C·e^{−(cμ−λ)t} (the
-/// call-centre "service level"). 0 when unstable. threshold >= 0 (t = 0 gives 1 − C).
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr T mmc_wait_conformance(A arrival_rate, detail::same_t<T> service_rate,
-                                               std::int64_t servers,
-                                               detail::seconds_arg<T> threshold) {
-  const T lambda = detail::require_non_negative("arrival_rate", static_cast<T>(arrival_rate));
-  const T mu = detail::require_positive("service_rate", service_rate);
-  const auto c = detail::require_count_at_least("servers", servers, 1);
-  const T t = detail::require_non_negative_seconds<T>("threshold", threshold);
-  const T a = detail::require_offered_load("arrival_rate", lambda / mu);
-  return detail::mmc_wait_conformance_value(mu, c, a, t);
-}
+  /// true iff λ < cμ (equivalently a < c).
+  [[nodiscard]] constexpr bool is_stable() const {
+    const auto q = checked();
+    return q.a < static_cast<T>(q.c);
+  }
 
-/// Mean wait in queue W_q = C/(cμ − λ). +infinity when unstable.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr detail::seconds_t<T> mmc_mean_wait(A arrival_rate,
-                                                           detail::same_t<T> service_rate,
-                                                           std::int64_t servers) {
-  const T lambda = detail::require_non_negative("arrival_rate", static_cast<T>(arrival_rate));
-  const T mu = detail::require_positive("service_rate", service_rate);
-  const auto c = detail::require_count_at_least("servers", servers, 1);
-  const T a = detail::require_offered_load("arrival_rate", lambda / mu);
-  if (!(a < static_cast<T>(c))) return detail::seconds_t<T>(std::numeric_limits<T>::infinity());
-  const T wait = detail::erlang_c_value(c, a);
-  // wait / (cμ − λ), with cμ − λ = μ(c − a): cμ may overflow where the difference does not.
-  return detail::seconds_t<T>(detail::cxm::product_ratio({wait}, {mu, static_cast<T>(c) - a}));
-}
+  /// Probability of waiting, Erlang C at a = λ/μ. 1 when unstable.
+  [[nodiscard]] constexpr T wait_probability() const {
+    const auto q = checked();
+    return detail::erlang_c_value(q.c, q.a);
+  }
 
-/// Mean sojourn W = W_q + 1/μ. +infinity when unstable.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr detail::seconds_t<T> mmc_mean_sojourn(A arrival_rate,
-                                                              detail::same_t<T> service_rate,
-                                                              std::int64_t servers) {
-  const auto wait = mmc_mean_wait(static_cast<T>(arrival_rate), service_rate, servers);
-  return wait + detail::seconds_t<T>(T(1) / service_rate);
-}
+  /// Waiting-time conformance P(W_q <= t) = 1 − C·e^{−(cμ−λ)t} (the call-centre "service
+  /// level"). 0 when unstable. threshold >= 0 (t = 0 gives 1 − C).
+  [[nodiscard]] constexpr T wait_conformance(detail::seconds_t<T> threshold) const {
+    const auto q = checked();
+    const T t = detail::require_non_negative_seconds<T>("threshold", threshold);
+    return detail::mmc_wait_conformance_value(q.mu, q.c, q.a, t);
+  }
 
-/// Mean queue length L_q = λ·W_q = C·ρ/(1 − ρ). +infinity when unstable.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr T mmc_mean_queue_length(A arrival_rate, detail::same_t<T> service_rate,
-                                                std::int64_t servers) {
-  const T lambda = static_cast<T>(arrival_rate);
-  const auto wait = mmc_mean_wait(lambda, service_rate, servers);
-  if (lambda == T(0)) return T(0);
-  return lambda * wait.count();
-}
+  /// Mean wait in queue W_q = C/(cμ − λ). +infinity when unstable.
+  [[nodiscard]] constexpr detail::seconds_t<T> mean_wait() const {
+    const auto q = checked();
+    if (!(q.a < static_cast<T>(q.c)))
+      return detail::seconds_t<T>(std::numeric_limits<T>::infinity());
+    const T wait = detail::erlang_c_value(q.c, q.a);
+    // wait / (cμ − λ), with cμ − λ = μ(c − a): cμ may overflow where the difference does not.
+    return detail::seconds_t<T>(
+        detail::cxm::product_ratio({wait}, {q.mu, static_cast<T>(q.c) - q.a}));
+  }
+
+  /// Mean sojourn W = W_q + 1/μ. +infinity when unstable.
+  [[nodiscard]] constexpr detail::seconds_t<T> mean_sojourn() const {
+    const auto wait = mean_wait();
+    return wait + detail::seconds_t<T>(T(1) / service_rate_per_second);
+  }
+
+  /// Mean queue length L_q = λ·W_q = C·ρ/(1 − ρ). +infinity when unstable.
+  [[nodiscard]] constexpr T mean_queue_length() const {
+    const auto wait = mean_wait();
+    if (arrival_rate_per_second == T(0)) return T(0);
+    return arrival_rate_per_second * wait.count();
+  }
+
+ private:
+  struct valid {
+    T mu;
+    std::int64_t c;
+    T a;
+  };
+  constexpr valid checked() const {
+    const T lambda =
+        detail::require_non_negative("arrival_rate_per_second", arrival_rate_per_second);
+    const T mu = detail::require_positive("service_rate_per_second", service_rate_per_second);
+    const auto c = detail::require_count_at_least("servers", servers, 1);
+    return {mu, c, detail::require_offered_load("arrival_rate_per_second", lambda / mu)};
+  }
+};
+using mmc_queue = basic_mmc_queue<double>;
+
+/// Inputs of mmc_servers_needed: a rate, a server and a waiting-time quota.
+template <std::floating_point T>
+struct basic_mmc_servers_needed_inputs {
+  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  T arrival_rate_per_second = 0;     ///< λ, req/s, >= 0 (λ/μ <= 2^53)
+  T service_rate_per_second = 0;     ///< μ of each server, req/s, > 0
+  detail::seconds_t<T> threshold{};  ///< t, the waiting-time threshold, >= 0
+  T quota = 0;                       ///< q, the share that must wait at most t, in (0, 1)
+};
+using mmc_servers_needed_inputs = basic_mmc_servers_needed_inputs<double>;
 
 /// The smallest number of servers c for which P(W_q <= t) >= q: how many replicas a pooled
 /// fleet (one shared queue) needs. From the smallest stable c = floor(λ/μ) + 1, doubling
 /// steps then bisection: O(log(c − λ/μ)) Erlang C evaluations of O(1) each; the same c a
-/// walk up from floor(λ/μ) + 1 would find. Returns 1 for λ = 0. threshold >= 0, quota in
-/// (0, 1).
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr std::int64_t mmc_servers_needed(A arrival_rate,
-                                                        detail::same_t<T> service_rate,
-                                                        detail::seconds_arg<T> threshold,
-                                                        detail::same_t<T> quota) {
-  const T lambda = detail::require_non_negative("arrival_rate", static_cast<T>(arrival_rate));
-  const T mu = detail::require_positive("service_rate", service_rate);
-  const T t = detail::require_non_negative_seconds<T>("threshold", threshold);
-  const T q = detail::require_open_unit("quota", quota);
-  detail::require_offered_load("arrival_rate", lambda / mu);
+/// walk up from floor(λ/μ) + 1 would find. Returns 1 for λ = 0.
+template <std::floating_point T = double>
+[[nodiscard]] constexpr std::int64_t mmc_servers_needed(
+    const basic_mmc_servers_needed_inputs<T>& inputs) {
+  const T lambda =
+      detail::require_non_negative("arrival_rate_per_second", inputs.arrival_rate_per_second);
+  const T mu = detail::require_positive("service_rate_per_second", inputs.service_rate_per_second);
+  const T t = detail::require_non_negative_seconds<T>("threshold", inputs.threshold);
+  const T q = detail::require_open_unit("quota", inputs.quota);
+  detail::require_offered_load("arrival_rate_per_second", lambda / mu);
   return detail::mmc_servers_needed_value(lambda, mu, t, q);
 }
 
@@ -749,55 +856,68 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
 // M/G/1 and M/D/1: Pollaczek–Khinchine
 // ============================================================================================
 
-/// M/G/1 mean wait in queue (Pollaczek–Khinchine): W_q = ρ(1 + c_s²)/(2μ(1 − ρ)), with c_s
-/// the coefficient of variation of the service time (0 deterministic, 1 exponential).
-/// +infinity when unstable. service_cv >= 0.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr detail::seconds_t<T> mg1_mean_wait(A arrival_rate,
-                                                           detail::same_t<T> service_rate,
-                                                           detail::same_t<T> service_cv) {
-  const T lambda = detail::require_non_negative("arrival_rate", static_cast<T>(arrival_rate));
-  const T mu = detail::require_positive("service_rate", service_rate);
-  const T cv = detail::require_non_negative("service_cv", service_cv);
-  if (!(lambda < mu)) return detail::seconds_t<T>(std::numeric_limits<T>::infinity());
-  // ρ(1 + cv²) / (2(μ − λ)) as two products, so that a large cv cannot meet ρ = 0 (0 × ∞).
-  const T gap = mu - lambda;
-  return detail::seconds_t<T>(detail::cxm::product_ratio({lambda}, {mu, T(2), gap}) +
-                              detail::cxm::product_ratio({lambda, cv, cv}, {mu, T(2), gap}));
-}
+/// An M/G/1 queue: Poisson arrivals, one server whose service time has mean 1/μ and
+/// coefficient of variation c_s (0 deterministic, 1 exponential), and its Pollaczek–Khinchine
+/// means. Every member validates λ >= 0, μ > 0, c_s >= 0; +infinity when unstable.
+template <std::floating_point T>
+struct basic_mg1_queue {
+  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  T arrival_rate_per_second = 0;  ///< λ, req/s, >= 0
+  T service_rate_per_second = 0;  ///< μ, req/s, > 0
+  T service_cv = 0;               ///< c_s, standard deviation / mean of the service time, >= 0
 
-/// M/G/1 mean sojourn W = W_q + 1/μ. +infinity when unstable.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr detail::seconds_t<T> mg1_mean_sojourn(A arrival_rate,
-                                                              detail::same_t<T> service_rate,
-                                                              detail::same_t<T> service_cv) {
-  const auto wait = mg1_mean_wait(static_cast<T>(arrival_rate), service_rate, service_cv);
-  return wait + detail::seconds_t<T>(T(1) / service_rate);
-}
+  /// Mean wait in queue W_q = ρ(1 + c_s²)/(2μ(1 − ρ)). +infinity when unstable.
+  [[nodiscard]] constexpr detail::seconds_t<T> mean_wait() const {
+    const T lambda =
+        detail::require_non_negative("arrival_rate_per_second", arrival_rate_per_second);
+    const T mu = detail::require_positive("service_rate_per_second", service_rate_per_second);
+    const T cv = detail::require_non_negative("service_cv", service_cv);
+    if (!(lambda < mu)) return detail::seconds_t<T>(std::numeric_limits<T>::infinity());
+    // ρ(1 + cv²) / (2(μ − λ)) as two products, so that a large cv cannot meet ρ = 0 (0 × ∞).
+    const T gap = mu - lambda;
+    return detail::seconds_t<T>(detail::cxm::product_ratio({lambda}, {mu, T(2), gap}) +
+                                detail::cxm::product_ratio({lambda, cv, cv}, {mu, T(2), gap}));
+  }
 
-/// M/D/1 mean wait in queue (deterministic service 1/μ): W_q = ρ/(2μ(1 − ρ)), half the
-/// M/M/1 wait. +infinity when unstable.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr detail::seconds_t<T> md1_mean_wait(A arrival_rate,
-                                                           detail::same_t<T> service_rate) {
-  return mg1_mean_wait(static_cast<T>(arrival_rate), service_rate, T(0));
-}
+  /// Mean sojourn W = W_q + 1/μ. +infinity when unstable.
+  [[nodiscard]] constexpr detail::seconds_t<T> mean_sojourn() const {
+    const auto wait = mean_wait();
+    return wait + detail::seconds_t<T>(T(1) / service_rate_per_second);
+  }
+};
+using mg1_queue = basic_mg1_queue<double>;
 
-/// M/D/1 mean sojourn W = 1/μ + ρ/(2μ(1 − ρ)). +infinity when unstable.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr detail::seconds_t<T> md1_mean_sojourn(A arrival_rate,
-                                                              detail::same_t<T> service_rate) {
-  return mg1_mean_sojourn(static_cast<T>(arrival_rate), service_rate, T(0));
-}
+/// An M/D/1 queue (deterministic service time 1/μ): the M/G/1 queue with c_s = 0, whose
+/// wait is half the M/M/1 wait. +infinity when unstable.
+template <std::floating_point T>
+struct basic_md1_queue {
+  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  T arrival_rate_per_second = 0;  ///< λ, req/s, >= 0
+  T service_rate_per_second = 0;  ///< μ, req/s, > 0
 
-/// M/D/1 mean queue length L_q = ρ²/(2(1 − ρ)). +infinity when unstable.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr T md1_mean_queue_length(A arrival_rate, detail::same_t<T> service_rate) {
-  const T lambda = static_cast<T>(arrival_rate);
-  const auto wait = md1_mean_wait(lambda, service_rate);
-  if (lambda == T(0)) return T(0);
-  return lambda * wait.count();
-}
+  /// Mean wait in queue W_q = ρ/(2μ(1 − ρ)).
+  [[nodiscard]] constexpr detail::seconds_t<T> mean_wait() const { return as_mg1().mean_wait(); }
+
+  /// Mean sojourn W = 1/μ + ρ/(2μ(1 − ρ)).
+  [[nodiscard]] constexpr detail::seconds_t<T> mean_sojourn() const {
+    return as_mg1().mean_sojourn();
+  }
+
+  /// Mean queue length L_q = ρ²/(2(1 − ρ)).
+  [[nodiscard]] constexpr T mean_queue_length() const {
+    const auto wait = mean_wait();
+    if (arrival_rate_per_second == T(0)) return T(0);
+    return arrival_rate_per_second * wait.count();
+  }
+
+  /// The same queue as an M/G/1 queue with service_cv = 0.
+  [[nodiscard]] constexpr basic_mg1_queue<T> as_mg1() const {
+    return {.arrival_rate_per_second = arrival_rate_per_second,
+            .service_rate_per_second = service_rate_per_second,
+            .service_cv = T(0)};
+  }
+};
+using md1_queue = basic_md1_queue<double>;
 
 }  // namespace v0
 }  // namespace headroom

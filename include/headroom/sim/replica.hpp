@@ -291,7 +291,8 @@ struct roofline_step_time {
     std::chrono::duration<double> overhead) {
   roofline_step_time m;
   m.parameters = detail::require_positive("parameters", parameters);
-  m.weight_bytes = weight_bytes(parameters, bytes_per_parameter);
+  m.weight_bytes =
+      weight_bytes({.parameters = parameters, .bytes_per_parameter = bytes_per_parameter});
   m.kv_bytes_per_token = detail::require_non_negative("kv_bytes_per_token", kv_bytes_per_token);
   m.flops_per_second =
       detail::require_positive("spec.peak_flops_per_second", spec.peak_flops_per_second) *
@@ -414,10 +415,15 @@ struct utilisation {
   const double tokens = static_cast<double>(stats.prefill_tokens + stats.decode_tokens);
   u.tokens_per_second = tokens / stats.end.count();
   u.busy_fraction = stats.busy.count() / stats.end.count();
-  u.mfu = mfu(model.parameters, u.tokens_per_second, spec.peak_flops_per_second);
+  u.mfu = mfu({.parameters = model.parameters,
+               .tokens_per_second = u.tokens_per_second,
+               .peak_flops_per_second = spec.peak_flops_per_second});
   const double steps = static_cast<double>(stats.steps);
   const double mean_kv_bytes = stats.kv_token_steps / steps * model.kv_bytes_per_token;
-  u.mbu = mbu(model.weight_bytes, mean_kv_bytes, stats.busy / steps, spec.peak_bytes_per_second) *
+  u.mbu = mbu({.weight_bytes = model.weight_bytes,
+               .kv_bytes = mean_kv_bytes,
+               .tpot = stats.busy / steps,
+               .peak_bytes_per_second = spec.peak_bytes_per_second}) *
           u.busy_fraction;
   return u;
 }
@@ -1011,7 +1017,7 @@ requires LengthSampler<L, std::mt19937_64> && std::copy_constructible<M> &&
     for (std::size_t r = 0; r < options.replications; ++r) {
       const std::uint64_t seed = r == 0 ? options.seed : replication_seed(options.seed, r);
       std::mt19937_64 engine(seed);
-      const gamma_gaps gaps(rate, options.arrival_cv);
+      const gamma_gaps gaps({.rate_per_second = rate, .cv = options.arrival_cv});
       const auto schedule = open_loop_schedule(gaps, options.requests_per_point, engine);
       L sampler = lengths;
       const auto requests = make_requests(schedule, sampler, engine);
