@@ -168,7 +168,7 @@ TEST_SUITE("errors") {
           0);  // q(1 - q) = 0: 0/0 was NaN
   }
 
-  TEST_CASE("errors: queueing closed_loop_rate") {
+  TEST_CASE("errors: queueing closed_loop rate") {
     CHECK_REJECTS((closed_loop{.users = not_a_number, .think_time = 1s}.rate(1s)), "users");
     CHECK_REJECTS((closed_loop{.users = -1.0, .think_time = 1s}.rate(1s)), "users");
     CHECK_REJECTS((closed_loop{.users = 1.0, .think_time = 1s}.rate(nan_s)), "sojourn");
@@ -179,7 +179,7 @@ TEST_SUITE("errors") {
           doctest::Approx(5e-9).epsilon(1e-12));
   }
 
-  TEST_CASE("errors: queueing closed_loop_response_time") {
+  TEST_CASE("errors: queueing closed_loop response_time") {
     CHECK_REJECTS((closed_loop{.users = not_a_number, .think_time = 1s}.response_time(1.0)),
                   "users");
     CHECK_REJECTS((closed_loop{.users = 1.0, .think_time = 1s}.response_time(0.0)),
@@ -190,7 +190,7 @@ TEST_SUITE("errors") {
                   "rate_per_second");  // > N/Z
   }
 
-  TEST_CASE("errors: queueing mm1 means and stability") {
+  TEST_CASE("errors: queueing mm1_queue stability and means") {
     CHECK_REJECTS(
         (mm1_queue{.arrival_rate_per_second = not_a_number, .service_rate_per_second = 1.0}
              .is_stable()),
@@ -227,7 +227,7 @@ TEST_SUITE("errors") {
                          .mean_queue_length()));
   }
 
-  TEST_CASE("errors: queueing mm1 conformances") {
+  TEST_CASE("errors: queueing mm1_queue conformances") {
     CHECK_REJECTS(
         (mm1_queue{.arrival_rate_per_second = not_a_number, .service_rate_per_second = 1.0}
              .sojourn_conformance(1s)),
@@ -250,7 +250,7 @@ TEST_SUITE("errors") {
             1s) == 0.0);
   }
 
-  TEST_CASE("errors: queueing mm1_sojourn_quantile") {
+  TEST_CASE("errors: queueing mm1_queue sojourn_quantile") {
     CHECK_REJECTS(
         (mm1_queue{.arrival_rate_per_second = not_a_number, .service_rate_per_second = 2.0}
              .sojourn_quantile(0.9)),
@@ -330,7 +330,7 @@ TEST_SUITE("errors") {
     CHECK(erlang_c({.servers = 2, .offered_load = 5.0}) == 1.0);  // unstable: always waits
   }
 
-  TEST_CASE("errors: queueing mmc means and stability") {
+  TEST_CASE("errors: queueing mmc_queue stability and means") {
     CHECK_REJECTS(
         (mmc_queue{
             .arrival_rate_per_second = not_a_number, .service_rate_per_second = 1.0, .servers = 1}
@@ -378,7 +378,7 @@ TEST_SUITE("errors") {
             .mean_queue_length()));
   }
 
-  TEST_CASE("errors: queueing mmc_wait_conformance") {
+  TEST_CASE("errors: queueing mmc_queue wait_conformance") {
     CHECK_REJECTS(
         (mmc_queue{
             .arrival_rate_per_second = not_a_number, .service_rate_per_second = 1.0, .servers = 1}
@@ -454,7 +454,7 @@ TEST_SUITE("errors") {
                               .quota = 0.5}) == 3);
   }
 
-  TEST_CASE("errors: queueing mg1 means") {
+  TEST_CASE("errors: queueing mg1_queue means") {
     CHECK_REJECTS((mg1_queue{.arrival_rate_per_second = not_a_number,
                              .service_rate_per_second = 1.0,
                              .service_cv = 1.0}
@@ -495,7 +495,7 @@ TEST_SUITE("errors") {
               .count() == doctest::Approx(2.5e199));
   }
 
-  TEST_CASE("errors: queueing md1 means") {
+  TEST_CASE("errors: queueing md1_queue means") {
     CHECK_REJECTS(
         (md1_queue{.arrival_rate_per_second = -1.0, .service_rate_per_second = 1.0}.mean_wait()),
         "arrival_rate_per_second");
@@ -545,7 +545,7 @@ TEST_SUITE("errors") {
         "gpus");
   }
 
-  TEST_CASE("errors: coldstart tier bandwidths") {
+  TEST_CASE("errors: coldstart tier_channel_bandwidth and tier_weight_load_time") {
     storage_bandwidths b = typical_storage_bandwidths();
     b.local_nvme = not_a_number;
     CHECK_REJECTS(tier_channel_bandwidth(b, storage_tier::local_nvme), "bandwidths.local_nvme");
@@ -709,7 +709,7 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(tokens_per_hour(inf), "tokens_per_second");
   }
 
-  TEST_CASE("errors: cost mean_utilisation") {
+  TEST_CASE("errors: cost mean_utilization") {
     CHECK_REJECTS((mean_utilization({.served = not_a_number, .servable = 1.0})), "served");
     CHECK_REJECTS((mean_utilization({.served = -1.0, .servable = 1.0})), "served");
     CHECK_REJECTS((mean_utilization({.served = 1.0, .servable = 0.0})), "servable");
@@ -1069,7 +1069,7 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(attainable_flops_per_second(10.0, s), "spec.peak_bytes_per_second");
   }
 
-  TEST_CASE("errors: roofline max_compute_bound_context") {
+  TEST_CASE("errors: roofline max_compute_bound_context and max_compute_bound_context_at_batch") {
     CHECK_REJECTS(
         (max_compute_bound_context(
             {.parameters = not_a_number, .kv_bytes_per_token = 131072.0, .ridge = 333.0})),

@@ -261,21 +261,17 @@ TEST_SUITE("queueing") {
   }
 
   TEST_CASE("queueing: M/M/1 sojourn and waiting-time conformance are distinct") {
+    constexpr headroom::mm1_queue queue{.arrival_rate_per_second = 8.0,
+                                        .service_rate_per_second = 10.0};
     // λ = 8, μ = 10, τ = 0.5 s: (μ−λ)τ = 1.
     // sojourn: 1 − e^{−1} = 0.6321206; wait: 1 − 0.8·e^{−1} = 0.7056964.
-    CHECK(headroom::mm1_queue{.arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0}
-              .sojourn_conformance(500ms) == doctest::Approx(0.6321205588));
-    CHECK(headroom::mm1_queue{.arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0}
-              .wait_conformance(500ms) == doctest::Approx(0.7056964470));
+    CHECK(queue.sojourn_conformance(500ms) == doctest::Approx(0.6321205588));
+    CHECK(queue.wait_conformance(500ms) == doctest::Approx(0.7056964470));
     // At τ = 0: nobody has finished, but 1 − ρ = 20 % never waited.
-    CHECK(headroom::mm1_queue{.arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0}
-              .sojourn_conformance(0s) == 0.0);
-    CHECK(headroom::mm1_queue{.arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0}
-              .wait_conformance(0s) == doctest::Approx(0.2));
+    CHECK(queue.sojourn_conformance(0s) == 0.0);
+    CHECK(queue.wait_conformance(0s) == doctest::Approx(0.2));
     // Quantile: the 90th percentile of the sojourn is ln 10/(μ−λ) = 1.1512925 s.
-    CHECK(headroom::mm1_queue{.arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0}
-              .sojourn_quantile(0.9)
-              .count() == doctest::Approx(1.1512925465));
+    CHECK(queue.sojourn_quantile(0.9).count() == doctest::Approx(1.1512925465));
     // The wait capacity: the largest λ with 1 − (λ/μ)e^{−(μ−λ)τ} >= q.
     const double lw = headroom::mm1_wait_capacity(
         {.service_rate_per_second = 10.0, .threshold = 1s, .quota = 0.9});
@@ -288,36 +284,27 @@ TEST_SUITE("queueing") {
     CHECK(headroom::mm1_wait_capacity(
               {.service_rate_per_second = 10.0, .threshold = 0s, .quota = 0.9}) ==
           doctest::Approx(1.0));
-    static_assert(
-        near(headroom::mm1_queue{.arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0}
-                 .wait_conformance(std::chrono::duration<double>(0.5)),
-             0.7056964470628461, 1e-12));
+    static_assert(near(queue.wait_conformance(std::chrono::duration<double>(0.5)),
+                       0.7056964470628461, 1e-12));
   }
 
   TEST_CASE("queueing: M/M/1 means") {
+    constexpr headroom::mm1_queue queue{.arrival_rate_per_second = 8.0,
+                                        .service_rate_per_second = 10.0};
     // λ = 8, μ = 10: ρ = 0.8; W = 1/2 s; W_q = 0.4 s; L = 4; L_q = 3.2. Little: L = λW = 4.
-    CHECK(headroom::mm1_queue{.arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0}
-              .utilization() == 0.8);
-    CHECK(headroom::mm1_queue{.arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0}
-              .mean_sojourn()
-              .count() == doctest::Approx(0.5));
-    CHECK(headroom::mm1_queue{.arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0}
-              .mean_wait()
-              .count() == doctest::Approx(0.4));
-    CHECK(headroom::mm1_queue{.arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0}
-              .mean_in_system() == doctest::Approx(4.0));
-    CHECK(headroom::mm1_queue{.arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0}
-              .mean_queue_length() == doctest::Approx(3.2));
-    CHECK(headroom::littles_law_in_flight(8.0, headroom::mm1_queue{.arrival_rate_per_second = 8.0,
-                                                                   .service_rate_per_second = 10.0}
-                                                   .mean_sojourn()) ==
-          doctest::Approx(
-              headroom::mm1_queue{.arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0}
-                  .mean_in_system()));
+    CHECK(queue.utilization() == 0.8);
+    CHECK(queue.mean_sojourn().count() == doctest::Approx(0.5));
+    CHECK(queue.mean_wait().count() == doctest::Approx(0.4));
+    CHECK(queue.mean_in_system() == doctest::Approx(4.0));
+    CHECK(queue.mean_queue_length() == doctest::Approx(3.2));
+    CHECK(headroom::littles_law_in_flight(8.0, queue.mean_sojourn()) ==
+          doctest::Approx(queue.mean_in_system()));
   }
 
   TEST_CASE(
       "queueing: unstable inputs are a value (conformance 0 / wait probability 1 / means +inf)") {
+    constexpr headroom::mmc_queue queue{
+        .arrival_rate_per_second = 20.0, .service_rate_per_second = 10.0, .servers = 2};
     CHECK_FALSE(
         headroom::mm1_queue{.arrival_rate_per_second = 10.0, .service_rate_per_second = 10.0}
             .is_stable());
@@ -342,27 +329,15 @@ TEST_SUITE("queueing") {
               .count() == infinity);
     CHECK(headroom::mm1_queue{.arrival_rate_per_second = 12.0, .service_rate_per_second = 10.0}
               .utilization() == doctest::Approx(1.2));
-    CHECK_FALSE(headroom::mmc_queue{
-        .arrival_rate_per_second = 20.0, .service_rate_per_second = 10.0, .servers = 2}
-                    .is_stable());
+    CHECK_FALSE(queue.is_stable());
     CHECK(headroom::erlang_c({.servers = 2, .offered_load = 2.0}) == 1.0);
     CHECK(headroom::mmc_queue{
               .arrival_rate_per_second = 25.0, .service_rate_per_second = 10.0, .servers = 2}
               .wait_probability() == 1.0);
-    CHECK(headroom::mmc_queue{
-              .arrival_rate_per_second = 20.0, .service_rate_per_second = 10.0, .servers = 2}
-              .wait_conformance(1s) == 0.0);
-    CHECK(headroom::mmc_queue{
-              .arrival_rate_per_second = 20.0, .service_rate_per_second = 10.0, .servers = 2}
-              .mean_wait()
-              .count() == infinity);
-    CHECK(headroom::mmc_queue{
-              .arrival_rate_per_second = 20.0, .service_rate_per_second = 10.0, .servers = 2}
-              .mean_sojourn()
-              .count() == infinity);
-    CHECK(headroom::mmc_queue{
-              .arrival_rate_per_second = 20.0, .service_rate_per_second = 10.0, .servers = 2}
-              .mean_queue_length() == infinity);
+    CHECK(queue.wait_conformance(1s) == 0.0);
+    CHECK(queue.mean_wait().count() == infinity);
+    CHECK(queue.mean_sojourn().count() == infinity);
+    CHECK(queue.mean_queue_length() == infinity);
     CHECK(headroom::md1_queue{.arrival_rate_per_second = 10.0, .service_rate_per_second = 10.0}
               .mean_sojourn()
               .count() == infinity);
@@ -726,27 +701,20 @@ TEST_SUITE("queueing") {
   }
 
   TEST_CASE("queueing: M/M/c reduces to M/M/1 at c = 1") {
+    constexpr headroom::mmc_queue queue{
+        .arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0, .servers = 1};
     // λ = 8, μ = 10, τ = 0.5 s.
-    CHECK(headroom::mmc_queue{
-              .arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0, .servers = 1}
-              .wait_conformance(500ms) ==
+    CHECK(queue.wait_conformance(500ms) ==
           doctest::Approx(
               headroom::mm1_queue{.arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0}
                   .wait_conformance(500ms)));
-    CHECK(headroom::mmc_queue{
-              .arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0, .servers = 1}
-              .mean_wait()
-              .count() == doctest::Approx(headroom::mm1_queue{.arrival_rate_per_second = 8.0,
-                                                              .service_rate_per_second = 10.0}
-                                              .mean_wait()
-                                              .count()));
-    CHECK(headroom::mmc_queue{
-              .arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0, .servers = 1}
-              .mean_sojourn()
-              .count() == doctest::Approx(0.5));
-    CHECK(headroom::mmc_queue{
-              .arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0, .servers = 1}
-              .mean_queue_length() == doctest::Approx(3.2));
+    CHECK(queue.mean_wait().count() ==
+          doctest::Approx(
+              headroom::mm1_queue{.arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0}
+                  .mean_wait()
+                  .count()));
+    CHECK(queue.mean_sojourn().count() == doctest::Approx(0.5));
+    CHECK(queue.mean_queue_length() == doctest::Approx(3.2));
     // Pooling helps: 2 servers at λ = 16, μ = 10 wait less than one at λ = 8.
     CHECK(headroom::mmc_queue{
               .arrival_rate_per_second = 16.0, .service_rate_per_second = 10.0, .servers = 2}
@@ -758,16 +726,13 @@ TEST_SUITE("queueing") {
   }
 
   TEST_CASE("queueing: M/D/1 and M/G/1 (Pollaczek–Khinchine)") {
+    constexpr headroom::md1_queue queue{.arrival_rate_per_second = 8.0,
+                                        .service_rate_per_second = 10.0};
     // M/D/1, λ = 8, μ = 10, ρ = 0.8: W_q = 0.8/(2·10·0.2) = 0.2 s, half the M/M/1 wait;
     // W = 0.1 + 0.2 = 0.3 s; L_q = 0.64/(2·0.2) = 1.6.
-    CHECK(headroom::md1_queue{.arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0}
-              .mean_wait()
-              .count() == doctest::Approx(0.2));
-    CHECK(headroom::md1_queue{.arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0}
-              .mean_sojourn()
-              .count() == doctest::Approx(0.3));
-    CHECK(headroom::md1_queue{.arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0}
-              .mean_queue_length() == doctest::Approx(1.6));
+    CHECK(queue.mean_wait().count() == doctest::Approx(0.2));
+    CHECK(queue.mean_sojourn().count() == doctest::Approx(0.3));
+    CHECK(queue.mean_queue_length() == doctest::Approx(1.6));
     // M/G/1 with c_s = 1 is M/M/1.
     CHECK(headroom::mg1_queue{
               .arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0, .service_cv = 1.0}
@@ -785,11 +750,7 @@ TEST_SUITE("queueing") {
               .arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0, .service_cv = 2.0}
               .mean_wait()
               .count() == doctest::Approx(1.0));
-    static_assert(
-        near(headroom::md1_queue{.arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0}
-                 .mean_sojourn()
-                 .count(),
-             0.3, 1e-15));
+    static_assert(near(queue.mean_sojourn().count(), 0.3, 1e-15));
   }
 
   // ------------------------------------------------------------------------------------------
