@@ -60,9 +60,9 @@ void run_mix(benchmark::State& state, sim::kv_policy policy, std::size_t kv_budg
     preemptions += run.stats.preemptions;
     benchmark::DoNotOptimize(run.outcomes.data());
   }
-  state.counters["steps_per_s"] =
+  state.counters["steps_per_second"] =
       benchmark::Counter(static_cast<double>(steps), benchmark::Counter::kIsRate);
-  state.counters["requests_per_s"] = benchmark::Counter(
+  state.counters["requests_per_second"] = benchmark::Counter(
       static_cast<double>(state.iterations()) * 1e5, benchmark::Counter::kIsRate);
   state.counters["preemptions"] =
       benchmark::Counter(static_cast<double>(preemptions), benchmark::Counter::kAvgIterations);
@@ -116,9 +116,9 @@ void BM_replica_sweep_20x10k(benchmark::State& state) {
     for (const auto& st : sweep.stats) steps += st.steps;
     benchmark::DoNotOptimize(sweep.curve.data());
   }
-  state.counters["steps_per_s"] =
+  state.counters["steps_per_second"] =
       benchmark::Counter(static_cast<double>(steps), benchmark::Counter::kIsRate);
-  state.counters["requests_per_s"] = benchmark::Counter(
+  state.counters["requests_per_second"] = benchmark::Counter(
       static_cast<double>(state.iterations()) * 2e5, benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_replica_sweep_20x10k)->Unit(benchmark::kMillisecond);

@@ -31,7 +31,7 @@ using namespace std::chrono_literals;
 namespace sim = headroom::sim;
 
 struct tail {
-  double achieved_rate_per_s = 0.0;  // sends per second between the 10th and 90th percent
+  double achieved_rate_per_second = 0.0;  // sends per second between the 10th and 90th percent
   double p50_ttft_s = 0.0;
   double p99_ttft_s = 0.0;
   headroom::conformance_estimate conformance{};
@@ -53,7 +53,7 @@ tail summarise(const sim::replica_result& run, const headroom::slo& objective) {
     return ttft[static_cast<std::size_t>(q * static_cast<double>(ttft.size() - 1))];
   };
   tail t;
-  t.achieved_rate_per_s =
+  t.achieved_rate_per_second =
       static_cast<double>(last - first) /
       (run.outcomes[last].intended_arrival - run.outcomes[first].intended_arrival).count();
   t.p50_ttft_s = at(0.5);
@@ -114,8 +114,8 @@ int main(int argc, char** argv) {
     const auto c = summarise(closed, objective);
     const auto o = summarise(open, objective);
     out.printf("%8.1f | %8.1f %7.3fs %7.3fs %10.3f | %7.3fs %7.3fs %10.3f\n", rate,
-               c.achieved_rate_per_s, c.p50_ttft_s, c.p99_ttft_s, c.conformance.share, o.p50_ttft_s,
-               o.p99_ttft_s, o.conformance.share);
+               c.achieved_rate_per_second, c.p50_ttft_s, c.p99_ttft_s, c.conformance.share,
+               o.p50_ttft_s, o.p99_ttft_s, o.conformance.share);
     closed_curve.push_back({rate, c.conformance});
     open_curve.push_back({rate, o.conformance});
   }

@@ -206,7 +206,7 @@ TEST_SUITE("arrivals") {
   }
 
   TEST_CASE("arrivals: closed loop offers N/(W + Z)") {
-    // SPEC §1: λ = N_u/(W + Z). 64 users, W = 8 s, Z = 2 s → 6.4 req/s.
+    // The response-time law λ = N_u/(W + Z). 64 users, W = 8 s, Z = 2 s → 6.4 req/s.
     const closed_loop_population population(64, 2s);
     CHECK(population.offered_rate_per_second(8s) == doctest::Approx(6.4));
     CHECK(population.users() == 64);

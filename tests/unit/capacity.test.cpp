@@ -66,8 +66,8 @@ TEST_SUITE("capacity") {
     CHECK(tpot_guidellm(one) == 0s);
   }
 
-  TEST_CASE("capacity: SPEC's standard error at n = 200 is about two points") {
-    // SPEC §1: sqrt(0.9·0.1/200) = sqrt(0.00045) = 0.0212.
+  TEST_CASE("capacity: the standard error at n = 200 is about two points") {
+    // sqrt(0.9·0.1/200) = sqrt(0.00045) = 0.0212.
     const auto e = conformance_from_counts({.successes = 180, .trials = 200});
     CHECK(e.share == doctest::Approx(0.9));
     CHECK(e.standard_error == doctest::Approx(0.0212132).epsilon(1e-5));
@@ -235,7 +235,7 @@ TEST_SUITE("capacity") {
     CHECK_FALSE(r.monotone);
     CHECK(r.monotone_within_noise);
     CHECK(*r.first_rise_per_second == 3.0);
-    CHECK(*r.capacity_per_second == 3.0);  // SPEC's max{λ : conformance >= q}
+    CHECK(*r.capacity_per_second == 3.0);  // μ* = max{λ : conformance >= q}
     // A real rise: 0.80 → 0.95 on 10000 requests each.
     const std::vector<capacity_point> real{
         {1.0, conformance_from_counts({.successes = 8000, .trials = 10000})},
@@ -353,12 +353,12 @@ TEST_SUITE("capacity") {
     CHECK_THROWS_AS((void)search_capacity(ok, {.max_measurements = 1}), headroom::invalid_argument);
   }
 
-  TEST_CASE("capacity: from capacity to control / L* ≈ 51 for SPEC's numbers") {
-    // SPEC §2: μ* = 8, ρ* = 0.8, W̄ = 8 s → L* = 0.8·8·8 = 51.2 in flight per replica.
+  TEST_CASE("capacity: from capacity to control / L* ≈ 51 for the numbers of docs/queueing.md") {
+    // μ* = 8, ρ* = 0.8, W̄ = 8 s → L* = 0.8·8·8 = 51.2 in flight per replica.
     CHECK(target_concurrency(
               {.target_utilization = 0.8, .capacity_per_second = 8.0, .mean_sojourn = 8s}) ==
           doctest::Approx(51.2));
-    // SPEC §2: 60 req/s on replicas of capacity 8 at ρ* = 1: ceil(7.5) = 8 replicas.
+    // 60 req/s on replicas of capacity 8 at ρ* = 1: ceil(7.5) = 8 replicas.
     CHECK(replicas_needed({.arrival_rate_per_second = 60.0,
                            .target_utilization = 1.0,
                            .capacity_per_second = 8.0}) == 8);

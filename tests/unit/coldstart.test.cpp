@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// SPEC §3's worked numbers and hand calculations, each shown beside its check.
+// The worked numbers of docs/coldstart.md and hand calculations, each shown beside its check.
 #include <headroom/coldstart.hpp>
 
 #include <doctest/doctest.h>
@@ -24,7 +24,7 @@ constexpr double not_a_number = std::numeric_limits<double>::quiet_NaN();
 }  // namespace
 
 TEST_SUITE("coldstart") {
-  TEST_CASE("coldstart: SPEC §3 140 GB of weights take 140 s / 20 s / 2.8 s through one channel") {
+  TEST_CASE("coldstart: 140 GB of weights take 140 s / 20 s / 2.8 s through one channel") {
     // 70e9 parameters × 2 bytes (bf16) = 140e9 bytes.
     const double weights = 70e9 * 2;
     // 140e9 / 1e9 = 140 s (object store); / 7e9 = 20 s (NVMe); / 50e9 = 2.8 s (PCIe).
@@ -140,7 +140,7 @@ TEST_SUITE("coldstart") {
     static_assert(std::is_same_v<decltype(cb.start_time()), std::chrono::duration<double>>);
   }
 
-  TEST_CASE("coldstart: SPEC §3 reserve for a ramp ceil(λ̇ T_start / (ρμ))") {
+  TEST_CASE("coldstart: reserve for a ramp ceil(λ̇ T_start / (ρμ))") {
     // Ramp of 0.1 req/s per second, T_start = 8 min = 480 s, ρ* = 0.8, μ* = 8:
     // 0.1 × 480 / 6.4 = 7.5 → 8 replicas.
     CHECK(headroom::ramp_reserve({.max_ramp_per_second = 0.1,
@@ -163,16 +163,16 @@ TEST_SUITE("coldstart") {
                                           .capacity_per_second = 8.0}) == 8);
   }
 
-  TEST_CASE("coldstart: SPEC §3 reserve for a step ceil(Δλ/(ρμ)) and its uncovered time") {
-    // The seed's 21:00 event, Δλ = 30 req/s at ρ* = 0.8, μ* = 8: 30/6.4 = 4.6875 → 5 extra
-    // replicas ("from two to seven, five more").
+  TEST_CASE("coldstart: reserve for a step ceil(Δλ/(ρμ)) and its uncovered time") {
+    // The 21:00 event of docs/simulated-day.md, Δλ = 30 req/s at ρ* = 0.8, μ* = 8: 30/6.4 = 4.6875
+    // → 5 extra replicas ("from two to seven, five more").
     CHECK(headroom::step_reserve({.step_rate_per_second = 30.0,
                                   .target_utilization = 0.8,
                                   .capacity_per_second = 8.0}) == 5);
     static_assert(headroom::step_reserve({.step_rate_per_second = 30.0,
                                           .target_utilization = 0.8,
                                           .capacity_per_second = 8.0}) == 5);
-    // Three spare replicas do not cover it (the seed's "3 spare replicas" policy stays short
+    // Three spare replicas do not cover it (a "3 spare replicas" policy stays short
     // for all 8 minutes of the start); five do.
     CHECK_FALSE(headroom::reserve_covers_step(
         {.step_rate_per_second = 30.0, .target_utilization = 0.8, .capacity_per_second = 8.0}, 3));
@@ -192,7 +192,7 @@ TEST_SUITE("coldstart") {
 
   TEST_CASE("coldstart: scale to zero is a decision with a reason") {
     using headroom::scale_to_zero_reason;
-    // SPEC §3: a start of minutes and a 0.5 s TTFT promise → keep one warm replica.
+    // A start of minutes and a 0.5 s TTFT promise → keep one warm replica.
     headroom::scale_to_zero_inputs in;
     in.idle_period = 8h;
     in.start_time = 3min;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// SPEC §5's worked numbers and hand calculations, each shown beside its check. Money is in
-// the caller's currency (euro in SPEC's examples).
+// The worked numbers of docs/cost.md and hand calculations, each shown beside its check.
+// Money is in the caller's currency.
 #include <headroom/cost.hpp>
 
 #include <doctest/doctest.h>
@@ -31,7 +31,7 @@ constexpr bool near(double a, double b, double tolerance) {
 }  // namespace
 
 TEST_SUITE("cost") {
-  TEST_CASE("cost: SPEC §5 2560 tokens/s is 9.216e6 tokens per hour") {
+  TEST_CASE("cost: 2560 tokens/s is 9.216e6 tokens per hour") {
     // 64 sequences × 40 tokens/s = 2560; equally μ* = 8 req/s × 320 tokens per answer.
     CHECK(headroom::replica_token_rate({.capacity_per_second = 8.0, .mean_output_tokens = 320.0}) ==
           2560.0);
@@ -43,7 +43,7 @@ TEST_SUITE("cost") {
   }
 
   TEST_CASE(
-      "cost: SPEC §5 2 per hour at 2560 tokens/s costs 0.217 per million at full use and 0.60 at "
+      "cost: 2 per hour at 2560 tokens/s costs 0.217 per million at full use and 0.60 at "
       "36 %") {
     // c = 2 / (3600 × 2560) = 2 / 9.216e6 = 2.1701e-7 per token = 0.21701 per million.
     CHECK(headroom::cost_per_token({.hourly_cost = 2.0, .tokens_per_second = 2560.0}) ==
@@ -55,7 +55,7 @@ TEST_SUITE("cost") {
     CHECK(headroom::cost_per_million_tokens(
               {.hourly_cost = 2.0, .tokens_per_second = 2560.0, .mean_utilization = 0.36}) ==
           doctest::Approx(0.6028163580));
-    // The seed's "always at the peak" day has ρ̄ = 36.1 %: 0.21701 / 0.361 = 0.6011.
+    // A day kept at its peak (docs/simulated-day.md) has ρ̄ = 36.1 %: 0.21701 / 0.361 = 0.6011.
     CHECK(headroom::cost_per_million_tokens(
               {.hourly_cost = 2.0, .tokens_per_second = 2560.0, .mean_utilization = 0.361}) ==
           doctest::Approx(0.6011465067));
@@ -83,14 +83,15 @@ TEST_SUITE("cost") {
   }
 
   TEST_CASE("cost: fleet cost over time is replica-hours × price") {
-    // The seed's "always at the peak": 8 replicas for 1440 minutes = 192 replica-hours;
+    // A day kept at its peak: 8 replicas for 1440 minutes = 192 replica-hours;
     // at 2 per replica-hour: 384.
     const std::vector<std::int64_t> peak(1440, 8);
     const double hours = headroom::replica_hours(peak, 1min);
     CHECK(hours == doctest::Approx(192.0));
     CHECK(headroom::fleet_cost({.replica_hours = hours, .price_per_replica_hour = 2.0}) ==
           doctest::Approx(384.0));
-    // Three spare replicas all day cost 3 × 24 = 72 replica-hours (166.4 − 94.4 in the seed).
+    // Three spare replicas all day cost 3 × 24 = 72 replica-hours (166.4 − 94.4 in
+    // docs/simulated-day.md).
     const std::vector<int> spare(1440, 3);
     CHECK(headroom::replica_hours(spare, 1min) == doctest::Approx(72.0));
     // Hourly cost of 10 replicas at 2: 20 per hour.
@@ -100,7 +101,7 @@ TEST_SUITE("cost") {
                   5.0);
   }
 
-  TEST_CASE("cost: SPEC §5 spot factors 0.444 and 1.6 and the break-even d > ω") {
+  TEST_CASE("cost: spot factors 0.444 and 1.6 and the break-even d > ω") {
     // d = 0.6, ω = 0.1: 0.4 / 0.9 = 0.4444 (44 %), worth it.
     CHECK(headroom::spot_factor({.discount = 0.6, .lost_work = 0.1}) ==
           doctest::Approx(0.4444444444));

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Expected values come from outside the code under test: SPEC.md's worked numbers, hand
+// Expected values come from outside the code under test: the worked numbers of docs/, hand
 // calculations shown beside each check, published Erlang B table entries, and Erlang C
 // values computed in exact rational arithmetic (Python fractions, the textbook factorial
 // formula) or, in the test itself, by the factorial / log-gamma formula.
@@ -148,7 +148,7 @@ TEST_SUITE("queueing") {
     static_assert(headroom::littles_law_rate(480.0, std::chrono::duration<double>(8.0)) == 60.0);
   }
 
-  TEST_CASE("queueing: SPEC §2 target concurrency L = ρμW̄ ≈ 51") {
+  TEST_CASE("queueing: target concurrency L = ρμW̄ ≈ 51") {
     // μ* = 8 req/s, ρ* = 0.8, W̄ = 320 tokens / 40 tokens/s = 8 s: 0.8 × 8 × 8 = 51.2.
     const auto mean_sojourn = std::chrono::duration<double>(320.0 / 40.0);
     CHECK(headroom::target_concurrency({.target_utilization = 0.8,
@@ -164,7 +164,7 @@ TEST_SUITE("queueing") {
              51.2, 1e-12));
   }
 
-  TEST_CASE("queueing: SPEC §2 replicas needed ceil(λ/(ρμ))") {
+  TEST_CASE("queueing: replicas needed ceil(λ/(ρμ))") {
     // 60 req/s on replicas of capacity 8 at ρ* = 1: 60/8 = 7.5 → 8.
     CHECK(headroom::replicas_needed({.arrival_rate_per_second = 60.0,
                                      .target_utilization = 1.0,
@@ -172,7 +172,7 @@ TEST_SUITE("queueing") {
     static_assert(headroom::replicas_needed({.arrival_rate_per_second = 60.0,
                                              .target_utilization = 1.0,
                                              .capacity_per_second = 8.0}) == 8);
-    // At ρ* = 0.8: 60/6.4 = 9.375 → 10 (the seed: "with the same 80 % target, ten").
+    // At ρ* = 0.8: 60/6.4 = 9.375 → 10 (the same 80 % target: ten replicas).
     CHECK(headroom::replicas_needed({.arrival_rate_per_second = 60.0,
                                      .target_utilization = 0.8,
                                      .capacity_per_second = 8.0}) == 10);
@@ -183,7 +183,8 @@ TEST_SUITE("queueing") {
     CHECK(headroom::replicas_needed({.arrival_rate_per_second = 0.0,
                                      .target_utilization = 0.8,
                                      .capacity_per_second = 8.0}) == 0);
-    // The seed's evening step: 12 + 30 = 42 req/s at 80 % → ceil(42/6.4) = ceil(6.5625) = 7.
+    // The evening step of docs/simulated-day.md: 12 + 30 = 42 req/s at 80 % → ceil(42/6.4) =
+    // ceil(6.5625) = 7.
     CHECK(headroom::replicas_needed({.arrival_rate_per_second = 42.0,
                                      .target_utilization = 0.8,
                                      .capacity_per_second = 8.0}) == 7);
@@ -192,7 +193,7 @@ TEST_SUITE("queueing") {
           8);  // integers work
   }
 
-  TEST_CASE("queueing: SPEC §1 the standard error of a 90 % conformance at n = 200 is 0.021") {
+  TEST_CASE("queueing: the standard error of a 90 % conformance at n = 200 is 0.021") {
     // sqrt(0.9 × 0.1 / 200) = sqrt(0.00045) = 0.0212132.
     CHECK(headroom::conformance_standard_error(0.9, 200) ==
           doctest::Approx(0.0212132).epsilon(1e-5));
@@ -223,7 +224,7 @@ TEST_SUITE("queueing") {
   }
 
   // ------------------------------------------------------------------------------------------
-  TEST_CASE("queueing: SPEC §1 M/M/1 capacity μ − ln 10/τ at q = 0.9 and its inverse") {
+  TEST_CASE("queueing: M/M/1 capacity μ − ln 10/τ at q = 0.9 and its inverse") {
     // μ = 10 req/s, τ = 1 s: μ* = 10 − 2.302585 = 7.697415.
     const double mu_star =
         headroom::mm1_capacity({.service_rate_per_second = 10.0, .threshold = 1s, .quota = 0.9});

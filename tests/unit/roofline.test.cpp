@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// SPEC §6's worked numbers and hand calculations, each shown beside its check. SPEC's example
-// accelerator is P_peak = 1e15 FLOP/s dense 16-bit and B_peak = 3e12 B/s.
+// The worked numbers of docs/roofline.md and hand calculations, each shown beside its check.
+// The round example accelerator is P_peak = 1e15 FLOP/s dense 16-bit and B_peak = 3e12 B/s.
 #include <headroom/roofline.hpp>
 
 #include <doctest/doctest.h>
@@ -26,15 +26,15 @@ constexpr bool near(double a, double b, double tolerance) {
   return (a > b ? a - b : b - a) <= tolerance;
 }
 
-constexpr double p_peak = 1e15;  // SPEC §6
-constexpr double b_peak = 3e12;  // SPEC §6
+constexpr double p_peak = 1e15;  // FLOP/s, a round accelerator
+constexpr double b_peak = 3e12;  // B/s
 constexpr double n_params = 8e9;
 constexpr double m_kv = 128 * 1024;  // 131072 bytes per token
 
 }  // namespace
 
 TEST_SUITE("roofline") {
-  TEST_CASE("roofline: SPEC §6 MFU = 2·N_p·ν / P_peak = 4.1 %") {
+  TEST_CASE("roofline: MFU = 2·N_p·ν / P_peak = 4.1 %") {
     // 2 × 8e9 × 2560 / 1e15 = 4.096e13 / 1e15 = 0.04096.
     CHECK(headroom::mfu({.parameters = n_params,
                          .tokens_per_second = 2560.0,
@@ -45,7 +45,7 @@ TEST_SUITE("roofline") {
         0.04096, 1e-15));
   }
 
-  TEST_CASE("roofline: SPEC §6 MBU of 16 GB of bf16 weights at TPOT 25 ms on 3 TB/s is 21 %") {
+  TEST_CASE("roofline: MBU of 16 GB of bf16 weights at TPOT 25 ms on 3 TB/s is 21 %") {
     // M_w = 8e9 × 2 bytes = 16e9; 16e9 / 0.025 s = 6.4e11 B/s = 640 GB/s; / 3e12 = 0.2133.
     const double w = headroom::weight_bytes({.parameters = n_params, .bytes_per_parameter = 2.0});
     CHECK(w == 16e9);
@@ -72,7 +72,7 @@ TEST_SUITE("roofline") {
 
   TEST_CASE("roofline: KV bytes per token from a model shape") {
     // Llama-3-8B-like GQA: 32 layers × 8 KV heads × 128 head dim × 2 bytes × 2 (K and V)
-    // = 131072 = 128 KiB (SPEC §6: "GQA with eight KV heads").
+    // = 131072 = 128 KiB (GQA with eight KV heads).
     CHECK(headroom::kv_bytes_per_token(
               {.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0}) == 131072.0);
     static_assert(headroom::kv_bytes_per_token(
@@ -84,7 +84,7 @@ TEST_SUITE("roofline") {
               {.layers = 32, .kv_heads = 32, .head_dim = 128, .dtype_bytes = 2}) == 524288.0);
   }
 
-  TEST_CASE("roofline: SPEC §3 140 GB of weights need at least two 80 GB GPUs") {
+  TEST_CASE("roofline: 140 GB of weights need at least two 80 GB GPUs") {
     // 70e9 × 2 = 140e9 bytes; ceil(140/80) = 2.
     CHECK(headroom::weight_bytes({.parameters = 70e9, .bytes_per_parameter = 2.0}) == 140e9);
     CHECK(headroom::min_gpus_for_weights({.weight_bytes = 140e9, .gpu_memory_bytes = 80e9}) == 2);
@@ -99,7 +99,7 @@ TEST_SUITE("roofline") {
   }
 
   TEST_CASE(
-      "roofline: SPEC §6 decode intensity limit ≈ 61 FLOP/byte against a ridge ≈ 333 caps MFU at "
+      "roofline: decode intensity limit ≈ 61 FLOP/byte against a ridge ≈ 333 caps MFU at "
       "18 %") {
     // Limit 2·N_p/(n_ctx·m_kv) = 1.6e10 / (2000 × 131072) = 1.6e10 / 2.62144e8 = 61.035.
     const double limit = headroom::decode_intensity_limit(
@@ -141,7 +141,7 @@ TEST_SUITE("roofline") {
         333.333333333333, 1e-9));
   }
 
-  TEST_CASE("roofline: SPEC §6 decode is compute-bound only below ≈ 366–370 tokens of context") {
+  TEST_CASE("roofline: decode is compute-bound only below ≈ 366–370 tokens of context") {
     // n* = 2·N_p / (ridge · m_kv) = 1.6e10 / (333.33 × 131072) = 1.6e10 × 3e12 / (1e15 × 131072)
     //    = 4.8e7 / 131072 = 366.21 tokens.
     const double ridge =
