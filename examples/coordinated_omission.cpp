@@ -116,8 +116,8 @@ int main(int argc, char** argv) {
     out.printf("%8.1f | %8.1f %7.3fs %7.3fs %10.3f | %7.3fs %7.3fs %10.3f\n", rate,
                c.achieved_rate_per_second, c.p50_ttft_s, c.p99_ttft_s, c.conformance.share,
                o.p50_ttft_s, o.p99_ttft_s, o.conformance.share);
-    closed_curve.push_back({rate, c.conformance});
-    open_curve.push_back({rate, o.conformance});
+    closed_curve.push_back({.rate_per_second = rate, .conformance = c.conformance});
+    open_curve.push_back({.rate_per_second = rate, .conformance = o.conformance});
   }
   const auto closed_mu = headroom::find_capacity(closed_curve);
   const auto open_mu = headroom::find_capacity(open_curve);

@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
     const auto outcomes = run_load_test(rate, requests_per_point, 42);
     const auto estimate =
         headroom::measure_conformance(outcomes, objective, {.warm_up = 60s, .cool_down = 10s});
-    curve.push_back({rate, estimate});
+    curve.push_back({.rate_per_second = rate, .conformance = estimate});
     out.printf("%9.2f  %6zu   %8.4f    [%.4f, %.4f] %6.0f   [%.4f, %.4f]\n", rate, estimate.n,
                estimate.share, estimate.lower, estimate.upper, estimate.effective_sample_size,
                estimate.wilson_lower, estimate.wilson_upper);

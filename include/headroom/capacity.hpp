@@ -1044,14 +1044,14 @@ requires std::is_invocable_v<Measure&, capacity_probe> || std::is_invocable_v<Me
       runs.push_back(run_once(rate, run));
       const auto& last = runs.back();
       if (last.exact) {
-        result.measured.push_back({rate, last});
+        result.measured.push_back({.rate_per_second = rate, .conformance = last});
         return last.share >= q ? verdict::pass : verdict::fail;
       }
       pooled = runs.size() == 1 ? last : pooled_conformance(runs, last.z);
       if (!pooled.empty() && (pooled.lower >= q || pooled.upper < q)) break;
       if (!takes_probe || run + 1 >= options.max_runs_per_rate || !budget_left()) break;
     }
-    result.measured.push_back({rate, pooled});
+    result.measured.push_back({.rate_per_second = rate, .conformance = pooled});
     if (!pooled.empty()) {
       if (pooled.lower >= q) return verdict::pass;
       if (pooled.upper < q) return verdict::fail;

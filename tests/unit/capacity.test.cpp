@@ -195,7 +195,8 @@ TEST_SUITE("capacity") {
     // q = 0.9 → the largest passing grid point is 3; the line crosses 0.9 at λ = 4.
     std::vector<capacity_point> curve;
     for (const double rate : {7.0, 1.0, 5.0, 3.0})  // any order
-      curve.push_back({rate, exact_conformance(1.0 - rate / 40.0)});
+      curve.push_back(
+          {.rate_per_second = rate, .conformance = exact_conformance(1.0 - rate / 40.0)});
     const auto grid = find_capacity(curve);
     REQUIRE(grid.capacity_per_second);
     CHECK(*grid.capacity_per_second == 3.0);
@@ -216,9 +217,12 @@ TEST_SUITE("capacity") {
     // (0.91 + 0.0019208)/1.0038416 − 1.96·sqrt(0.0000819 + 0.00000096)/1.0038416
     // = 0.908431 − 0.017773 = 0.890658 < 0.9; 850/1000 fails both.
     const std::vector<capacity_point> curve{
-        {3.0, conformance_from_counts({.successes = 930, .trials = 1000})},
-        {4.0, conformance_from_counts({.successes = 910, .trials = 1000})},
-        {5.0, conformance_from_counts({.successes = 850, .trials = 1000})}};
+        {.rate_per_second = 3.0,
+         .conformance = conformance_from_counts({.successes = 930, .trials = 1000})},
+        {.rate_per_second = 4.0,
+         .conformance = conformance_from_counts({.successes = 910, .trials = 1000})},
+        {.rate_per_second = 5.0,
+         .conformance = conformance_from_counts({.successes = 850, .trials = 1000})}};
     CHECK(*find_capacity(curve).capacity_per_second == 4.0);
     CHECK(*find_capacity(curve, {.rule = capacity_rule::wilson_lower_bound}).capacity_per_second ==
           3.0);
@@ -227,10 +231,14 @@ TEST_SUITE("capacity") {
   TEST_CASE("capacity: a curve that rises with λ is flagged") {
     // Noise-sized rise: 0.95 → 0.97 on 100 requests each (intervals overlap).
     const std::vector<capacity_point> noisy{
-        {1.0, conformance_from_counts({.successes = 99, .trials = 100})},
-        {2.0, conformance_from_counts({.successes = 95, .trials = 100})},
-        {3.0, conformance_from_counts({.successes = 97, .trials = 100})},
-        {4.0, conformance_from_counts({.successes = 50, .trials = 100})}};
+        {.rate_per_second = 1.0,
+         .conformance = conformance_from_counts({.successes = 99, .trials = 100})},
+        {.rate_per_second = 2.0,
+         .conformance = conformance_from_counts({.successes = 95, .trials = 100})},
+        {.rate_per_second = 3.0,
+         .conformance = conformance_from_counts({.successes = 97, .trials = 100})},
+        {.rate_per_second = 4.0,
+         .conformance = conformance_from_counts({.successes = 50, .trials = 100})}};
     const auto r = find_capacity(noisy);
     CHECK_FALSE(r.monotone);
     CHECK(r.monotone_within_noise);
@@ -238,13 +246,17 @@ TEST_SUITE("capacity") {
     CHECK(*r.capacity_per_second == 3.0);  // μ* = max{λ : conformance >= q}
     // A real rise: 0.80 → 0.95 on 10000 requests each.
     const std::vector<capacity_point> real{
-        {1.0, conformance_from_counts({.successes = 8000, .trials = 10000})},
-        {2.0, conformance_from_counts({.successes = 9500, .trials = 10000})}};
+        {.rate_per_second = 1.0,
+         .conformance = conformance_from_counts({.successes = 8000, .trials = 10000})},
+        {.rate_per_second = 2.0,
+         .conformance = conformance_from_counts({.successes = 9500, .trials = 10000})}};
     CHECK_FALSE(find_capacity(real).monotone_within_noise);
     // An empty point counts as failing and is counted.
     const std::vector<capacity_point> holes{
-        {1.0, conformance_from_counts({.successes = 99, .trials = 100})},
-        {2.0, conformance_from_counts({.successes = 0, .trials = 0})}};
+        {.rate_per_second = 1.0,
+         .conformance = conformance_from_counts({.successes = 99, .trials = 100})},
+        {.rate_per_second = 2.0,
+         .conformance = conformance_from_counts({.successes = 0, .trials = 0})}};
     const auto h = find_capacity(holes);
     CHECK(h.empty_points == 1);
     CHECK(*h.capacity_per_second == 1.0);
@@ -254,13 +266,16 @@ TEST_SUITE("capacity") {
   TEST_CASE("capacity: the curve rejects bad input") {
     const std::vector<capacity_point> empty;
     CHECK_THROWS_AS((void)find_capacity(empty), headroom::invalid_argument);
-    const std::vector<capacity_point> curve{{1.0, exact_conformance(0.95)}};
+    const std::vector<capacity_point> curve{
+        {.rate_per_second = 1.0, .conformance = exact_conformance(0.95)}};
     CHECK_THROWS_AS((void)find_capacity(curve, {.quota = 1.0}), headroom::invalid_argument);
     CHECK_THROWS_AS((void)find_capacity(curve, {.quota = 0.0}), headroom::invalid_argument);
-    const std::vector<capacity_point> zero_rate{{0.0, exact_conformance(0.95)}};
+    const std::vector<capacity_point> zero_rate{
+        {.rate_per_second = 0.0, .conformance = exact_conformance(0.95)}};
     CHECK_THROWS_AS((void)find_capacity(zero_rate), headroom::invalid_argument);
-    const std::vector<capacity_point> twice{{1.0, exact_conformance(0.95)},
-                                            {1.0, exact_conformance(0.90)}};
+    const std::vector<capacity_point> twice{
+        {.rate_per_second = 1.0, .conformance = exact_conformance(0.95)},
+        {.rate_per_second = 1.0, .conformance = exact_conformance(0.90)}};
     CHECK_THROWS_AS((void)find_capacity(twice), headroom::invalid_argument);
   }
 
@@ -391,7 +406,9 @@ TEST_SUITE("capacity") {
                             .error = false});
       }
       const seconds_d warm_up = arrivals[arrivals.size() / 10];
-      curve.push_back({rate, measure_conformance(outcomes, objective, {.warm_up = warm_up})});
+      curve.push_back(
+          {.rate_per_second = rate,
+           .conformance = measure_conformance(outcomes, objective, {.warm_up = warm_up})});
     }
     const auto r = find_capacity(curve);
     REQUIRE(r.capacity_per_second);
@@ -642,18 +659,22 @@ TEST_SUITE("capacity") {
       return e;
     };
     const std::vector<capacity_point> curve{
-        {3.0, at(0.93, 0.91, 0.95)}, {4.0, at(0.905, 0.88, 0.93)}, {5.0, at(0.85, 0.80, 0.89)}};
+        {.rate_per_second = 3.0, .conformance = at(0.93, 0.91, 0.95)},
+        {.rate_per_second = 4.0, .conformance = at(0.905, 0.88, 0.93)},
+        {.rate_per_second = 5.0, .conformance = at(0.85, 0.80, 0.89)}};
     CHECK(*find_capacity(curve).capacity_per_second == 4.0);
     const auto r = find_capacity(curve, {.rule = capacity_rule::lower_bound});
     CHECK(*r.capacity_per_second == 3.0);
     CHECK(*r.confident_per_second == 3.0);
     CHECK(*r.plausible_per_second == 4.0);
     // A rise whose intervals overlap is noise; one whose intervals are disjoint is real.
-    const std::vector<capacity_point> noisy{{1.0, at(0.90, 0.85, 0.95)},
-                                            {2.0, at(0.92, 0.87, 0.97)}};
+    const std::vector<capacity_point> noisy{
+        {.rate_per_second = 1.0, .conformance = at(0.90, 0.85, 0.95)},
+        {.rate_per_second = 2.0, .conformance = at(0.92, 0.87, 0.97)}};
     CHECK(find_capacity(noisy).monotone_within_noise);
-    const std::vector<capacity_point> real{{1.0, at(0.80, 0.78, 0.82)},
-                                           {2.0, at(0.92, 0.90, 0.94)}};
+    const std::vector<capacity_point> real{
+        {.rate_per_second = 1.0, .conformance = at(0.80, 0.78, 0.82)},
+        {.rate_per_second = 2.0, .conformance = at(0.92, 0.90, 0.94)}};
     CHECK_FALSE(find_capacity(real).monotone_within_noise);
   }
 

@@ -1238,8 +1238,13 @@ TEST_SUITE("errors") {
 
   TEST_CASE("errors: capacity outcome accessors and meets_slo") {
     // No validation by design (noexcept, per outcome): NaN times compare false and fail.
-    const slo objective{1s, 100ms};
-    request_outcome o{0s, 0s, nan_s, 1s, 10, 10, false};
+    const slo objective{.ttft = 1s, .tpot = 100ms};
+    request_outcome o{.intended_arrival = 0s,
+                      .sent = 0s,
+                      .first_token = nan_s,
+                      .finished = 1s,
+                      .prompt_tokens = 10,
+                      .output_tokens = 10};
     CHECK(std::isnan(time_to_first_token(o).count()));
     CHECK_FALSE(meets_slo(objective, o));
     o.first_token = 100ms;
@@ -1248,10 +1253,10 @@ TEST_SUITE("errors") {
   }
 
   TEST_CASE("errors: capacity validate slo") {
-    CHECK_REJECTS((validate(slo{nan_s, 1s})), "slo.ttft");
-    CHECK_REJECTS((validate(slo{0s, 1s})), "slo.ttft");
-    CHECK_REJECTS((validate(slo{1s, -1s})), "slo.tpot");
-    CHECK_REJECTS((validate(slo{1s, 1s, inf_s})), "slo.e2e");
+    CHECK_REJECTS((validate(slo{.ttft = nan_s, .tpot = 1s})), "slo.ttft");
+    CHECK_REJECTS((validate(slo{.ttft = 0s, .tpot = 1s})), "slo.ttft");
+    CHECK_REJECTS((validate(slo{.ttft = 1s, .tpot = -1s})), "slo.tpot");
+    CHECK_REJECTS((validate(slo{.ttft = 1s, .tpot = 1s, .e2e = inf_s})), "slo.e2e");
   }
 
   TEST_CASE("errors: capacity wilson_interval") {
@@ -1316,15 +1321,20 @@ TEST_SUITE("errors") {
   }
 
   TEST_CASE("errors: capacity measure_conformance") {
-    const slo objective{1s, 100ms};
-    const std::vector<request_outcome> one{{0s, 0s, 100ms, 200ms, 10, 2, false}};
+    const slo objective{.ttft = 1s, .tpot = 100ms};
+    const std::vector<request_outcome> one{{.intended_arrival = 0s,
+                                            .sent = 0s,
+                                            .first_token = 100ms,
+                                            .finished = 200ms,
+                                            .prompt_tokens = 10,
+                                            .output_tokens = 2}};
     const std::vector<request_outcome> none{};
     CHECK_REJECTS(measure_conformance(none, objective), "outcomes.size()");
-    CHECK_REJECTS((measure_conformance(one, slo{0s, 1s})), "slo.ttft");
+    CHECK_REJECTS((measure_conformance(one, slo{.ttft = 0s, .tpot = 1s})), "slo.ttft");
     CHECK_REJECTS((measure_conformance(one, objective, {}, not_a_number)), "z");
-    CHECK_REJECTS((measure_conformance(one, objective, {-1s})), "window.warm_up");
-    CHECK_REJECTS((measure_conformance(one, objective, {0s, nan_s})), "window.cool_down");
-    CHECK_REJECTS((measure_conformance(one, objective, {0s, 0s, inf_s})), "window.run_end");
+    CHECK_REJECTS((measure_conformance(one, objective, {.warm_up = -1s})), "window.warm_up");
+    CHECK_REJECTS((measure_conformance(one, objective, {.cool_down = nan_s})), "window.cool_down");
+    CHECK_REJECTS((measure_conformance(one, objective, {.run_end = inf_s})), "window.run_end");
     std::vector<request_outcome> bad = one;
     bad[0].intended_arrival = nan_s;
     CHECK_REJECTS(measure_conformance(bad, objective), "outcome.intended_arrival");
@@ -1338,11 +1348,13 @@ TEST_SUITE("errors") {
   TEST_CASE("errors: capacity find_capacity") {
     const std::vector<capacity_point> none{};
     std::vector<capacity_point> curve{
-        {1.0, conformance_from_counts({.successes = 95, .trials = 100})},
-        {2.0, conformance_from_counts({.successes = 50, .trials = 100})}};
+        {.rate_per_second = 1.0,
+         .conformance = conformance_from_counts({.successes = 95, .trials = 100})},
+        {.rate_per_second = 2.0,
+         .conformance = conformance_from_counts({.successes = 50, .trials = 100})}};
     CHECK_REJECTS(find_capacity(none), "curve.size()");
-    CHECK_REJECTS((find_capacity(curve, {not_a_number})), "options.quota");
-    CHECK_REJECTS((find_capacity(curve, {1.0})), "options.quota");
+    CHECK_REJECTS((find_capacity(curve, {.quota = not_a_number})), "options.quota");
+    CHECK_REJECTS((find_capacity(curve, {.quota = 1.0})), "options.quota");
     auto bad = curve;
     bad[1].rate_per_second = 0.0;
     CHECK_REJECTS(find_capacity(bad), "curve[i].rate_per_second");
@@ -1363,7 +1375,8 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(find_capacity(bad), "curve[i].conformance.upper");
     // No point reaches the quota: nullopt, saturated.
     const std::vector<capacity_point> failing{
-        {1.0, conformance_from_counts({.successes = 10, .trials = 100})}};
+        {.rate_per_second = 1.0,
+         .conformance = conformance_from_counts({.successes = 10, .trials = 100})}};
     const auto r = find_capacity(failing);
     CHECK_FALSE(r.capacity_per_second.has_value());
     CHECK(r.saturated);
@@ -1925,7 +1938,7 @@ TEST_SUITE("errors") {
   TEST_CASE("errors: replica sweep_capacity") {
     const sim::replica_config config{};
     const sim::constant_step_time model{10ms};
-    const slo objective{1s, 100ms};
+    const slo objective{.ttft = 1s, .tpot = 100ms};
     const sim::fixed_lengths lengths{{10, 10}};
     const std::vector<double> rates{1.0};
     sim::sweep_options good;
@@ -1939,8 +1952,9 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(
         (sim::sweep_capacity(config, model, std::vector<double>{0.0}, lengths, objective, good)),
         "rates_per_s[i]");
-    CHECK_REJECTS((sim::sweep_capacity(config, model, rates, lengths, slo{0s, 1s}, good)),
-                  "slo.ttft");
+    CHECK_REJECTS(
+        (sim::sweep_capacity(config, model, rates, lengths, slo{.ttft = 0s, .tpot = 1s}, good)),
+        "slo.ttft");
     auto o = good;
     o.requests_per_point = 0;
     CHECK_REJECTS(sim::sweep_capacity(config, model, rates, lengths, objective, o),
