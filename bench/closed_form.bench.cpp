@@ -2,7 +2,7 @@
 // The closed-form layer's costly paths, old and new side by side in one run:
 //  - erlang_c_recurrence/c: Erlang C from the O(c) Erlang B recurrence (the method until
 //    Temme's expansion replaced it for c >= 50; kept as detail::erlang_b_recurrence).
-//  - erlang_c/c: headroom::erlang_c, O(1) in c. Both at 95 % utilisation, a = 0.95 c.
+//  - erlang_c/c: headroom::erlang_c, O(1) in c. Both at 95 % utilization, a = 0.95 c.
 //  - erlang_b_recurrence/c and erlang_b_expansion/c: the two methods at small c, where the
 //    crossover detail::erlang_recurrence_max_servers is chosen (a = 0.95 c).
 //  - mmc_servers_needed_walk/a: the former search, a walk up from floor(a) + 1 carrying the

@@ -118,12 +118,15 @@ int main(int argc, char** argv) {
     // Target from capacity: L* = 0.8 x 8 req/s x 8 s = 51.2 -> 51 per replica.
     const double target = headroom::kubernetes::in_flight_target(
         rho, capacity, std::chrono::duration<double>(sojourn_s));
-    headroom::autoscaler_config config;
-    config.min_replicas = min_replicas;
-    config.max_replicas = max_replicas;
-    config.metrics = {{"in-flight per replica", headroom::metric_source::pods,
-                       headroom::metric_target_type::average_value, target}};
-    config.behavior = headroom::scaling_behavior{};  // the Kubernetes defaults
+    const headroom::autoscaler_config config{
+        .min_replicas = min_replicas,
+        .max_replicas = max_replicas,
+        .metrics = {{.name = "in-flight per replica",
+                     .source = headroom::metric_source::pods,
+                     .target_type = headroom::metric_target_type::average_value,
+                     .target = target}},
+        .behavior = headroom::scaling_behavior{},  // the Kubernetes defaults
+    };
     const headroom::autoscaler controller(config);
 
     out.printf("engine %s, model \"%s\", target L* = %g in flight per replica\n\n",

@@ -24,14 +24,16 @@ int main(int argc, char** argv) {
 
   // HPA-like configuration: target 51 in flight per replica (rho* mu* W = 0.8 x 8 req/s x 8 s
   // = 51.2), the Kubernetes default behavior (fast up, 300 s down window), 1..20 replicas.
-  headroom::autoscaler_config config;
-  config.min_replicas = 1;
-  config.max_replicas = 20;
-  config.metrics = {{"vllm:num_requests_running", headroom::metric_source::pods,
-                     headroom::metric_target_type::average_value, 51.0}};
-  config.behavior = headroom::scaling_behavior{};
-  config.sync_period = 15s;
-  const headroom::autoscaler controller(config);
+  const headroom::autoscaler controller(headroom::autoscaler_config{
+      .min_replicas = 1,
+      .max_replicas = 20,
+      .metrics = {{.name = "vllm:num_requests_running",
+                   .source = headroom::metric_source::pods,
+                   .target_type = headroom::metric_target_type::average_value,
+                   .target = 51.0}},
+      .behavior = headroom::scaling_behavior{},
+      .sync_period = 15s,
+  });
   headroom::autoscaler_state state = controller.initial_state();  // persist this to restart
 
   const auto start_delay = 120s;

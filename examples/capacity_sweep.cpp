@@ -88,7 +88,8 @@ int main(int argc, char** argv) {
                                     .max_batched_tokens = 8192,
                                     .prefill = sim::prefill_mode::chunked,
                                     .kv = sim::kv_policy::preempt_youngest};
-  const sim::lognormal_lengths mix(200.0, 1.0, 150.0, 0.9, {4, 1}, {4096, 2048});
+  const sim::lognormal_lengths mix(200.0, 1.0, 150.0, 0.9, {.prompt_tokens = 4, .output_tokens = 1},
+                                   {.prompt_tokens = 4096, .output_tokens = 2048});
   const headroom::slo objective{.ttft = 1s, .tpot = 50ms};
 
   std::vector<double> rates;
@@ -97,9 +98,7 @@ int main(int argc, char** argv) {
   const double high = full ? 81.5 : 71.0;
   for (std::size_t i = 0; i < points; ++i)
     rates.push_back(low + (high - low) * static_cast<double>(i) / static_cast<double>(points - 1));
-  sim::sweep_options options;
-  options.requests_per_point = full ? 10000 : 1500;
-  options.seed = 2024;
+  const sim::sweep_options options{.requests_per_point = full ? 10000u : 1500u, .seed = 2024};
 
   out.printf("%s, %.0e parameters bf16, KV %.0f KiB/token, budget %zu tokens\n", gpu.name.data(),
              parameters, kv_per_token / 1024.0, replica.kv_budget_tokens);
@@ -112,7 +111,7 @@ int main(int argc, char** argv) {
   for (std::size_t i = 0; i < sweep.curve.size(); ++i) {
     const auto& p = sweep.curve[i];
     const auto& s = sweep.stats[i];
-    const auto u = sim::utilisation_of(s, model, gpu);
+    const auto u = sim::utilization_of(s, model, gpu);
     out.printf("%8.1f %9.3f   [%6.3f, %6.3f] %7.0f %9.3f %9zu %9llu %6.1f\n", p.rate_per_second,
                p.conformance.share, p.conformance.lower, p.conformance.upper,
                p.conformance.effective_sample_size, p.conformance.mean_latency.count(),
@@ -174,7 +173,7 @@ int main(int argc, char** argv) {
   const double operating = rho_target * mu_star;
   const std::vector<double> operating_rate{operating};
   const auto op = sim::sweep_capacity(replica, model, operating_rate, mix, objective, options);
-  const auto u = sim::utilisation_of(op.stats[0], model, gpu);
+  const auto u = sim::utilization_of(op.stats[0], model, gpu);
   const auto mean_w = op.curve[0].conformance.mean_latency;
   out.printf("L* = %.1f in flight per replica at rho* = %.2f (W = %.3f s at rho*.mu*)\n",
              headroom::target_concurrency({.target_utilization = rho_target,

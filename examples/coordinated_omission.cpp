@@ -86,7 +86,8 @@ int main(int argc, char** argv) {
                                     .max_batched_tokens = 8192,
                                     .prefill = sim::prefill_mode::chunked,
                                     .kv = sim::kv_policy::preempt_youngest};
-  const sim::lognormal_lengths mix(200.0, 1.0, 150.0, 0.9, {4, 1}, {4096, 2048});
+  const sim::lognormal_lengths mix(200.0, 1.0, 150.0, 0.9, {.prompt_tokens = 4, .output_tokens = 1},
+                                   {.prompt_tokens = 4096, .output_tokens = 2048});
   const headroom::slo objective{.ttft = 1s, .tpot = 50ms};
 
   // Each rate λ is offered twice: by N = 200 users thinking Z = N/λ on average (what a

@@ -64,20 +64,24 @@ int main(int argc, char** argv) {
 
     // One configuration drives the library's controller and both manifests. With --min 0 the
     // metric is an External total (what KEDA feeds the HPA); otherwise a per-pod average.
-    headroom::autoscaler_config config;
-    config.min_replicas = min_replicas;
-    config.max_replicas = max_replicas;
-    config.metrics = {
-        {hpa_metric,
-         min_replicas == 0 ? headroom::metric_source::external : headroom::metric_source::pods,
-         headroom::metric_target_type::average_value, target}};
-    config.behavior = headroom::scaling_behavior{};  // Kubernetes defaults, written explicitly
-    config.sync_period = 15s;                        // HPA sync period and KEDA pollingInterval
+    const headroom::autoscaler_config config{
+        .min_replicas = min_replicas,
+        .max_replicas = max_replicas,
+        .metrics = {{.name = hpa_metric,
+                     .source = min_replicas == 0 ? headroom::metric_source::external
+                                                 : headroom::metric_source::pods,
+                     .target_type = headroom::metric_target_type::average_value,
+                     .target = target}},
+        .behavior = headroom::scaling_behavior{},  // Kubernetes defaults, written explicitly
+        .sync_period = 15s,                        // HPA sync period and KEDA pollingInterval
+    };
 
-    const k8s::scaled_workload workload{name.empty() ? deployment : name, ns, deployment};
-    k8s::keda_prometheus_options keda;
-    keda.server_address = prometheus_url;
-    keda.queries = {k8s::in_flight_query(preset, model)};
+    const k8s::scaled_workload workload{
+        .name = name.empty() ? deployment : name, .namespace_name = ns, .target_name = deployment};
+    const k8s::keda_prometheus_options keda{
+        .server_address = prometheus_url,
+        .triggers = {{.metric_name = hpa_metric, .query = k8s::in_flight_query(preset, model)}},
+    };
 
     char line[256];
     std::snprintf(line, sizeof line,

@@ -83,19 +83,19 @@ std::vector<double> load_traffic(const example::flags& f, const options& o) {
 }
 
 struct row {
-  const char* id;     // the csv name
-  const char* label;  // the table label
-  sim::fleet_policy policy;
-  sim::fleet_day_summary summary;
-  std::vector<sim::fleet_step_record> trace;
+  const char* id = "";     // the csv name
+  const char* label = "";  // the table label
+  sim::fleet_policy policy{};
+  sim::fleet_day_summary summary{};
+  std::vector<sim::fleet_step_record> trace{};
 };
 
 // ---- the figure ---------------------------------------------------------------------------
 
 struct panel {
-  double x, y, w, h;        // pixel box
-  std::size_t first, last;  // step range [first, last)
-  double y_max;             // top of the rate axis
+  double x = 0, y = 0, w = 0, h = 0;  // pixel box
+  std::size_t first = 0, last = 0;    // step range [first, last)
+  double y_max = 0;                   // top of the rate axis
 };
 
 // "21:00" on the first day, "day 2 03:15" on later ones.
@@ -204,8 +204,9 @@ std::string render_svg(const std::vector<double>& traffic, const row& chasing, c
   const std::size_t n = traffic.size();
   const std::size_t zoom_first = event_minute >= 30 ? event_minute - 30 : 0;
   const std::size_t zoom_last = std::min(n, zoom_first + 60);
-  const panel day{70, 50, 860, 260, 0, n, top};
-  const panel zoom{70, 390, 860, 260, zoom_first, zoom_last, top};
+  const panel day{.x = 70, .y = 50, .w = 860, .h = 260, .first = 0, .last = n, .y_max = top};
+  const panel zoom{
+      .x = 70, .y = 390, .w = 860, .h = 260, .first = zoom_first, .last = zoom_last, .y_max = top};
 
   std::ostringstream svg;
   svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1000\" height=\"760\" "
@@ -270,21 +271,22 @@ int main(int argc, char** argv) {
 
   // Everything is computed, and the figure written, before anything is printed: bad input
   // leaves stdout empty and says why in one line.
-  sim::fleet_day_config config;
-  config.capacity_per_replica = o.mu;
-  config.target_utilisation = o.target;
-  config.scale_down_window_steps = static_cast<std::int32_t>(o.window);
-  config.price_per_replica_hour = o.price;
-  config.tokens_per_request = o.tokens_per_request;
+  const sim::fleet_day_config config{
+      .capacity_per_replica = o.mu,
+      .target_utilization = o.target,
+      .scale_down_window_steps = static_cast<std::int32_t>(o.window),
+      .price_per_replica_hour = o.price,
+      .tokens_per_request = o.tokens_per_request,
+  };
 
   using minutes = std::chrono::duration<double, std::ratio<60>>;
   const auto spare = static_cast<std::int32_t>(o.spare);
   std::vector<row> rows = {
-      {"peak", "always at peak", {}, {}, {}},
-      {"chase-fast", "", sim::chase(minutes(o.fast_start_minutes)), {}, {}},
-      {"chase-slow", "", sim::chase(minutes(o.slow_start_minutes)), {}, {}},
-      {"spare", "", sim::chase(minutes(o.slow_start_minutes), spare), {}, {}},
-      {"calendar", "", sim::chase_with_calendar(minutes(o.slow_start_minutes)), {}, {}},
+      {.id = "peak", .label = "always at peak"},
+      {.id = "chase-fast", .policy = sim::chase(minutes(o.fast_start_minutes))},
+      {.id = "chase-slow", .policy = sim::chase(minutes(o.slow_start_minutes))},
+      {.id = "spare", .policy = sim::chase(minutes(o.slow_start_minutes), spare)},
+      {.id = "calendar", .policy = sim::chase_with_calendar(minutes(o.slow_start_minutes))},
   };
   char label_buffer[4][64];
   std::snprintf(label_buffer[0], 64, "chase, %g-min start", o.fast_start_minutes);

@@ -83,18 +83,27 @@ int main(int argc, char** argv) {
   std::size_t document = 0;
   for (const char* text : awkward) {
     const std::string s = text;
-    headroom::autoscaler_config config;
-    config.min_replicas = 1;
-    config.max_replicas = 20;
-    config.metrics = {{"m " + s, headroom::metric_source::pods,
-                       headroom::metric_target_type::average_value, 51.0}};
-    config.behavior = headroom::scaling_behavior{};
-    config.sync_period = 15s;
+    const headroom::autoscaler_config config{
+        .min_replicas = 1,
+        .max_replicas = 20,
+        .metrics = {{.name = "m " + s,
+                     .source = headroom::metric_source::pods,
+                     .target_type = headroom::metric_target_type::average_value,
+                     .target = 51.0}},
+        .behavior = headroom::scaling_behavior{},
+        .sync_period = 15s};
     const std::string query = k8s::in_flight_query("r", "w", "model_name", s);
-    k8s::scaled_workload workload{"llama-8b", "serving", "llama-8b", "Kind " + s, "apps/v1"};
+    const k8s::scaled_workload workload{.name = "llama-8b",
+                                        .namespace_name = "serving",
+                                        .target_name = "llama-8b",
+                                        .target_kind = "Kind " + s,
+                                        .target_api_version = "apps/v1"};
+    const k8s::keda_prometheus_options keda{
+        .server_address = "https://prom:9090",
+        .triggers = {{.metric_name = config.metrics[0].name, .query = query}}};
 
     if (document > 0) stream += "---\n";
-    k8s::append_scaled_object(stream, workload, config, {"https://prom:9090", {query}, 0.0, 300s});
+    k8s::append_scaled_object(stream, workload, config, keda);
     expected.push_back({document, "spec.triggers.0.metadata.query", query});
     expected.push_back({document, "spec.scaleTargetRef.kind", workload.target_kind});
     ++document;

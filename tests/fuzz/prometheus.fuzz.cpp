@@ -68,7 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     require(e.code != prom::parse_errc::none && !e.reason().empty());
   }
 
-  const prom::page lenient = prom::parse(text, {prom::parse_mode::lenient});
+  const prom::page lenient = prom::parse(text, {.mode = prom::parse_mode::lenient});
   require(lenient.ok());
   require(lenient.line_count() == lines);
   check_views(lenient, text);
@@ -82,15 +82,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
 
   const prom::page final_newline =
-      prom::parse(text, {prom::parse_mode::strict, /*require_final_newline=*/true});
+      prom::parse(text, {.mode = prom::parse_mode::strict, .require_final_newline = true});
   require(final_newline.ok() == (strict.ok() && !strict.missing_final_newline()));
 
   // Limits from the input's length: small enough to be reached by the corpus' pages.
-  prom::parse_options limited;
-  limited.mode = prom::parse_mode::lenient;
-  limited.max_labels_per_series = 1 + size % 4;
-  limited.max_series_per_page = 1 + size % 7;
-  limited.max_families_per_page = 1 + size % 5;
+  const prom::parse_options limited{.mode = prom::parse_mode::lenient,
+                                    .max_labels_per_series = 1 + size % 4,
+                                    .max_series_per_page = 1 + size % 7,
+                                    .max_families_per_page = 1 + size % 5};
   const prom::page bounded = prom::parse(text, limited);
   require(bounded.ok());
   check_views(bounded, text);

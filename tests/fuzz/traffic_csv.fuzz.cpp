@@ -72,14 +72,13 @@ void run_day(std::string_view text, const std::vector<double>& rates) {
 
   // Decoded from the first bytes of the text (whatever they are).
   const std::uint8_t b0 = at(text, 0), b1 = at(text, 1), b2 = at(text, 2), b3 = at(text, 3);
-  sim::fleet_day_config config;
-  config.capacity_per_replica = capacities[b0 % capacities.size()];
-  config.target_utilisation = targets[(b0 >> 3) % targets.size()];
-  config.step = seconds{steps[b1 % steps.size()]};
-  config.scale_down_window_steps = 1 + (b1 >> 3) % 8;
-  config.max_replicas = maxima[b2 % maxima.size()];
-  config.price_per_replica_hour = (b2 & 0x40) ? 2.5 : 0.0;
-  config.tokens_per_request = (b2 & 0x80) ? 200.0 : 0.0;
+  const sim::fleet_day_config config{.capacity_per_replica = capacities[b0 % capacities.size()],
+                                     .target_utilization = targets[(b0 >> 3) % targets.size()],
+                                     .step = seconds{steps[b1 % steps.size()]},
+                                     .scale_down_window_steps = 1 + (b1 >> 3) % 8,
+                                     .max_replicas = maxima[b2 % maxima.size()],
+                                     .price_per_replica_hour = (b2 & 0x40) ? 2.5 : 0.0,
+                                     .tokens_per_request = (b2 & 0x80) ? 200.0 : 0.0};
   sim::fleet_policy policy;
   switch (b3 % 4) {
     case 0:

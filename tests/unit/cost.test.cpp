@@ -75,7 +75,7 @@ TEST_SUITE("cost") {
                       {.hourly_cost = 2.0, .tokens_per_second = 2560.0, .mean_utilization = 1.0})));
   }
 
-  TEST_CASE("cost: mean utilisation is served over servable") {
+  TEST_CASE("cost: mean utilization is served over servable") {
     // 3.6e6 tokens served out of 1e7 servable: 0.36.
     CHECK(headroom::mean_utilization({.served = 3.6e6, .servable = 1e7}) == doctest::Approx(0.36));
     CHECK(headroom::mean_utilization({.served = 0, .servable = 10}) == 0.0);

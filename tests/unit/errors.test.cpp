@@ -1452,7 +1452,8 @@ TEST_SUITE("errors") {
     REQUIRE(p.error().has_value());
     CHECK_FALSE(p.error()->reason().empty());
     CHECK(prometheus::parse("").ok());
-    const auto lenient = prometheus::parse("bad{ 1\ngood 2\n", {prometheus::parse_mode::lenient});
+    const auto lenient =
+        prometheus::parse("bad{ 1\ngood 2\n", {.mode = prometheus::parse_mode::lenient});
     CHECK(lenient.ok());
     CHECK(lenient.skipped().size() == 1);
     // Past a limit: a value with its own code, strict and lenient alike.
@@ -1550,8 +1551,10 @@ TEST_SUITE("errors") {
   TEST_CASE("errors: kubernetes horizontal_pod_autoscaler_yaml") {
     const kubernetes::scaled_workload good{"llm", "serving", "llm", "Deployment", "apps/v1"};
     autoscaler_config config;
-    config.metrics = {metric_spec{"vllm_in_flight", metric_source::pods,
-                                  metric_target_type::average_value, 51.0}};
+    config.metrics = {metric_spec{.name = "vllm_in_flight",
+                                  .source = metric_source::pods,
+                                  .target_type = metric_target_type::average_value,
+                                  .target = 51.0}};
     auto w = good;
     w.name = "Bad_Name";
     CHECK_REJECTS(kubernetes::horizontal_pod_autoscaler_yaml(w, config), "workload.name");
@@ -1582,24 +1585,32 @@ TEST_SUITE("errors") {
   }
 
   TEST_CASE("errors: kubernetes scaled_object_yaml") {
-    const kubernetes::scaled_workload workload{"llm", "", "llm", "Deployment", "apps/v1"};
-    autoscaler_config config;
-    config.min_replicas = 0;
-    config.metrics = {
-        metric_spec{"in_flight", metric_source::external, metric_target_type::average_value, 51.0}};
-    const kubernetes::keda_prometheus_options good{"http://prometheus:9090", {"sum(x)"}};
+    const kubernetes::scaled_workload workload{
+        .name = "llm", .target_name = "llm", .target_kind = "Deployment"};
+    const autoscaler_config config{.min_replicas = 0,
+                                   .metrics = {{.name = "in_flight",
+                                                .source = metric_source::external,
+                                                .target_type = metric_target_type::average_value,
+                                                .target = 51.0}}};
+    const kubernetes::keda_prometheus_options good{
+        .server_address = "http://prometheus:9090",
+        .triggers = {{.metric_name = "in_flight", .query = "sum(x)"}}};
     auto k = good;
     k.server_address = "prometheus:9090";
     CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.server_address");
     k = good;
-    k.queries = {};
-    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.queries");
+    k.triggers = {};
+    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.triggers");
     k = good;
-    k.queries = {" "};
-    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.queries");
+    k.triggers[0].metric_name = "other";
+    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.triggers");
     k = good;
-    k.activation_threshold = not_a_number;
-    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.activation_threshold");
+    k.triggers[0].query = " ";
+    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.triggers.query");
+    k = good;
+    k.triggers[0].activation_threshold = not_a_number;
+    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k),
+                  "keda.triggers.activation_threshold");
     k = good;
     k.cooldown_period = std::chrono::seconds{-1};
     CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.cooldown_period");
@@ -1615,8 +1626,10 @@ TEST_SUITE("errors") {
 
   TEST_CASE("errors: autoscaler constructor") {
     autoscaler_config good;
-    good.metrics = {
-        metric_spec{"in_flight", metric_source::external, metric_target_type::average_value, 51.0}};
+    good.metrics = {metric_spec{.name = "in_flight",
+                                .source = metric_source::external,
+                                .target_type = metric_target_type::average_value,
+                                .target = 51.0}};
     auto c = good;
     c.min_replicas = -1;
     CHECK_REJECTS(autoscaler(c), "config.min_replicas");
@@ -1666,8 +1679,10 @@ TEST_SUITE("errors") {
 
   TEST_CASE("errors: autoscaler initial_state and step") {
     autoscaler_config config;
-    config.metrics = {
-        metric_spec{"in_flight", metric_source::external, metric_target_type::average_value, 10.0}};
+    config.metrics = {metric_spec{.name = "in_flight",
+                                  .source = metric_source::external,
+                                  .target_type = metric_target_type::average_value,
+                                  .target = 10.0}};
     const autoscaler controller(config);
     CHECK_REJECTS(controller.initial_state(0ms, -1), "replicas");
     auto state = controller.initial_state();
@@ -1733,6 +1748,136 @@ TEST_SUITE("errors") {
     CHECK(r.reason == no_placement_reason::insufficient_resources);
   }
 
+  // ---- traces.hpp ----------------------------------------------------------------------------
+
+  // Throws headroom::invalid_argument naming `source` whose what() starts with "file:line: ".
+#define CHECK_REJECTS_LINE(expr, prefix)                                   \
+  CHECK_THROWS_WITH_AS(static_cast<void>(expr), doctest::Contains(prefix), \
+                       headroom::invalid_argument)
+
+  TEST_CASE("errors: traces trace_file") {
+    CHECK_REJECTS(trace_file("/nonexistent/headroom/trace.csv"), "path");
+  }
+
+  TEST_CASE("errors: traces options") {
+    const auto read = [](const trace_options& options, trace_format format = trace_format::azure) {
+      return summarize_trace(format, trace_text("TIMESTAMP,ContextTokens,GeneratedTokens\n"),
+                             options);
+    };
+    CHECK_REJECTS(read({.speed = not_a_number}), "options.speed");
+    CHECK_REJECTS(read({.speed = inf}), "options.speed");
+    CHECK_REJECTS(read({.speed = -1.0}), "options.speed");
+    CHECK_REJECTS(read({.speed = 0.0}), "options.speed");
+    CHECK_REJECTS(read({.from = nan_s}), "options.from");
+    CHECK_REJECTS(read({.from = -1s}), "options.from");
+    CHECK_REJECTS(read({.from = 5e9s}), "options.from");
+    CHECK_REJECTS(read({.to = inf_s}), "options.to");
+    CHECK_REJECTS(read({.from = 2s, .to = 1s}), "options.to");
+    CHECK_REJECTS(read({.to = 0s}), "options.to");
+    CHECK_REJECTS(read({.buffer_bytes = 63}), "options.buffer_bytes");
+    CHECK_REJECTS(read({.model = "GPT-4"}), "options.model");
+    CHECK_REJECTS(read({.log_type = "API log"}, trace_format::mooncake), "options.log_type");
+    CHECK(read({}).requests == 0);  // a header alone: no request, no error
+  }
+
+  TEST_CASE("errors: traces rows") {
+    const auto azure = [](const char* rows) {
+      return summarize_trace(
+          trace_format::azure,
+          trace_text(std::string("TIMESTAMP,ContextTokens,GeneratedTokens\n") + rows),
+          {.name = "a.csv"});
+    };
+    const auto burst = [](const char* rows) {
+      return summarize_trace(
+          trace_format::burstgpt,
+          trace_text(std::string("Timestamp,Request tokens,Response tokens\n") + rows),
+          {.name = "b.csv"});
+    };
+    const auto moon = [](const char* rows) {
+      return summarize_trace(trace_format::mooncake, trace_text(rows), {.name = "m.jsonl"});
+    };
+    // NaN, ±Inf, negative, out of range.
+    CHECK_REJECTS_LINE(burst("nan,1,1\n"), "b.csv:2: Timestamp is not finite");
+    CHECK_REJECTS_LINE(burst("inf,1,1\n"), "b.csv:2: Timestamp is not finite");
+    CHECK_REJECTS_LINE(burst("-1,1,1\n"), "b.csv:2: Timestamp is negative");
+    CHECK_REJECTS_LINE(burst("5e9,1,1\n"), "b.csv:2: Timestamp is out of range");
+    CHECK_REJECTS_LINE(moon("{\"timestamp\": -5, \"input_length\": 1, \"output_length\": 1}"),
+                       "m.jsonl:1: timestamp is negative");
+    CHECK_REJECTS_LINE(burst("1,-1,1\n"), "b.csv:2: Request tokens is not a token count");
+    CHECK_REJECTS_LINE(burst("1,1,4294967296\n"), "b.csv:2: Response tokens is not a token count");
+    CHECK_REJECTS_LINE(azure("1969-12-31 23:59:59,1,1\n"), "a.csv:2: TIMESTAMP has a year outside");
+    CHECK_REJECTS_LINE(azure("2023-13-01 00:00:00,1,1\n"), "a.csv:2: TIMESTAMP has a month");
+    CHECK_REJECTS_LINE(azure("2023-01-01 24:00:00,1,1\n"), "a.csv:2: TIMESTAMP has a time of day");
+    CHECK_REJECTS_LINE(azure("2023-01-01 00:00:00.1234567890,1,1\n"),
+                       "a.csv:2: TIMESTAMP has more than 9 fractional digits");
+    CHECK_REJECTS_LINE(azure("2023-01-01 00:00:00+24:00,1,1\n"),
+                       "a.csv:2: TIMESTAMP has an offset");
+    // Shape: field counts, order, JSON.
+    CHECK_REJECTS_LINE(azure("2023-01-01 00:00:00,1,1,1\n"), "a.csv:2: expected 3 comma-separated");
+    CHECK_REJECTS_LINE(azure("2023-01-01 00:00:01,1,1\n2023-01-01 00:00:00,1,1\n"),
+                       "a.csv:3: the time is earlier than the previous row's");
+    CHECK_REJECTS_LINE(moon("{\"timestamp\": 1, \"input_length\": 1}"),
+                       "m.jsonl:1: the object has no \"output_length\"");
+    CHECK_REJECTS_LINE(moon("{\"input_length\": 1, \"output_length\": 1}"),
+                       "m.jsonl:1: the object has no \"timestamp\"");
+    CHECK_REJECTS_LINE(moon("{\"timestamp\": 1, \"output_length\": 1}"),
+                       "m.jsonl:1: the object has no \"input_length\"");
+    CHECK_REJECTS_LINE(moon("{\"timestamp\" 1}"), "m.jsonl:1: expected ':' after a key");
+    CHECK_REJECTS_LINE(moon("{timestamp: 1}"), "m.jsonl:1: expected a quoted key");
+    CHECK_REJECTS_LINE(moon("{\"timestamp\": 1 \"input_length\": 1}"),
+                       "m.jsonl:1: expected ',' or '}'");
+    CHECK_REJECTS_LINE(moon("{\"a\\\"b\": 1}"),
+                       "m.jsonl:1: a key in the JSON object is not a plain");
+    // Empty: a CSV needs its header; blank lines are skipped; empty JSON lines are no request.
+    CHECK_REJECTS_LINE(summarize_trace(trace_format::burstgpt, trace_text(""), {.name = "b.csv"}),
+                       "b.csv:1: empty: expected a header");
+    CHECK_REJECTS_LINE(
+        summarize_trace(trace_format::burstgpt, trace_text("Timestamp,Model\n"), {.name = "b.csv"}),
+        "b.csv:1: expected a header naming");
+    CHECK_REJECTS_LINE(
+        summarize_trace(trace_format::burstgpt, trace_text("Timestamp,Timestamp,Request tokens\n"),
+                        {.name = "b.csv"}),
+        "b.csv:1: a column is named twice");
+    CHECK(azure("\n\n2023-01-01 00:00:00,1,1\n\n").requests == 1);
+    CHECK(moon("").requests == 0);
+    CHECK(moon("\n  \n").requests == 0);
+    // Zero token counts are valid; BurstGPT's zero responses are failures.
+    CHECK(azure("2023-01-01 00:00:00,0,0\n").requests == 1);
+    const auto failed = burst("1,5,0\n2,5,1\n");
+    CHECK(failed.requests == 1);
+    CHECK(failed.failed == 1);
+  }
+
+  TEST_CASE("errors: traces read_trace_rates") {
+    const char* header = "TIMESTAMP,ContextTokens,GeneratedTokens\n";
+    CHECK_REJECTS(read_trace_rates(trace_format::azure, trace_text(header), {}, nan_s), "step");
+    CHECK_REJECTS(read_trace_rates(trace_format::azure, trace_text(header), {}, -1s), "step");
+    CHECK_REJECTS(read_trace_rates(trace_format::azure, trace_text(header), {}, 0s), "step");
+    CHECK_REJECTS(read_trace_rates(trace_format::azure, trace_text(header), {.to = 1000h}, 1ms),
+                  "step");
+    CHECK(read_trace_rates(trace_format::azure, trace_text(header)).empty());
+    CHECK(read_trace_rates(trace_format::azure, trace_text(header), {.to = 3min}).size() == 3);
+  }
+
+  TEST_CASE("errors: traces read_trace_requests and read_trace_lengths") {
+    const char* text = "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-01-01 00:00:00,0,0\n";
+    const auto requests = read_trace_requests<sim::request>(trace_format::azure, trace_text(text));
+    REQUIRE(requests.size() == 1);
+    CHECK(requests[0].prompt_tokens == 1);
+    CHECK(requests[0].output_tokens == 1);
+    const auto lengths =
+        read_trace_lengths<sim::request_lengths>(trace_format::azure, trace_text(text));
+    CHECK(lengths[0].prompt_tokens == 1);
+    CHECK(read_trace_requests<sim::request>(trace_format::azure,
+                                            trace_text("TIMESTAMP,ContextTokens,GeneratedTokens\n"))
+              .empty());
+    CHECK_REJECTS_LINE(
+        read_trace_lengths<sim::request_lengths>(
+            trace_format::azure, trace_text("TIMESTAMP,ContextTokens,GeneratedTokens\nx"),
+            {.name = "a.csv"}),
+        "a.csv:2: expected 3 comma-separated fields, found 1");
+  }
+
   // ---- sim/fleet_day.hpp (pinned; see the known gaps) --------------------------------------
 
   TEST_CASE("errors: fleet_day reference_day_rate") {
@@ -1756,8 +1901,8 @@ TEST_SUITE("errors") {
     c.capacity_per_replica = not_a_number;
     CHECK_REJECTS(sim::fleet_day_simulator(c), "config.capacity_per_replica");
     c = good;
-    c.target_utilisation = 0.0;
-    CHECK_REJECTS(sim::fleet_day_simulator(c), "config.target_utilisation");
+    c.target_utilization = 0.0;
+    CHECK_REJECTS(sim::fleet_day_simulator(c), "config.target_utilization");
     c = good;
     c.step = 0s;
     CHECK_REJECTS(sim::fleet_day_simulator(c), "config.step");
@@ -1921,18 +2066,18 @@ TEST_SUITE("errors") {
     CHECK(run.stats.rejected == 3);
   }
 
-  TEST_CASE("errors: replica utilisation_of") {
+  TEST_CASE("errors: replica utilization_of") {
     sim::replica_stats stats;
     const auto model =
         sim::make_roofline_step_time(accelerators::h100_sxm, 8e9, 2.0, 131072.0, 0.5, 0.8, 1ms);
     accelerator_spec s = accelerators::h100_sxm;
     s.peak_flops_per_second = 0.0;
-    CHECK_REJECTS(sim::utilisation_of(stats, model, s), "spec.peak_flops_per_second");
+    CHECK_REJECTS(sim::utilization_of(stats, model, s), "spec.peak_flops_per_second");
     s = accelerators::h100_sxm;
     s.peak_bytes_per_second = not_a_number;
-    CHECK_REJECTS(sim::utilisation_of(stats, model, s), "spec.peak_bytes_per_second");
+    CHECK_REJECTS(sim::utilization_of(stats, model, s), "spec.peak_bytes_per_second");
     // A run without a step: all zero.
-    CHECK(sim::utilisation_of(stats, model, accelerators::h100_sxm).mfu == 0.0);
+    CHECK(sim::utilization_of(stats, model, accelerators::h100_sxm).mfu == 0.0);
   }
 
   TEST_CASE("errors: replica sweep_capacity") {
@@ -1944,16 +2089,16 @@ TEST_SUITE("errors") {
     sim::sweep_options good;
     good.requests_per_point = 20;
     CHECK_REJECTS(
-        (sim::sweep_capacity(config, model, std::vector<double>{}, lengths, objective, good)),
-        "rates_per_s.size()");
-    CHECK_REJECTS((sim::sweep_capacity(config, model, std::vector<double>{1.0, not_a_number},
-                                       lengths, objective, good)),
-                  "rates_per_s[i]");
+        sim::sweep_capacity(config, model, std::vector<double>{}, lengths, objective, good),
+        "rates_per_second.size()");
+    CHECK_REJECTS(sim::sweep_capacity(config, model, std::vector<double>{1.0, not_a_number},
+                                      lengths, objective, good),
+                  "rates_per_second[i]");
     CHECK_REJECTS(
-        (sim::sweep_capacity(config, model, std::vector<double>{0.0}, lengths, objective, good)),
-        "rates_per_s[i]");
+        sim::sweep_capacity(config, model, std::vector<double>{0.0}, lengths, objective, good),
+        "rates_per_second[i]");
     CHECK_REJECTS(
-        (sim::sweep_capacity(config, model, rates, lengths, slo{.ttft = 0s, .tpot = 1s}, good)),
+        sim::sweep_capacity(config, model, rates, lengths, slo{.ttft = 0s, .tpot = 1s}, good),
         "slo.ttft");
     auto o = good;
     o.requests_per_point = 0;

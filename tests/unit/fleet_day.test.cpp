@@ -114,11 +114,8 @@ TEST_SUITE("fleet_day") {
     // paid = 1+1+3+3+3+3+1+1+1 = 17 replica-minutes = 17/60 h.
     // short steps: m2, m3. backlog: m2 (12−8)·60 = 240, m3 480, m4 480 + (12−24)·60 < 0 → 0.
     // over share: (4 + 4)/60. served 4+4+8+8+12+4+4+4+4 = 52 over capacity 8·13 = 104 → 0.5.
-    sim::fleet_day_config config;
-    config.capacity_per_replica = 8.0;
-    config.target_utilisation = 0.5;
-    config.scale_down_window_steps = 2;
-    sim::fleet_day_simulator simulator(config);
+    sim::fleet_day_simulator simulator(
+        {.capacity_per_replica = 8.0, .target_utilization = 0.5, .scale_down_window_steps = 2});
     const std::vector<double> traffic = {4, 4, 12, 12, 12, 4, 4, 4, 4};
     std::vector<sim::fleet_step_record> trace;
     const auto s = simulator.run(traffic, sim::chase(2min), &trace);
@@ -144,10 +141,7 @@ TEST_SUITE("fleet_day") {
     // Start 3 steps, window 1. m0: 1 replica (4/4). m1: 12 → 3, two starting until m4.
     // m2: traffic drops to 0 → desired 0, but two are starting: hold at 3 paid, 1 ready.
     // m4: they arrive; desired 0 → scale to 0 at once (window 1).
-    sim::fleet_day_config config;
-    config.target_utilisation = 0.5;
-    config.scale_down_window_steps = 1;
-    sim::fleet_day_simulator simulator(config);
+    sim::fleet_day_simulator simulator({.target_utilization = 0.5, .scale_down_window_steps = 1});
     const std::vector<double> traffic = {4, 12, 0, 0, 0, 0};
     std::vector<sim::fleet_step_record> trace;
     (void)simulator.run(traffic, sim::chase(3min), &trace);
@@ -162,11 +156,8 @@ TEST_SUITE("fleet_day") {
   TEST_CASE("fleet_day: cost per million tokens follows cost.hpp's worked number") {
     // One replica, μ* = 8 req/s, 320 tokens per request → ν* = 2560 tokens/s; fully used for
     // an hour at 2 per hour: 2 / 9.216e6 tokens = 0.217 per million (SPEC §5).
-    sim::fleet_day_config config;
-    config.capacity_per_replica = 8.0;
-    config.price_per_replica_hour = 2.0;
-    config.tokens_per_request = 320.0;
-    sim::fleet_day_simulator simulator(config);
+    sim::fleet_day_simulator simulator(
+        {.capacity_per_replica = 8.0, .price_per_replica_hour = 2.0, .tokens_per_request = 320.0});
     const std::vector<double> traffic(60, 8.0);
     const auto full = simulator.run(traffic, sim::fixed_fleet(1));
     REQUIRE(full.cost_per_million_tokens.has_value());
@@ -210,7 +201,7 @@ TEST_SUITE("fleet_day") {
                          doctest::Contains("config.capacity_per_replica"),
                          headroom::invalid_argument);
     config = {};
-    config.target_utilisation = 1.5;
+    config.target_utilization = 1.5;
     CHECK_THROWS_AS(sim::fleet_day_simulator{config}, headroom::invalid_argument);
     config = {};
     config.scale_down_window_steps = 0;
@@ -298,10 +289,8 @@ TEST_SUITE("fleet_day") {
   TEST_CASE("fleet_day: rates near the double range keep the shares finite") {
     // Found by tests/fuzz/traffic_csv.fuzz.cpp: the sum of the arrivals overflowed and
     // over_share was inf / inf = NaN.
-    sim::fleet_day_config config;
-    config.price_per_replica_hour = 2.0;
-    config.tokens_per_request = 100.0;
-    sim::fleet_day_simulator simulator(config);
+    sim::fleet_day_simulator simulator(
+        {.price_per_replica_hour = 2.0, .tokens_per_request = 100.0});
     const std::vector<double> traffic = {1e308, std::numeric_limits<double>::max(), 8.0};
     const auto s = simulator.run(traffic, sim::fixed_fleet(1));
     CHECK(s.over_share >= 0.0);

@@ -120,17 +120,19 @@ std::string thrown_parameter(F&& f) {
 
 // SPEC §2: mu* = 8 req/s, rho* = 0.8, W = 8 s; 1..20 replicas; the Kubernetes default behavior.
 autoscaler_config spec_config(double target) {
-  autoscaler_config c;
-  c.min_replicas = 1;
-  c.max_replicas = 20;
-  c.metrics = {
-      {"vllm_requests_in_flight", metric_source::pods, metric_target_type::average_value, target}};
-  c.behavior = scaling_behavior{};
-  c.sync_period = 15s;
-  return c;
+  return {.min_replicas = 1,
+          .max_replicas = 20,
+          .metrics = {{.name = "vllm_requests_in_flight",
+                       .source = metric_source::pods,
+                       .target_type = metric_target_type::average_value,
+                       .target = target}},
+          .behavior = scaling_behavior{},
+          .sync_period = 15s};
 }
 
-k8s::scaled_workload spec_workload() { return {"llama-8b", "serving", "llama-8b"}; }
+k8s::scaled_workload spec_workload() {
+  return {.name = "llama-8b", .namespace_name = "serving", .target_name = "llama-8b"};
+}
 
 constexpr std::string_view llama = "meta-llama/Llama-3.1-8B-Instruct";
 
@@ -335,15 +337,21 @@ TEST_SUITE("kubernetes") {
   }
 
   TEST_CASE("kubernetes: HPA metric kinds / no behavior / appending") {
-    autoscaler_config c;
-    c.min_replicas = 2;
-    c.max_replicas = 8;
-    c.metrics = {
-        {"cpu", metric_source::resource, metric_target_type::utilization, 70.0},
-        {"queue_length", metric_source::external, metric_target_type::value, 100.0},
-        {"kv_cache_usage", metric_source::external, metric_target_type::average_value, 0.75}};
+    autoscaler_config c{.min_replicas = 2, .max_replicas = 8};
+    c.metrics = {{.name = "cpu",
+                  .source = metric_source::resource,
+                  .target_type = metric_target_type::utilization,
+                  .target = 70.0},
+                 {.name = "queue_length",
+                  .source = metric_source::external,
+                  .target_type = metric_target_type::value,
+                  .target = 100.0},
+                 {.name = "kv_cache_usage",
+                  .source = metric_source::external,
+                  .target_type = metric_target_type::average_value,
+                  .target = 0.75}};
     std::string out = "# prefix\n";
-    k8s::append_horizontal_pod_autoscaler(out, {"hpa", "", "web"}, c);
+    k8s::append_horizontal_pod_autoscaler(out, {.name = "hpa", .target_name = "web"}, c);
     REQUIRE(out.starts_with("# prefix\n"));
     const auto doc = parse_yaml(out);
     CHECK_FALSE(has(doc, "metadata.namespace"));  // empty namespace: omitted
@@ -367,8 +375,9 @@ TEST_SUITE("kubernetes") {
     // up: Pods maxReplicas per 1 s, down: Percent 100 per 1 s.
     autoscaler_config unlimited = spec_config(51.0);
     unlimited.max_replicas = 12;
-    unlimited.behavior =
-        scaling_behavior{{0s, select_policy::max, {}}, {120s, select_policy::max, {}}};
+    unlimited.behavior = scaling_behavior{
+        .scale_up = {.stabilization_window = 0s, .select = select_policy::max},
+        .scale_down = {.stabilization_window = 120s, .select = select_policy::max}};
     const auto doc = parse_yaml(k8s::horizontal_pod_autoscaler_yaml(spec_workload(), unlimited));
     CHECK(at(doc, "spec.behavior.scaleUp.policies[0].type") == "Pods");
     CHECK(at(doc, "spec.behavior.scaleUp.policies[0].value") == "12");
@@ -412,9 +421,10 @@ TEST_SUITE("kubernetes") {
 
   TEST_CASE("kubernetes: KEDA ScaledObject from SPEC's capacity") {
     const auto config = spec_config(k8s::in_flight_target(0.8, 8.0, 8s));
-    k8s::keda_prometheus_options keda;
-    keda.server_address = "http://prometheus.monitoring.svc:9090";
-    keda.queries = {k8s::in_flight_query(headroom::prometheus::vllm_preset, llama)};
+    k8s::keda_prometheus_options keda{
+        .server_address = "http://prometheus.monitoring.svc:9090",
+        .triggers = {{.metric_name = config.metrics[0].name,
+                      .query = k8s::in_flight_query(headroom::prometheus::vllm_preset, llama)}}};
     const std::string yaml = k8s::scaled_object_yaml(spec_workload(), config, keda);
     yaml_node doc;
     doc = parse_yaml(yaml);  // throws (fails the test) if the YAML does not parse
@@ -450,7 +460,7 @@ TEST_SUITE("kubernetes") {
     zero.min_replicas = 0;
     zero.metrics[0].source = metric_source::external;
     zero.behavior.reset();
-    keda.activation_threshold = 0.5;
+    keda.triggers[0].activation_threshold = 0.5;
     keda.cooldown_period = 600s;
     const auto z = parse_yaml(k8s::scaled_object_yaml(spec_workload(), zero, keda));
     CHECK(at(z, "spec.minReplicaCount") == "0");
@@ -486,8 +496,11 @@ TEST_SUITE("kubernetes") {
     for (const auto& model : awkward) {
       CAPTURE(model);
       const std::string query = k8s::in_flight_query("r", "w", "model_name", model);
-      k8s::keda_prometheus_options keda{"https://prom:9090", {query}, 0.0, 300s};
-      const std::string so = k8s::scaled_object_yaml(spec_workload(), spec_config(51.0), keda);
+      const auto spec = spec_config(51.0);
+      const k8s::keda_prometheus_options keda{
+          .server_address = "https://prom:9090",
+          .triggers = {{.metric_name = spec.metrics[0].name, .query = query}}};
+      const std::string so = k8s::scaled_object_yaml(spec_workload(), spec, keda);
       CHECK(first_unprintable(so) == std::string_view::npos);
       CHECK(at(parse_yaml(so), "spec.triggers[0].metadata.query") == query);
       // The same strings as a target kind and a metric name (URL path segments: no / or %).
@@ -532,8 +545,8 @@ TEST_SUITE("kubernetes") {
       CHECK(line == s);
     }
     // A DNS-valid name that YAML 1.1 reads as a boolean ("yes", "on") is quoted in metadata.
-    const auto doc =
-        parse_yaml(k8s::horizontal_pod_autoscaler_yaml({"on", "yes", "8b"}, spec_config(51.0)));
+    const auto doc = parse_yaml(k8s::horizontal_pod_autoscaler_yaml(
+        {.name = "on", .namespace_name = "yes", .target_name = "8b"}, spec_config(51.0)));
     CHECK(at(doc, "metadata.name") == "on");
     CHECK(quoted(doc, "metadata.name"));
     CHECK(quoted(doc, "metadata.namespace"));
@@ -558,8 +571,10 @@ TEST_SUITE("kubernetes") {
     CHECK(plain.find("--horizontal-pod-autoscaler-tolerance") != std::string::npos);
     // KEDA: the behavior is written without tolerance (not in every KEDA CRD); a comment says so.
     c.behavior = scaling_behavior{};
-    const std::string so =
-        k8s::scaled_object_yaml(spec_workload(), c, {"http://prom:9090", {"sum(x)"}, 0.0, 300s});
+    const std::string so = k8s::scaled_object_yaml(
+        spec_workload(), c,
+        {.server_address = "http://prom:9090",
+         .triggers = {{.metric_name = c.metrics[0].name, .query = "sum(x)"}}});
     const auto keda = parse_yaml(so);
     CHECK(has(keda, "spec.advanced.horizontalPodAutoscalerConfig.behavior.scaleDown"));
     CHECK_FALSE(
@@ -573,13 +588,23 @@ TEST_SUITE("kubernetes") {
     const auto hpa = [](k8s::scaled_workload wl, autoscaler_config cfg) {
       return thrown_parameter([&] { (void)k8s::horizontal_pod_autoscaler_yaml(wl, cfg); });
     };
-    CHECK(hpa({"", "serving", "x"}, c) == "workload.name");
-    CHECK(hpa({"Llama-8B", "serving", "x"}, c) == "workload.name");
-    CHECK(hpa({"x", "serving.prod", "x"}, c) == "workload.namespace_name");
-    CHECK(hpa({"x", "serving", ""}, c) == "workload.target_name");
-    CHECK(hpa({"x", "serving", "meta-llama/llama"}, c) == "workload.target_name");
-    CHECK(hpa({"x", "serving", "x", ""}, c) == "workload.target_kind");
-    CHECK(hpa({"x", "serving", "x", "Deployment", ""}, c) == "workload.target_api_version");
+    CHECK(hpa({.name = "", .namespace_name = "serving", .target_name = "x"}, c) == "workload.name");
+    CHECK(hpa({.name = "Llama-8B", .namespace_name = "serving", .target_name = "x"}, c) ==
+          "workload.name");
+    CHECK(hpa({.name = "x", .namespace_name = "serving.prod", .target_name = "x"}, c) ==
+          "workload.namespace_name");
+    CHECK(hpa({.name = "x", .namespace_name = "serving", .target_name = ""}, c) ==
+          "workload.target_name");
+    CHECK(hpa({.name = "x", .namespace_name = "serving", .target_name = "meta-llama/llama"}, c) ==
+          "workload.target_name");
+    CHECK(hpa({.name = "x", .namespace_name = "serving", .target_name = "x", .target_kind = ""},
+              c) == "workload.target_kind");
+    CHECK(hpa({.name = "x",
+               .namespace_name = "serving",
+               .target_name = "x",
+               .target_kind = "Deployment",
+               .target_api_version = ""},
+              c) == "workload.target_api_version");
     auto bad = c;
     bad.metrics[0].target = 0.0;
     CHECK(hpa(w, bad) == "config.metrics.target");
@@ -595,10 +620,16 @@ TEST_SUITE("kubernetes") {
     bad = c;
     bad.metrics[0].source = metric_source::object;
     CHECK(hpa(w, bad) == "config.metrics.source");
-    bad.metrics = {{"cpu", metric_source::container_resource, metric_target_type::utilization, 70}};
+    bad.metrics = {{.name = "cpu",
+                    .source = metric_source::container_resource,
+                    .target_type = metric_target_type::utilization,
+                    .target = 70}};
     CHECK(hpa(w, bad) == "config.metrics.source");  // needs a container name
     bad = c;
-    bad.metrics = {{"cpu", metric_source::resource, metric_target_type::utilization, 70.5}};
+    bad.metrics = {{.name = "cpu",
+                    .source = metric_source::resource,
+                    .target_type = metric_target_type::utilization,
+                    .target = 70.5}};
     CHECK(hpa(w, bad) == "config.metrics.target");
     bad = c;
     bad.behavior->scale_down.stabilization_window = 3601s;  // API cap 3600 s
@@ -613,20 +644,65 @@ TEST_SUITE("kubernetes") {
     const auto keda = [&](k8s::keda_prometheus_options o, autoscaler_config cfg) {
       return thrown_parameter([&] { (void)k8s::scaled_object_yaml(w, cfg, o); });
     };
-    const k8s::keda_prometheus_options ok{"http://prom:9090", {"sum(x)"}, 0.0, 300s};
+    const std::string metric = c.metrics[0].name;
+    // A ScaledObject whose one trigger, for the config's metric, has this query and threshold.
+    const auto options = [&](std::string address, std::string query, double threshold,
+                             std::chrono::seconds cooldown) {
+      return k8s::keda_prometheus_options{.server_address = std::move(address),
+                                          .triggers = {{.metric_name = metric,
+                                                        .query = std::move(query),
+                                                        .activation_threshold = threshold}},
+                                          .cooldown_period = cooldown};
+    };
+    const auto ok = options("http://prom:9090", "sum(x)", 0.0, 300s);
     CHECK(keda(ok, c) == "<nothing thrown>");
-    CHECK(keda({"prom:9090", {"sum(x)"}, 0.0, 300s}, c) == "keda.server_address");
-    CHECK(keda({"", {"sum(x)"}, 0.0, 300s}, c) == "keda.server_address");
-    CHECK(keda({"http://prom:9090", {}, 0.0, 300s}, c) == "keda.queries");
-    CHECK(keda({"http://prom:9090", {"  "}, 0.0, 300s}, c) == "keda.queries");
-    CHECK(keda({"http://prom:9090", {"sum(x{m=\"\xc3\"})"}, 0.0, 300s}, c) == "keda.queries");
-    CHECK(keda({"http://prom:9090", {"sum(x)"}, -1.0, 300s}, c) == "keda.activation_threshold");
-    CHECK(keda({"http://prom:9090", {"sum(x)"}, 0.0, -1s}, c) == "keda.cooldown_period");
+    CHECK(keda(options("http://p", "sum(x)", 0.0, 300s), c) == "<nothing thrown>");
+    CHECK(keda(options("prom:9090", "sum(x)", 0.0, 300s), c) == "keda.server_address");
+    CHECK(keda(options("", "sum(x)", 0.0, 300s), c) == "keda.server_address");
+    CHECK(keda(options("https://", "sum(x)", 0.0, 300s), c) == "keda.server_address");
+    CHECK(keda(options("http://prom:9090", "  ", 0.0, 300s), c) == "keda.triggers.query");
+    CHECK(keda(options("http://prom:9090", "sum(x{m=\"\xc3\"})", 0.0, 300s), c) ==
+          "keda.triggers.query");
+    CHECK(keda(options("http://prom:9090", "sum(x)", -1.0, 300s), c) ==
+          "keda.triggers.activation_threshold");
+    CHECK(keda(options("http://prom:9090", "sum(x)", 0.0, -1s), c) == "keda.cooldown_period");
+    // Triggers pair with metrics by name: a metric without one, a trigger without its metric,
+    // and two triggers for one metric are each refused.
+    auto no_trigger = ok;
+    no_trigger.triggers.clear();
+    CHECK(keda(no_trigger, c) == "keda.triggers");
+    auto stray = ok;
+    stray.triggers.push_back({.metric_name = "not_a_metric", .query = "sum(y)"});
+    CHECK(keda(stray, c) == "keda.triggers.metric_name");
+    auto twice = ok;
+    twice.triggers.push_back(ok.triggers[0]);
+    CHECK(keda(twice, c) == "keda.triggers.metric_name");
+    // Two metrics and their triggers in the other order: each query goes to its own metric,
+    // and the triggers are written in the order of config.metrics.
+    auto two = c;
+    two.metrics.push_back({.name = "queue_depth",
+                           .source = metric_source::pods,
+                           .target_type = metric_target_type::average_value,
+                           .target = 4.0});
+    const k8s::keda_prometheus_options swapped{
+        .server_address = "http://prom:9090",
+        .triggers = {{.metric_name = "queue_depth", .query = "sum(q)"},
+                     {.metric_name = metric, .query = "sum(x)", .activation_threshold = 2.5}}};
+    const auto both = parse_yaml(k8s::scaled_object_yaml(w, two, swapped));
+    CHECK(at(both, "spec.triggers[0].metadata.query") == "sum(x)");
+    CHECK(at(both, "spec.triggers[0].metadata.threshold") == "51");
+    CHECK(at(both, "spec.triggers[0].metadata.activationThreshold") == "2.5");
+    CHECK(at(both, "spec.triggers[1].metadata.query") == "sum(q)");
+    CHECK(at(both, "spec.triggers[1].metadata.threshold") == "4");
+    CHECK(at(both, "spec.triggers[1].metadata.activationThreshold") == "0");
     bad = c;
     bad.sync_period = 1500ms;  // pollingInterval is whole seconds
     CHECK(keda(ok, bad) == "config.sync_period");
     bad = c;
-    bad.metrics = {{"cpu", metric_source::resource, metric_target_type::utilization, 70.0}};
+    bad.metrics = {{.name = "cpu",
+                    .source = metric_source::resource,
+                    .target_type = metric_target_type::utilization,
+                    .target = 70.0}};
     CHECK(keda(ok, bad) == "config.metrics.source");
   }
 }

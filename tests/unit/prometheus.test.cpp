@@ -396,7 +396,7 @@ TEST_SUITE("prometheus") {
     CHECK(strict.line_count() == 6);
     CHECK(strict.samples().size() == 1);  // what came before the error
 
-    const prom::page p = prom::parse(text, {prom::parse_mode::lenient});
+    const prom::page p = prom::parse(text, {.mode = prom::parse_mode::lenient});
     REQUIRE(p.ok());
     REQUIRE(p.skipped().size() == 3);
     CHECK(p.skipped()[0].line == 3);
@@ -418,12 +418,16 @@ TEST_SUITE("prometheus") {
     CHECK(p.missing_final_newline());
     CHECK(p.line_count() == 2);
     CHECK(only(p, "b").value == 2);
-    const prom::page required = prom::parse("a 1\nb 2", {prom::parse_mode::strict, true});
+    const prom::page required =
+        prom::parse("a 1\nb 2", {.mode = prom::parse_mode::strict, .require_final_newline = true});
     REQUIRE_FALSE(required.ok());
     CHECK(required.error()->line == 2);
     CHECK(required.error()->code == prom::parse_errc::missing_final_newline);
-    CHECK(prom::parse("a 1\nb 2\n", {prom::parse_mode::strict, true}).ok());
-    const prom::page lenient = prom::parse("a 1\nb 2", {prom::parse_mode::lenient, true});
+    CHECK(
+        prom::parse("a 1\nb 2\n", {.mode = prom::parse_mode::strict, .require_final_newline = true})
+            .ok());
+    const prom::page lenient =
+        prom::parse("a 1\nb 2", {.mode = prom::parse_mode::lenient, .require_final_newline = true});
     CHECK(lenient.samples().size() == 1);
     CHECK(lenient.skipped().size() == 1);
     // Empty input is a valid, empty page.
@@ -497,7 +501,7 @@ TEST_SUITE("prometheus") {
     CHECK(e.column == earlier.columns[20] + 4);  // l20=v: the v
     // Lenient: the line is skipped and its labels rolled back.
     const std::string two_lines = two.text + "n{a=\"1\"} 2\n";
-    const prom::page lenient = prom::parse(two_lines, {prom::parse_mode::lenient});
+    const prom::page lenient = prom::parse(two_lines, {.mode = prom::parse_mode::lenient});
     REQUIRE(lenient.skipped().size() == 1);
     CHECK(lenient.skipped()[0].code == E::duplicate_label_name);
     REQUIRE(lenient.samples().size() == 1);
@@ -589,27 +593,12 @@ TEST_SUITE("prometheus") {
     CHECK(headroom::prometheus::detail::longest_probe(p) < 200);
   }
 
-  TEST_CASE("prometheus: SipHash reference vectors") {
-    // Aumasson and Bernstein's reference implementation (github.com/veorq/SipHash): key
-    // 00 01 .. 0f, messages 00 01 .. (n-1). SipHash-2-4: n = 0 -> 726fdb47dd0e0e31, n = 15 ->
-    // a129ca6149be45e5 (the paper's Appendix A). SipHash-1-3 with the zero key: n = 0 ->
-    // d1fba762150c532c, n = 1 -> 68a914128e01e473, n = 15 -> f30eb725bb91c9ea (vectors of the
-    // reference implementation as quoted by OCaml's testsuite/tests/hash/sip13.ml).
-    namespace d = headroom::prometheus::detail;
-    constexpr std::uint64_t k0 = 0x0706050403020100ull, k1 = 0x0f0e0d0c0b0a0908ull;
-    constexpr char bytes[] = "\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e";
-    static_assert(d::siphash<2, 4>(k0, k1, std::string_view(bytes, 0)) == 0x726fdb47dd0e0e31ull);
-    CHECK(d::siphash<2, 4>(k0, k1, std::string_view(bytes, 15)) == 0xa129ca6149be45e5ull);
-    CHECK(d::siphash13(0, 0, std::string_view(bytes, 0)) == 0xd1fba762150c532cull);
-    CHECK(d::siphash13(0, 0, std::string_view(bytes, 1)) == 0x68a914128e01e473ull);
-    CHECK(d::siphash13(0, 0, std::string_view(bytes, 15)) == 0xf30eb725bb91c9eaull);
-  }
-
   TEST_CASE("prometheus: the expfmt fuzz corpus / valid and invalid") {
     for (std::string_view name : {"from_test_parse_0", "from_test_parse_1", "from_test_parse_2",
                                   "from_test_parse_3", "from_test_parse_4", "minimal"}) {
       const std::string text = read_fixture("prometheus_common_fuzz/" + std::string(name));
-      const prom::page p = prom::parse(text, {prom::parse_mode::strict, true});
+      const prom::page p =
+          prom::parse(text, {.mode = prom::parse_mode::strict, .require_final_newline = true});
       CHECK_MESSAGE(p.ok(), name);
     }
     // from_test_parse_2: name {labelname="val2",basename="base\"v\\al\nue"} 0.23 1234567890
@@ -670,7 +659,7 @@ TEST_SUITE("prometheus") {
       CHECK_MESSAGE(p.error()->line == c.line, c.file);
       CHECK_MESSAGE(p.error()->code == c.code, c.file);
       // Lenient skips the same line (error_2 also skips its second half, `line"} 3.14`).
-      const prom::page lenient = prom::parse(text, {prom::parse_mode::lenient});
+      const prom::page lenient = prom::parse(text, {.mode = prom::parse_mode::lenient});
       REQUIRE(!lenient.skipped().empty());
       CHECK(lenient.skipped().front().line == c.line);
     }
@@ -679,13 +668,15 @@ TEST_SUITE("prometheus") {
     const std::string zero = read_fixture("prometheus_common_fuzz/from_test_parse_error_0");
     CHECK(prom::parse(zero).ok());
     CHECK(only(prom::parse(zero), "bla").value == 3.14);
-    CHECK(prom::parse(zero, {prom::parse_mode::strict, true}).error()->code ==
-          E::missing_final_newline);
+    CHECK(prom::parse(zero, {.mode = prom::parse_mode::strict, .require_final_newline = true})
+              .error()
+              ->code == E::missing_final_newline);
   }
 
   TEST_CASE("prometheus: vLLM V1 page (DeepSeek / spec decode / one engine)") {
     const std::string text = read_fixture("vllm_v1_deepseek_specdecode.txt");
-    const prom::page p = prom::parse(text, {prom::parse_mode::strict, true});
+    const prom::page p =
+        prom::parse(text, {.mode = prom::parse_mode::strict, .require_final_newline = true});
     REQUIRE(p.ok());
     // README: "519 samples in 96 families as prometheus_client counts them". prometheus_client
     // counts each sample line once and one family per # TYPE block; every family here has a
@@ -741,7 +732,8 @@ TEST_SUITE("prometheus") {
     CHECK(p.samples().back().name == "vllm:request_prefill_kv_computed_tokens_sum");
     CHECK(p.samples().back().value == 53.0);
     CHECK(p.samples().back().line == p.line_count());
-    CHECK_FALSE(prom::parse(text, {prom::parse_mode::strict, true}).ok());
+    CHECK_FALSE(
+        prom::parse(text, {.mode = prom::parse_mode::strict, .require_final_newline = true}).ok());
 
     const prom::replica_load load =
         prom::read_replica_load(p, prom::vllm_preset, "facebook/opt-125m");
@@ -805,7 +797,8 @@ TEST_SUITE("prometheus") {
 
   TEST_CASE("prometheus: Prometheus project pages") {
     const std::string alltypes = read_fixture("prometheus_alltypes.237mfs.prom.txt");
-    const prom::page all = prom::parse(alltypes, {prom::parse_mode::strict, true});
+    const prom::page all =
+        prom::parse(alltypes, {.mode = prom::parse_mode::strict, .require_final_newline = true});
     REQUIRE(all.ok());
     // README: 237 families (112 counters, 97 gauges, 15 histograms, 13 summaries), 1,857 samples.
     CHECK(all.families().size() == 237);
@@ -819,7 +812,8 @@ TEST_SUITE("prometheus") {
     CHECK(counts[static_cast<int>(prom::metric_type::untyped)] == 0);
 
     const std::string expfmt = read_fixture("prometheus_common_expfmt_text.txt");
-    const prom::page text = prom::parse(expfmt, {prom::parse_mode::strict, true});
+    const prom::page text =
+        prom::parse(expfmt, {.mode = prom::parse_mode::strict, .require_final_newline = true});
     REQUIRE(text.ok());
     CHECK(text.families().size() == 37);  // README: 37 families, 248 samples
     CHECK(text.samples().size() == 248);
@@ -878,7 +872,7 @@ TEST_SUITE("prometheus") {
     CHECK(none.kv_usage.missing == prom::missing_reason::page_invalid);
     // Lenient: the bad line is skipped, the rest is read.
     const prom::page skipped =
-        prom::parse("vllm:num_requests_running 1\nbad line\n", {prom::parse_mode::lenient});
+        prom::parse("vllm:num_requests_running 1\nbad line\n", {.mode = prom::parse_mode::lenient});
     CHECK(prom::read_replica_load(skipped, prom::vllm_preset).running.value == 1.0);
   }
 
@@ -887,32 +881,50 @@ TEST_SUITE("prometheus") {
     constexpr double inf = std::numeric_limits<double>::infinity();
     // ClickHouse quantilePrometheusHistogram docs: (0,6),(0.5,11),(1,14),(inf,19) -> 0.35
     // for the median. By hand: rank 9.5 in (0, 0.5] holding 6..11: 0 + 0.5 * 3.5 / 5.
-    std::vector<B> clickhouse{{0, 6}, {0.5, 11}, {1, 14}, {inf, 19}};
+    std::vector<B> clickhouse{{.upper_bound = 0, .cumulative_count = 6},
+                              {.upper_bound = 0.5, .cumulative_count = 11},
+                              {.upper_bound = 1, .cumulative_count = 14},
+                              {.upper_bound = inf, .cumulative_count = 19}};
     CHECK(prom::bucket_quantile(0.5, clickhouse) == doctest::Approx(0.35));
     // Order does not matter; equal bounds are summed (sum by le).
-    std::vector<B> shuffled{{inf, 10}, {2, 5}, {1, 2}, {2, 3}, {inf, 6}, {1, 2}};
+    std::vector<B> shuffled{
+        {.upper_bound = inf, .cumulative_count = 10}, {.upper_bound = 2, .cumulative_count = 5},
+        {.upper_bound = 1, .cumulative_count = 2},    {.upper_bound = 2, .cumulative_count = 3},
+        {.upper_bound = inf, .cumulative_count = 6},  {.upper_bound = 1, .cumulative_count = 2}};
     // le=1 -> 4, le=2 -> 8, +Inf -> 16: median rank 8 -> (1, 2] fully: 1 + 1 * 4 / 4 = 2.
     CHECK(prom::bucket_quantile(0.5, shuffled) == doctest::Approx(2.0));
     // The first bucket starts at 0: rank 1 of 4 in (0, 10] holding 0..2 -> 5.
-    std::vector<B> first{{10, 2}, {20, 4}, {inf, 4}};
+    std::vector<B> first{{.upper_bound = 10, .cumulative_count = 2},
+                         {.upper_bound = 20, .cumulative_count = 4},
+                         {.upper_bound = inf, .cumulative_count = 4}};
     CHECK(prom::bucket_quantile(0.25, first) == doctest::Approx(5.0));
     // A rank in the +Inf bucket returns the second-highest bound.
-    std::vector<B> tail{{10, 1}, {20, 2}, {inf, 10}};
+    std::vector<B> tail{{.upper_bound = 10, .cumulative_count = 1},
+                        {.upper_bound = 20, .cumulative_count = 2},
+                        {.upper_bound = inf, .cumulative_count = 10}};
     CHECK(prom::bucket_quantile(0.9, tail) == 20.0);
     // A first bound <= 0 is returned as it is.
-    std::vector<B> negative{{-1, 5}, {0, 6}, {inf, 10}};
+    std::vector<B> negative{{.upper_bound = -1, .cumulative_count = 5},
+                            {.upper_bound = 0, .cumulative_count = 6},
+                            {.upper_bound = inf, .cumulative_count = 10}};
     CHECK(prom::bucket_quantile(0.1, negative) == -1.0);
     // Non-monotonic counts are forced monotonic: le=2 -> 3 becomes 4.
-    std::vector<B> dip{{1, 4}, {2, 3}, {3, 8}, {inf, 8}};
+    std::vector<B> dip{{.upper_bound = 1, .cumulative_count = 4},
+                       {.upper_bound = 2, .cumulative_count = 3},
+                       {.upper_bound = 3, .cumulative_count = 8},
+                       {.upper_bound = inf, .cumulative_count = 8}};
     CHECK(prom::bucket_quantile(0.75, dip) == doctest::Approx(2.5));  // rank 6 in (2,3] 4..8
     // Undefined: no +Inf bucket, fewer than two buckets, no observations, NaN bound.
-    std::vector<B> no_inf{{1, 1}, {2, 2}};
+    std::vector<B> no_inf{{.upper_bound = 1, .cumulative_count = 1},
+                          {.upper_bound = 2, .cumulative_count = 2}};
     CHECK(std::isnan(prom::bucket_quantile(0.5, no_inf)));
-    std::vector<B> single{{inf, 3}};
+    std::vector<B> single{{.upper_bound = inf, .cumulative_count = 3}};
     CHECK(std::isnan(prom::bucket_quantile(0.5, single)));
-    std::vector<B> zero{{1, 0}, {inf, 0}};
+    std::vector<B> zero{{.upper_bound = 1, .cumulative_count = 0},
+                        {.upper_bound = inf, .cumulative_count = 0}};
     CHECK(std::isnan(prom::bucket_quantile(0.5, zero)));
-    std::vector<B> nan_bound{{std::nan(""), 1}, {inf, 2}};
+    std::vector<B> nan_bound{{.upper_bound = std::nan(""), .cumulative_count = 1},
+                             {.upper_bound = inf, .cumulative_count = 2}};
     CHECK(std::isnan(prom::bucket_quantile(0.5, nan_bound)));
     std::vector<B> none;
     CHECK(std::isnan(prom::bucket_quantile(0.5, none)));

@@ -222,7 +222,7 @@ TEST_SUITE("properties") {
     }
   }
 
-  TEST_CASE("properties: cost per token never rises with utilisation") {
+  TEST_CASE("properties: cost per token never rises with utilization") {
     // price/(3600·ν·ρ̄): a busier replica spreads the same hourly price over more tokens.
     std::mt19937_64 rng(20240704);
     for (int trial = 0; trial < 400; ++trial) {
@@ -234,7 +234,7 @@ TEST_SUITE("properties") {
       CHECK(
           cost_per_token({.hourly_cost = price, .tokens_per_second = nu, .mean_utilization = r2}) >=
           cost_per_token({.hourly_cost = price, .tokens_per_second = nu, .mean_utilization = 1.0}));
-      // ...and is the full-utilisation cost scaled by 1/ρ̄ (within rounding)
+      // ...and is the full-utilization cost scaled by 1/ρ̄ (within rounding)
       CHECK(
           cost_per_token({.hourly_cost = price, .tokens_per_second = nu, .mean_utilization = r1}) *
               r1 ==

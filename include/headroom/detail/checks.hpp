@@ -59,7 +59,7 @@ constexpr T require_open_unit(const char* name, T value) {
   if (!(value > T(0) && value < T(1))) fail(name, value, "must lie in the open interval (0, 1)");
   return value;
 }
-/// value must lie in the half-open interval (0, 1] (a utilisation or a target fraction).
+/// value must lie in the half-open interval (0, 1] (a utilization or a target fraction).
 template <class T>
 constexpr T require_unit_positive(const char* name, T value) {
   if (!(value > T(0) && value <= T(1))) fail(name, value, "must lie in (0, 1]");

@@ -157,11 +157,11 @@ struct fleet_policy {
 }
 
 /// The fleet and its economics. The controller wants every replica at
-/// target_utilisation × capacity_per_replica (ρ*μ*); it scales down only to the maximum of
+/// target_utilization × capacity_per_replica (ρ*μ*); it scales down only to the maximum of
 /// the last scale_down_window_steps recommendations (the seed: 5).
 struct fleet_day_config {
   double capacity_per_replica = 8.0;  ///< μ*, requests/s one replica serves within the SLO; > 0
-  double target_utilisation = 0.8;    ///< ρ*, in (0, 1]
+  double target_utilization = 0.8;    ///< ρ*, in (0, 1]
   std::chrono::duration<double> step = std::chrono::minutes{1};  ///< the period; > 0
   std::int32_t scale_down_window_steps = 5;  ///< recommendations the scale-down looks at; >= 1
   std::int32_t max_replicas = 1'000'000;     ///< the controller's ceiling; >= 1
@@ -239,7 +239,7 @@ class fleet_day_simulator {
   /// Validates the configuration (headroom::invalid_argument naming the field and value).
   explicit fleet_day_simulator(fleet_day_config config) : config_(config) {
     detail::require_positive("config.capacity_per_replica", config_.capacity_per_replica);
-    detail::require_unit_positive("config.target_utilisation", config_.target_utilisation);
+    detail::require_unit_positive("config.target_utilization", config_.target_utilization);
     if (!(config_.step.count() > 0.0 && detail::is_finite(config_.step.count())))
       detail::fail("config.step", config_.step, "must be finite and > 0");
     if (config_.scale_down_window_steps < 1)
@@ -269,28 +269,29 @@ class fleet_day_simulator {
   /// replicas on their way counted, scale-down held while any is starting, and the policy's
   /// spare replicas as the reserve.
   [[nodiscard]] autoscaler_config controller_config(const fleet_policy& policy) const {
-    autoscaler_config c;
-    c.min_replicas = 0;
-    c.max_replicas = config_.max_replicas;
-    c.metrics = {metric_spec{"requests_per_second", metric_source::external,
-                             metric_target_type::average_value,
-                             config_.target_utilisation * config_.capacity_per_replica}};
-    c.scale_up_tolerance = 0.0;
-    c.scale_down_tolerance = 0.0;
-    scaling_behavior behavior;
-    behavior.scale_up = scaling_rules{std::chrono::seconds{0}, select_policy::max, {}};
-    // The window covers the last N recommendations: ages 0, step, ..., (N-1)·step are
+    // The down window covers the last N recommendations: ages 0, step, ..., (N-1)·step are
     // younger than N·step (a behavior counts a recommendation iff its age < window).
-    behavior.scale_down = scaling_rules{
-        std::chrono::ceil<std::chrono::seconds>(step_ms_ * config_.scale_down_window_steps),
-        select_policy::max,
-        {}};
-    c.behavior = behavior;
-    c.sync_period = step_ms_;
-    c.count_starting_replicas = true;
-    c.hold_scale_down_while_starting = true;
-    c.reserve_replicas = policy.spare_replicas;
-    return c;
+    const auto down_window =
+        std::chrono::ceil<std::chrono::seconds>(step_ms_ * config_.scale_down_window_steps);
+    return {
+        .min_replicas = 0,
+        .max_replicas = config_.max_replicas,
+        .metrics = {{.name = "requests_per_second",
+                     .source = metric_source::external,
+                     .target_type = metric_target_type::average_value,
+                     .target = config_.target_utilization * config_.capacity_per_replica}},
+        .scale_up_tolerance = 0.0,
+        .scale_down_tolerance = 0.0,
+        .behavior = scaling_behavior{.scale_up = {.stabilization_window = std::chrono::seconds{0},
+                                                  .select = select_policy::max,
+                                                  .policies = {}},
+                                     .scale_down = {.stabilization_window = down_window,
+                                                    .select = select_policy::max,
+                                                    .policies = {}}},
+        .sync_period = step_ms_,
+        .count_starting_replicas = true,
+        .hold_scale_down_while_starting = true,
+        .reserve_replicas = policy.spare_replicas};
   }
 
   /// Steps a replica takes to become ready: ceil(start_time / step) (0: ready at once),
@@ -364,11 +365,11 @@ class fleet_day_simulator {
     // reserve); the history starts as five copies of it: seed it one step before t0, so the
     // first window holds it and the steps since.
     // (A first rate beyond what max_replicas can serve asks for max_replicas.)
-    const double most_servable = config_.target_utilisation * config_.capacity_per_replica *
+    const double most_servable = config_.target_utilization * config_.capacity_per_replica *
                                  static_cast<double>(config_.max_replicas);
     const std::int64_t first =
         replicas_needed({.arrival_rate_per_second = std::min(traffic[0], most_servable),
-                         .target_utilization = config_.target_utilisation,
+                         .target_utilization = config_.target_utilization,
                          .capacity_per_second = config_.capacity_per_replica}) +
         policy.spare_replicas;
     std::int32_t ready =
