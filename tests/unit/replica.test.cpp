@@ -156,7 +156,7 @@ TEST_SUITE("replica") {
   TEST_CASE("replica: sweep replications are independent runs with a t interval") {
     // M/M/1, μ = 10/s, λ = 7/s, τ = 1 s: true conformance 1 − e^{−3} = 0.9502. Ten
     // replications of 4000 requests: replication 0 uses the sweep's seed and the model as
-    // given, replication r >= 1 the seed replication_seed(seed, r) and a model reseeded with
+    // given, replication r >= 1 seeds replication_seed(seed, r) and a model reseeded with
     // replication_seed(~that, r); the point is replicated_conformance of the ten runs.
     const headroom::slo objective{.ttft = 1s, .tpot = 1s};
     const sim::sweep_options options{.requests_per_point = 4000, .seed = 5, .replications = 10};

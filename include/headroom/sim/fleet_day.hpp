@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The simulated day (SPEC §4): a fleet stepped at a fixed period (a minute by default) over
+// The simulated day (docs/background.md §8): a fleet stepped at a fixed period (a minute by default) over
 // any traffic profile. It composes the library's real components and re-implements none:
-// the controller is headroom::autoscaler (configured to the seed's policy: scale up at once
+// the controller is headroom::autoscaler (configured to the reference policy: scale up at once
 // counting replicas on their way, scale down only to the maximum of the last `window`
 // recommendations and only when none are on their way), the start delay is a
 // std::chrono duration (e.g. start_breakdown::start_time() from coldstart.hpp), replicas
@@ -42,10 +42,10 @@ namespace sim {
 // Traffic
 // ============================================================================================
 
-/// The seed's day, requests/s at `minute` in [0, 1440): 12 + 48·max(0, 1 − x²)², with
+/// The reference day (docs/background.md §8), requests/s at `minute` in [0, 1440): 12 + 48·max(0, 1 − x²)², with
 /// x = (minute − 840)/300 (a polynomial afternoon hump from 12 to 60 req/s at 14:00), plus
-/// 30 req/s for the 20 minutes from 21:00. Evaluated in the seed's operation order, so the
-/// values are bit-identical to its numpy program.
+/// 30 req/s for the 20 minutes from 21:00. Evaluated in this fixed operation order, so the
+/// values are bit-identical to a NumPy evaluation of the same expression.
 [[nodiscard]] constexpr double reference_day_rate(std::int32_t minute) {
   if (minute < 0 || minute >= 1440) detail::fail("minute", minute, "must lie in [0, 1440)");
   const double x = static_cast<double>(minute - 14 * 60) / 300.0;
@@ -55,7 +55,7 @@ namespace sim {
   return rate;
 }
 
-/// The seed's whole day, 1440 per-minute rates in requests/s (see reference_day_rate).
+/// The reference day, 1440 per-minute rates in requests/s (see reference_day_rate).
 [[nodiscard]] inline std::vector<double> reference_day_traffic() {
   std::vector<double> rates(1440);
   for (std::int32_t m = 0; m < 1440; ++m)
@@ -158,7 +158,7 @@ struct fleet_policy {
 
 /// The fleet and its economics. The controller wants every replica at
 /// target_utilization × capacity_per_replica (ρ*μ*); it scales down only to the maximum of
-/// the last scale_down_window_steps recommendations (the seed: 5).
+/// the last scale_down_window_steps recommendations (the reference policy: 5).
 struct fleet_day_config {
   double capacity_per_replica = 8.0;  ///< μ*, requests/s one replica serves within the SLO; > 0
   double target_utilization = 0.8;    ///< ρ*, in (0, 1]
@@ -212,7 +212,7 @@ struct fleet_step_record {
   scale_reason reason = scale_reason::desired_within_range;  ///< why the controller decided
 };
 
-/// The day in five numbers (the seed's columns) plus its cost.
+/// The day in five numbers (docs/simulated-day.md's columns) plus its cost.
 struct fleet_day_summary {
   double replica_hours = 0.0;      ///< Σ paid × step, in hours (starting replicas are paid)
   std::int64_t short_steps = 0;    ///< steps where ready capacity < arrivals
@@ -311,7 +311,7 @@ class fleet_day_simulator {
 
   /// Runs one day over `traffic_per_second` (one rate per step, each finite and >= 0, at
   /// least one) and returns its summary; with `trace`, also every step (resized to fit).
-  /// The initial fleet is what the first step's traffic asks for, as in the seed.
+  /// The initial fleet is what the first step's traffic asks for (the reference policy).
   [[nodiscard]] fleet_day_summary run(std::span<const double> traffic_per_second,
                                       const fleet_policy& policy,
                                       std::vector<fleet_step_record>* trace = nullptr) {
@@ -361,7 +361,7 @@ class fleet_day_simulator {
     const autoscaler controller(controller_config(policy));
     becoming_ready_.assign(steps + delay + 1, 0);
 
-    // The first fleet is what the first minute asks for (the seed: servono(arrivi[0]) +
+    // The first fleet is what the first minute asks for (replicas needed for λ(0), plus the
     // reserve); the history starts as five copies of it: seed it one step before t0, so the
     // first window holds it and the steps since.
     // (A first rate beyond what max_replicas can serve asks for max_replicas.)
