@@ -231,7 +231,7 @@ TEST_SUITE("arrivals") {
   }
 
   TEST_CASE("arrivals: bad input is rejected with invalid_argument") {
-    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double nan = headroom::test::not_a_number;
     const double inf = std::numeric_limits<double>::infinity();
     std::mt19937_64 engine(1);
     CHECK_THROWS_AS((void)exponential_gaps(0.0), headroom::invalid_argument);

@@ -156,7 +156,7 @@ TEST_SUITE("capacity") {
   }
 
   TEST_CASE("capacity: conformance rejects bad input") {
-    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double nan = headroom::test::not_a_number;
     const slo objective{.ttft = 1s, .tpot = 0.1s};
     const std::vector<request_outcome> none;
     CHECK_THROWS_AS((void)measure_conformance(none, objective), headroom::invalid_argument);
@@ -503,7 +503,7 @@ TEST_SUITE("capacity") {
     // the mean is p(1−p)/n·(1 + 0.9)/(1 − 0.9): a design effect of 19 (Kemeny & Snell,
     // Finite Markov Chains, §4.6). ESS ≈ n/19; Wilson's assumes n.
     std::mt19937_64 engine(20240611);
-    std::uniform_real_distribution<double> u(0.0, 1.0);
+    const auto u = [](std::mt19937_64& g) { return headroom::test::unit_draw(g); };
     conformance_series series;
     bool state = true;
     const std::size_t n = 400000;

@@ -19,7 +19,7 @@ namespace {
 
 using headroom::test::rejected;
 
-constexpr double not_a_number = std::numeric_limits<double>::quiet_NaN();
+using headroom::test::not_a_number;
 
 }  // namespace
 

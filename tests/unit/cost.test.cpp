@@ -21,12 +21,10 @@ namespace {
 
 using headroom::test::rejected;
 
-constexpr double not_a_number = std::numeric_limits<double>::quiet_NaN();
-constexpr double infinity = std::numeric_limits<double>::infinity();
+using headroom::test::infinity;
+using headroom::test::not_a_number;
 
-constexpr bool near(double a, double b, double tolerance) {
-  return (a > b ? a - b : b - a) <= tolerance;
-}
+using headroom::test::near;
 
 }  // namespace
 

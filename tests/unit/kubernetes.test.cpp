@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Tests of headroom/kubernetes.hpp. Expected values: docs/background.md §4 (L* = 0.8 x 8 x 8 = 51.2 -> 51),
-// the field names and defaults of the Kubernetes autoscaling/v2 HorizontalPodAutoscaler API and
-// of KEDA's ScaledObject / prometheus trigger as documented upstream, DNS-1123 rules, and hand
+// Tests of headroom/kubernetes.hpp. Expected values: docs/background.md §4 (L* = 0.8 x 8 x 8 = 51.2
+// -> 51), the field names and defaults of the Kubernetes autoscaling/v2 HorizontalPodAutoscaler API
+// and of KEDA's ScaledObject / prometheus trigger as documented upstream, DNS-1123 rules, and hand
 // calculations in the comments. The manifests are read back with libyaml (tests/yaml_reader.hpp)
 // so that the tests assert values at paths, as a real YAML parser reads them, not text.
 #include <headroom/kubernetes.hpp>
@@ -118,7 +118,8 @@ std::string thrown_parameter(F&& f) {
   return parameter.empty() ? "<nothing thrown>" : parameter;
 }
 
-// docs/background.md §4: mu* = 8 req/s, rho* = 0.8, W = 8 s; 1..20 replicas; the Kubernetes default behavior.
+// docs/background.md §4: mu* = 8 req/s, rho* = 0.8, W = 8 s; 1..20 replicas; the Kubernetes default
+// behavior.
 autoscaler_config worked_config(double target) {
   return {.min_replicas = 1,
           .max_replicas = 20,
@@ -212,7 +213,8 @@ TEST_SUITE("kubernetes") {
   }
 
   TEST_CASE("kubernetes: in-flight target from a measured capacity") {
-    // docs/background.md §4: L* = rho* mu* W = 0.8 x 8 req/s x 8 s = 51.2, written as 51 per replica.
+    // docs/background.md §4: L* = rho* mu* W = 0.8 x 8 req/s x 8 s = 51.2, written as 51 per
+    // replica.
     CHECK(k8s::in_flight_target(0.8, 8.0, 8s) == 51.0);
     CHECK(k8s::in_flight_target(0.8, 8.0, 8s, k8s::target_rounding::milli) ==
           doctest::Approx(51.2).epsilon(1e-12));
@@ -394,7 +396,9 @@ TEST_SUITE("kubernetes") {
     emitted.behavior->scale_down.policies = read_policies(*find(doc, "spec.behavior.scaleDown"));
     const headroom::autoscaler a(unlimited), b(emitted);
     std::mt19937_64 rng(20240609);
-    std::uniform_real_distribution<double> load(0.0, 400.0);
+    const auto load = [](std::mt19937_64& g) {
+      return headroom::test::uniform_draw(g, 0.0, 400.0);
+    };
     int changes = 0;
     for (int run = 0; run < 100; ++run) {
       auto sa = a.initial_state();

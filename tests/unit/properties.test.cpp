@@ -8,6 +8,8 @@
 // properties in tests/unit/scheduler.test.cpp and tests/fuzz/scheduler.fuzz.cpp; not here.
 #include <doctest/doctest.h>
 
+#include "support.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -32,9 +34,9 @@ namespace {
 using namespace headroom;
 using sec = std::chrono::duration<double>;
 
-/// Uniform draw in [lo, hi).
+/// Uniform draw in [lo, hi), from the engine's raw bits (the same on every standard library).
 double uniform(std::mt19937_64& rng, double lo, double hi) {
-  return std::uniform_real_distribution<double>(lo, hi)(rng);
+  return headroom::test::uniform_draw(rng, lo, hi);
 }
 #if defined(__cpp_exceptions)
 /// Finite values from 0 to the largest double, the subnormal and overflow edges among them.
@@ -105,11 +107,10 @@ TEST_SUITE("properties") {
       // One request alone takes `output` steps; keep the offered load below 0.7 of that.
       const double rho = uniform(rng, 0.1, 0.7);
       const double lambda = rho / (static_cast<double>(output) * step);
-      std::exponential_distribution<double> gap(lambda);
       std::vector<sim::request> reqs;
       double t = 0;
       for (int k = 0; k < 150; ++k) {
-        t += gap(rng);
+        t += headroom::test::exponential_draw(rng, lambda);
         reqs.push_back({sec(t), prompt, output});
       }
       const sim::replica_result r =

@@ -19,12 +19,10 @@ namespace {
 
 using headroom::test::rejected;
 
-constexpr double not_a_number = std::numeric_limits<double>::quiet_NaN();
-constexpr double infinity = std::numeric_limits<double>::infinity();
+using headroom::test::infinity;
+using headroom::test::not_a_number;
 
-constexpr bool near(double a, double b, double tolerance) {
-  return (a > b ? a - b : b - a) <= tolerance;
-}
+using headroom::test::near;
 
 constexpr double p_peak = 1e15;  // FLOP/s, a round accelerator
 constexpr double b_peak = 3e12;  // B/s

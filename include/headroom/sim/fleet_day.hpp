@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The simulated day (docs/background.md §8): a fleet stepped at a fixed period (a minute by default) over
-// any traffic profile. It composes the library's real components and re-implements none:
-// the controller is headroom::autoscaler (configured to the reference policy: scale up at once
-// counting replicas on their way, scale down only to the maximum of the last `window`
+// The simulated day (docs/background.md §8): a fleet stepped at a fixed period (a minute by
+// default) over any traffic profile. It composes the library's real components and re-implements
+// none: the controller is headroom::autoscaler (configured to the reference policy: scale up at
+// once counting replicas on their way, scale down only to the maximum of the last `window`
 // recommendations and only when none are on their way), the start delay is a
 // std::chrono duration (e.g. start_breakdown::start_time() from coldstart.hpp), replicas
 // needed follow queueing.hpp's ceil(λ/(ρ*μ*)) through the controller's AverageValue target,
@@ -42,9 +42,9 @@ namespace sim {
 // Traffic
 // ============================================================================================
 
-/// The reference day (docs/background.md §8), requests/s at `minute` in [0, 1440): 12 + 48·max(0, 1 − x²)², with
-/// x = (minute − 840)/300 (a polynomial afternoon hump from 12 to 60 req/s at 14:00), plus
-/// 30 req/s for the 20 minutes from 21:00. Evaluated in this fixed operation order, so the
+/// The reference day (docs/background.md §8), requests/s at `minute` in [0, 1440): 12 + 48·max(0, 1
+/// − x²)², with x = (minute − 840)/300 (a polynomial afternoon hump from 12 to 60 req/s at 14:00),
+/// plus 30 req/s for the 20 minutes from 21:00. Evaluated in this fixed operation order, so the
 /// values are bit-identical to a NumPy evaluation of the same expression.
 [[nodiscard]] constexpr double reference_day_rate(std::int32_t minute) {
   if (minute < 0 || minute >= 1440) detail::fail("minute", minute, "must lie in [0, 1440)");
