@@ -135,7 +135,7 @@ class capacity_search {
     using value = typename returned::type;
     if constexpr (std::is_convertible_v<value, conformance_estimate>) {
       if constexpr (takes_probe)
-        return measure_(capacity_probe{rate, run});
+        return measure_(capacity_probe{.rate_per_second = rate, .run = run});
       else
         return measure_(rate);
     } else {
@@ -143,7 +143,7 @@ class capacity_search {
                     "measure must return a conformance_estimate or a double");
       double share = 0.0;
       if constexpr (takes_probe)
-        share = static_cast<double>(measure_(capacity_probe{rate, run}));
+        share = static_cast<double>(measure_(capacity_probe{.rate_per_second = rate, .run = run}));
       else
         share = static_cast<double>(measure_(rate));
       return exact_conformance(require_unit("measure(rate)", share));
