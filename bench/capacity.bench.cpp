@@ -30,7 +30,7 @@ BENCHMARK(BM_poisson_schedule)->Unit(benchmark::kMillisecond);
 void BM_gamma_schedule_cv2(benchmark::State& state) {
   std::mt19937_64 engine(1);
   for (auto _ : state) {
-    auto schedule = headroom::gamma_schedule(100.0, 2.0, kItems, engine);
+    auto schedule = headroom::gamma_schedule({.rate_per_second = 100.0, .cv = 2.0}, kItems, engine);
     benchmark::DoNotOptimize(schedule.data());
   }
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(kItems));
@@ -40,7 +40,7 @@ BENCHMARK(BM_gamma_schedule_cv2)->Unit(benchmark::kMillisecond);
 void BM_gamma_schedule_cv05(benchmark::State& state) {
   std::mt19937_64 engine(1);
   for (auto _ : state) {
-    auto schedule = headroom::gamma_schedule(100.0, 0.5, kItems, engine);
+    auto schedule = headroom::gamma_schedule({.rate_per_second = 100.0, .cv = 0.5}, kItems, engine);
     benchmark::DoNotOptimize(schedule.data());
   }
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(kItems));

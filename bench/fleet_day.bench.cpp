@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The simulated day: the seed's five policies over 1440 minutes, as the example runs them.
-// Compare with the seed's numpy program timed on the same machine (docs/simulated-day.md).
+// The simulated day: the reference day's five policies over 1440 minutes, as the example runs
+// them (docs/simulated-day.md quotes the median and a NumPy implementation's time beside it).
 #include <headroom/sim/fleet_day.hpp>
 
 #include <benchmark/benchmark.h>

@@ -29,7 +29,8 @@ struct setup {
 
 setup make_setup(sim::kv_policy policy) {
   const auto& gpu = headroom::accelerators::h100_sxm;
-  const double kv = headroom::kv_bytes_per_token(32, 8, 128, 2.0);
+  const double kv = headroom::kv_bytes_per_token(
+      {.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0});
   setup s{sim::make_roofline_step_time(gpu, 8e9, 2.0, kv, 0.5, 0.8, 1ms), {}};
   s.config.max_batch = 256;
   s.config.kv_budget_tokens =
@@ -59,9 +60,9 @@ void run_mix(benchmark::State& state, sim::kv_policy policy, std::size_t kv_budg
     preemptions += run.stats.preemptions;
     benchmark::DoNotOptimize(run.outcomes.data());
   }
-  state.counters["steps_per_s"] =
+  state.counters["steps_per_second"] =
       benchmark::Counter(static_cast<double>(steps), benchmark::Counter::kIsRate);
-  state.counters["requests_per_s"] = benchmark::Counter(
+  state.counters["requests_per_second"] = benchmark::Counter(
       static_cast<double>(state.iterations()) * 1e5, benchmark::Counter::kIsRate);
   state.counters["preemptions"] =
       benchmark::Counter(static_cast<double>(preemptions), benchmark::Counter::kAvgIterations);
@@ -115,9 +116,9 @@ void BM_replica_sweep_20x10k(benchmark::State& state) {
     for (const auto& st : sweep.stats) steps += st.steps;
     benchmark::DoNotOptimize(sweep.curve.data());
   }
-  state.counters["steps_per_s"] =
+  state.counters["steps_per_second"] =
       benchmark::Counter(static_cast<double>(steps), benchmark::Counter::kIsRate);
-  state.counters["requests_per_s"] = benchmark::Counter(
+  state.counters["requests_per_second"] = benchmark::Counter(
       static_cast<double>(state.iterations()) * 2e5, benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_replica_sweep_20x10k)->Unit(benchmark::kMillisecond);

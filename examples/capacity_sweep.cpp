@@ -49,13 +49,13 @@ void write_csv(const example::flags& f, const std::string& path,
   if (path.empty()) return;
   example::output_buffer csv;
   csv.printf(
-      "rate_per_s,conformance,lower,upper,effective_sample_size,wilson_lower,wilson_upper,n,"
+      "rate_per_second,conformance,lower,upper,effective_sample_size,wilson_lower,wilson_upper,n,"
       "mean_latency_s\n");
   for (const auto& p : curve)
-    csv.printf("%.6g,%.6f,%.6f,%.6f,%.1f,%.6f,%.6f,%zu,%.6f\n", p.rate_per_s, p.conformance.share,
-               p.conformance.lower, p.conformance.upper, p.conformance.effective_sample_size,
-               p.conformance.wilson_lower, p.conformance.wilson_upper, p.conformance.n,
-               p.conformance.mean_latency.count());
+    csv.printf("%.6g,%.6f,%.6f,%.6f,%.1f,%.6f,%.6f,%zu,%.6f\n", p.rate_per_second,
+               p.conformance.share, p.conformance.lower, p.conformance.upper,
+               p.conformance.effective_sample_size, p.conformance.wilson_lower,
+               p.conformance.wilson_upper, p.conformance.n, p.conformance.mean_latency.count());
   std::FILE* file = std::fopen(path.c_str(), "w");
   if (file == nullptr) f.fail("cannot write '" + path + "'");
   const bool written =
@@ -114,7 +114,8 @@ int main(int argc, char** argv) {
   example::output_buffer out;
 
   const auto& gpu = headroom::accelerators::h100_sxm;
-  const double kv_per_token = headroom::kv_bytes_per_token(32, 8, 128, 2.0);
+  const double kv_per_token = headroom::kv_bytes_per_token(
+      {.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0});
   const auto model =
       sim::make_roofline_step_time(gpu, parameters, 2.0, kv_per_token, 0.5, 0.8, 1ms);
   const sim::replica_config replica{.max_batch = 256,
@@ -154,8 +155,8 @@ int main(int argc, char** argv) {
   for (std::size_t i = 0; i < sweep.curve.size(); ++i) {
     const auto& p = sweep.curve[i];
     const auto& s = sweep.stats[i];
-    const auto u = sim::utilisation_of(s, model, gpu);
-    out.printf("%8.1f %9.3f   [%6.3f, %6.3f] %7.0f %9.3f %9zu %9llu %6.1f\n", p.rate_per_s,
+    const auto u = sim::utilization_of(s, model, gpu);
+    out.printf("%8.1f %9.3f   [%6.3f, %6.3f] %7.0f %9.3f %9zu %9llu %6.1f\n", p.rate_per_second,
                p.conformance.share, p.conformance.lower, p.conformance.upper,
                p.conformance.effective_sample_size, p.conformance.mean_latency.count(),
                s.max_batch_seen, static_cast<unsigned long long>(s.preemptions), 100.0 * u.mfu);
@@ -168,14 +169,15 @@ int main(int argc, char** argv) {
   const auto point = headroom::find_capacity(sweep.curve, {.quota = quota});
   std::optional<std::size_t> at;
   for (std::size_t i = 0; i < sweep.curve.size(); ++i)
-    if (point.capacity_per_s && sweep.curve[i].rate_per_s == *point.capacity_per_s) at = i;
-  if (!point.capacity_per_s || !at) {
+    if (point.capacity_per_second && sweep.curve[i].rate_per_second == *point.capacity_per_second)
+      at = i;
+  if (!point.capacity_per_second || !at) {
     out.printf("\nno rate of the grid meets the SLO at q = %.2f\n", quota);
     write_csv(f, csv_path, sweep.curve);
     out.print(f.program());
     return 0;
   }
-  const double mu_star = *point.capacity_per_s;
+  const double mu_star = *point.capacity_per_second;
   out.printf("\nmu* = %.1f req/s on the grid (by the intervals: at least %.1f, at most %.1f)%s\n",
              mu_star, point.confident_per_second.value_or(0.0),
              point.plausible_per_second.value_or(0.0),
@@ -195,16 +197,16 @@ int main(int argc, char** argv) {
   if (point.saturated && *at + 1 < sweep.curve.size()) {
     headroom::capacity_search_options search;
     search.quota = quota;
-    search.rate_low_per_s = mu_star;
-    search.rate_high_per_s = sweep.curve[*at + 1].rate_per_s;
+    search.rate_low_per_second = mu_star;
+    search.rate_high_per_second = sweep.curve[*at + 1].rate_per_second;
     search.relative_tolerance = 0.01;
     search.max_runs_per_rate = 3;
     search.max_measurements = 24;
     const auto found = headroom::search_capacity(measure, search);
     out.printf(
         "bisected: mu* in [%.2f, %.2f) req/s at %.0f %% confidence, %zu runs, %zu requests%s\n",
-        found.bracket_low_per_s, found.bracket_high_per_s, 100.0 * found.confidence, found.runs,
-        found.requests,
+        found.bracket_low_per_second, found.bracket_high_per_second, 100.0 * found.confidence,
+        found.runs, found.requests,
         found.reason == headroom::search_stop::undecided
             ? " (rates inside it stay undecided: measure longer there)"
             : "");
@@ -215,10 +217,13 @@ int main(int argc, char** argv) {
   const double operating = rho_target * mu_star;
   const std::vector<double> operating_rate{operating};
   const auto op = sim::sweep_capacity(replica, model, operating_rate, mix, objective, options);
-  const auto u = sim::utilisation_of(op.stats[0], model, gpu);
+  const auto u = sim::utilization_of(op.stats[0], model, gpu);
   const auto mean_w = op.curve[0].conformance.mean_latency;
   out.printf("L* = %.1f in flight per replica at rho* = %.2f (W = %.3f s at rho*.mu*)\n",
-             headroom::target_concurrency(rho_target, mu_star, mean_w), rho_target, mean_w.count());
+             headroom::target_concurrency({.target_utilization = rho_target,
+                                           .capacity_per_second = mu_star,
+                                           .mean_sojourn = mean_w}),
+             rho_target, mean_w.count());
   out.printf(
       "at rho*.mu* = %.1f req/s: conformance %.3f, %.0f tokens/s, MFU %.1f %%, "
       "MBU %.1f %%, busy %.0f %%\n",

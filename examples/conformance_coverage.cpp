@@ -334,8 +334,10 @@ int main(int argc, char** argv) {
         replicated.add(rep.lower, rep.upper, rep.effective_sample_size);
         if (compare) {
           const std::span<const std::uint8_t> x(one.hits);
-          const auto w = headroom::wilson_interval(
-              static_cast<std::size_t>(std::count(x.begin(), x.end(), std::uint8_t{1})), x.size());
+          const auto w =
+              headroom::wilson_interval({.successes = static_cast<std::size_t>(
+                                             std::count(x.begin(), x.end(), std::uint8_t{1})),
+                                         .trials = x.size()});
           alt.wilson.add(w.lower, w.upper);
           const auto f = fixed_batches(x, 20);
           alt.twenty.add(f.lower, f.upper);
@@ -385,7 +387,8 @@ int main(int argc, char** argv) {
   // ---- 2. the μ* search ----------------------------------------------------------------
   if (search_seeds > 0) {
     const double tau_s = std::log(10.0) / 0.1;
-    const double mu_star = headroom::mm1_capacity(mu, seconds_d(tau_s), truth);
+    const double mu_star = headroom::mm1_capacity(
+        {.service_rate_per_second = mu, .threshold = seconds_d(tau_s), .quota = truth});
     std::printf(
         "\nmu* search, M/M/1 (mu = 1, tau = ln 10/0.1 s, q = 0.9, true mu* = %.4f), %zu seeds,\n"
         "bracket from 0.5 and 1.0 req/s, relative tolerance 0.01, at most 40 runs.\n\n",
@@ -411,8 +414,8 @@ int main(int argc, char** argv) {
                                      (static_cast<std::uint64_t>(n) << 20);
           headroom::capacity_search_result found;
           headroom::capacity_search_options options{.quota = truth,
-                                                    .rate_low_per_s = 0.5,
-                                                    .rate_high_per_s = 1.0,
+                                                    .rate_low_per_second = 0.5,
+                                                    .rate_high_per_second = 1.0,
                                                     .relative_tolerance = 0.01,
                                                     .max_measurements = 40,
                                                     .max_runs_per_rate = 4};
@@ -429,22 +432,24 @@ int main(int argc, char** argv) {
             options.when_undecided = headroom::undecided_policy::stop;
             auto measure = [&](double rate) {
               const auto e = simulate_mm1(rate, tau_s, n, base + ++calls, false).estimate;
-              auto wilson = headroom::conformance_from_counts(e.conforming, e.n);
+              auto wilson =
+                  headroom::conformance_from_counts({.successes = e.conforming, .trials = e.n});
               wilson.discarded = e.discarded;
               return wilson;
             };
             found = headroom::search_capacity(measure, options);
           }
-          if (found.bracket_low_per_s <= mu_star && mu_star <= found.bracket_high_per_s) ++holds;
-          if (found.capacity_per_s) {
+          if (found.bracket_low_per_second <= mu_star && mu_star <= found.bracket_high_per_second)
+            ++holds;
+          if (found.capacity_per_second) {
             ++reported;
-            mu_sum += *found.capacity_per_s;
-            if (*found.capacity_per_s > mu_star + 0.005) ++overstated;
+            mu_sum += *found.capacity_per_second;
+            if (*found.capacity_per_second > mu_star + 0.005) ++overstated;
           }
           if (found.reason == headroom::search_stop::undecided) ++undecided;
           runs += static_cast<double>(found.runs);
           requests += static_cast<double>(found.requests);
-          widths.push_back(found.bracket_high_per_s - found.bracket_low_per_s);
+          widths.push_back(found.bracket_high_per_second - found.bracket_low_per_second);
         }
         std::sort(widths.begin(), widths.end());
         const double seeds = static_cast<double>(search_seeds);

@@ -31,7 +31,7 @@ using namespace std::chrono_literals;
 namespace sim = headroom::sim;
 
 struct tail {
-  double achieved_rate_per_s = 0.0;  // sends per second between the 10th and 90th percent
+  double achieved_rate_per_second = 0.0;  // sends per second between the 10th and 90th percent
   double p50_ttft_s = 0.0;
   double p99_ttft_s = 0.0;
   headroom::conformance_estimate conformance{};
@@ -53,12 +53,13 @@ tail summarise(const sim::replica_result& run, const headroom::slo& objective) {
     return ttft[static_cast<std::size_t>(q * static_cast<double>(ttft.size() - 1))];
   };
   tail t;
-  t.achieved_rate_per_s =
+  t.achieved_rate_per_second =
       static_cast<double>(last - first) /
       (run.outcomes[last].intended_arrival - run.outcomes[first].intended_arrival).count();
   t.p50_ttft_s = at(0.5);
   t.p99_ttft_s = at(0.99);
-  t.conformance = headroom::conformance_from_counts(conforming, ttft.size());
+  t.conformance =
+      headroom::conformance_from_counts({.successes = conforming, .trials = ttft.size()});
   return t;
 }
 
@@ -76,7 +77,8 @@ int main(int argc, char** argv) {
   const std::size_t requests = full ? 20000 : 2000;
 
   const auto& gpu = headroom::accelerators::h100_sxm;
-  const double kv_per_token = headroom::kv_bytes_per_token(32, 8, 128, 2.0);
+  const double kv_per_token = headroom::kv_bytes_per_token(
+      {.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0});
   const auto model = sim::make_roofline_step_time(gpu, 8e9, 2.0, kv_per_token, 0.5, 0.8, 1ms);
   const sim::replica_config replica{.max_batch = 256,
                                     .kv_budget_tokens = sim::kv_budget_tokens(
@@ -113,10 +115,10 @@ int main(int argc, char** argv) {
     const auto c = summarise(closed, objective);
     const auto o = summarise(open, objective);
     out.printf("%8.1f | %8.1f %7.3fs %7.3fs %10.3f | %7.3fs %7.3fs %10.3f\n", rate,
-               c.achieved_rate_per_s, c.p50_ttft_s, c.p99_ttft_s, c.conformance.share, o.p50_ttft_s,
-               o.p99_ttft_s, o.conformance.share);
-    closed_curve.push_back({rate, c.conformance});
-    open_curve.push_back({rate, o.conformance});
+               c.achieved_rate_per_second, c.p50_ttft_s, c.p99_ttft_s, c.conformance.share,
+               o.p50_ttft_s, o.p99_ttft_s, o.conformance.share);
+    closed_curve.push_back({.rate_per_second = rate, .conformance = c.conformance});
+    open_curve.push_back({.rate_per_second = rate, .conformance = o.conformance});
   }
   const auto closed_mu = headroom::find_capacity(closed_curve);
   const auto open_mu = headroom::find_capacity(open_curve);
@@ -125,9 +127,9 @@ int main(int argc, char** argv) {
       "req/s.\nThe closed loop slows down with the server (achieved < offered) and never "
       "holds more than N requests: the requests that would have met the queue are never "
       "sent, so its tail and its mu* are too optimistic. Measure capacity open loop.\n",
-      closed_mu.capacity_per_s.value_or(0.0),
+      closed_mu.capacity_per_second.value_or(0.0),
       closed_mu.saturated ? "" : " (or more: every rate passed)",
-      open_mu.capacity_per_s.value_or(0.0));
+      open_mu.capacity_per_second.value_or(0.0));
   out.print(f.program());
   return 0;
 }

@@ -27,7 +27,7 @@ namespace {
 using seconds_d = std::chrono::duration<double>;
 using namespace std::chrono_literals;
 
-constexpr double service_rate_per_s = 10.0;  // μ of the stub
+constexpr double service_rate_per_second = 10.0;  // μ of the stub
 constexpr std::size_t output_tokens = 64;
 constexpr seconds_d decode_step = 0.025s;  // 40 tokens/s
 
@@ -36,7 +36,7 @@ std::vector<headroom::request_outcome> run_load_test(double rate, std::size_t co
                                                      std::uint64_t seed) {
   std::mt19937_64 engine(seed);
   const auto schedule = headroom::poisson_schedule(rate, count, engine);
-  const headroom::exponential_gaps prefill(service_rate_per_s);
+  const headroom::exponential_gaps prefill(service_rate_per_second);
   std::vector<headroom::request_outcome> outcomes;
   outcomes.reserve(schedule.size());
   seconds_d server_free = 0s;
@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
     const auto outcomes = run_load_test(rate, requests_per_point, 42);
     const auto estimate =
         headroom::measure_conformance(outcomes, objective, {.warm_up = 60s, .cool_down = 10s});
-    curve.push_back({rate, estimate});
+    curve.push_back({.rate_per_second = rate, .conformance = estimate});
     out.printf("%9.2f  %6zu   %8.4f    [%.4f, %.4f] %6.0f   [%.4f, %.4f]\n", rate, estimate.n,
                estimate.share, estimate.lower, estimate.upper, estimate.effective_sample_size,
                estimate.wilson_lower, estimate.wilson_upper);
@@ -86,10 +86,13 @@ int main(int argc, char** argv) {
   const auto careful = headroom::find_capacity(
       curve, {.quota = quota, .rule = headroom::capacity_rule::lower_bound});
   const auto interpolated = headroom::find_capacity(curve, {.quota = quota, .interpolate = true});
-  const double closed_form = headroom::mm1_capacity(service_rate_per_s, objective.ttft, quota);
+  const double closed_form =
+      headroom::mm1_capacity({.service_rate_per_second = service_rate_per_second,
+                              .threshold = objective.ttft,
+                              .quota = quota});
   out.printf("\nmu* on the grid %.2f, by the lower bound %.2f, interpolated %.2f req/s\n",
-             grid.capacity_per_s.value_or(0.0), careful.capacity_per_s.value_or(0.0),
-             interpolated.capacity_per_s.value_or(0.0));
+             grid.capacity_per_second.value_or(0.0), careful.capacity_per_second.value_or(0.0),
+             interpolated.capacity_per_second.value_or(0.0));
   out.printf("M/M/1 closed form mu - ln10/tau = %.3f req/s%s\n", closed_form,
              grid.monotone ? "" : "  (warning: the curve is not monotone)");
 
@@ -102,21 +105,21 @@ int main(int argc, char** argv) {
         {.warm_up = 60s, .cool_down = 10s});
   };
   const auto found = headroom::search_capacity(measure, {.quota = quota,
-                                                         .rate_low_per_s = 4.0,
-                                                         .rate_high_per_s = 8.0,
+                                                         .rate_low_per_second = 4.0,
+                                                         .rate_high_per_second = 8.0,
                                                          .relative_tolerance = 0.01,
                                                          .max_measurements = 24,
                                                          .max_runs_per_rate = 3});
   out.printf(
       "\nsearch: %zu rates, %zu runs, %zu requests: mu* in [%.3f, %.3f) req/s at %.0f %% (%s)\n",
-      found.measured.size(), found.runs, found.requests, found.bracket_low_per_s,
-      found.bracket_high_per_s, 100.0 * found.confidence,
+      found.measured.size(), found.runs, found.requests, found.bracket_low_per_second,
+      found.bracket_high_per_second, 100.0 * found.confidence,
       found.reason == headroom::search_stop::converged   ? "converged"
       : found.reason == headroom::search_stop::undecided ? "undecided rates inside: measure longer"
                                                          : "budget or range");
 
   // 3. From capacity to control: operate at ρ* = 0.8 of μ*.
-  const double mu_star = careful.capacity_per_s.value_or(0.0);
+  const double mu_star = careful.capacity_per_second.value_or(0.0);
   if (mu_star > 0.0) {
     const double rho = 0.8;
     // W̄ at the operating point: measure there.
@@ -125,8 +128,13 @@ int main(int argc, char** argv) {
     out.printf(
         "\noperating at rho* = %.1f: L* = rho* mu* W = %.2f in flight per replica; "
         "60 req/s needs %lld replicas\n",
-        rho, headroom::target_concurrency(rho, mu_star, at_target.mean_latency),
-        static_cast<long long>(headroom::replicas_needed(60.0, rho, mu_star)));
+        rho,
+        headroom::target_concurrency({.target_utilization = rho,
+                                      .capacity_per_second = mu_star,
+                                      .mean_sojourn = at_target.mean_latency}),
+        static_cast<long long>(headroom::replicas_needed({.arrival_rate_per_second = 60.0,
+                                                          .target_utilization = rho,
+                                                          .capacity_per_second = mu_star})));
   }
   out.print(f.program());
   return 0;

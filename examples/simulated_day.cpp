@@ -317,7 +317,7 @@ int main(int argc, char** argv) {
   // leaves stdout empty and says why in one line.
   const sim::fleet_day_config config{
       .capacity_per_replica = o.mu,
-      .target_utilisation = o.target,
+      .target_utilization = o.target,
       .scale_down_window_steps = static_cast<std::int32_t>(o.window),
       .price_per_replica_hour = o.price,
       .tokens_per_request = o.tokens_per_request,

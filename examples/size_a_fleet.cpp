@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Size a fleet from a measured capacity, a traffic peak and ramp, a start-up breakdown and a
 // price: the replicas to run, the reserve for the start delay, the cost per million tokens
-// at the resulting utilisation, and whether spot capacity pays. No arguments needed; edit
+// at the resulting utilization, and whether spot capacity pays. No arguments needed; edit
 // the inputs below for your own service. Money is in whatever currency the price is in.
 #include <headroom/coldstart.hpp>
 #include <headroom/cost.hpp>
@@ -23,22 +23,23 @@ int main(int argc, char** argv) {
   example::output_buffer out;
 
   // ---- what was measured and what is promised --------------------------------------------
-  const double capacity = 8.0;        // μ*: req/s one replica serves within the SLO (sweep)
-  const double mean_output = 320.0;   // tokens per answer
-  const double rho_target = 0.8;      // run replicas at 80 % of μ*
-  const auto mean_sojourn = 8s;       // W̄: 320 tokens at 40 tokens/s
-  const double peak_rate = 60.0;      // req/s at the daily peak
-  const double minimum_rate = 12.0;   // req/s at night
-  const double steepest_ramp = 0.05;  // req/s per second (3 req/s per minute)
-  const double surprise_step = 30.0;  // req/s an unannounced event can add at once
+  const double capacity = 8.0;            // μ*: req/s one replica serves within the SLO (sweep)
+  const double mean_output = 320.0;       // tokens per answer
+  const double target_utilization = 0.8;  // run replicas at 80 % of μ*
+  const auto mean_sojourn = 8s;           // W̄: 320 tokens at 40 tokens/s
+  const double peak_rate = 60.0;          // req/s at the daily peak
+  const double minimum_rate = 12.0;       // req/s at night
+  const double steepest_ramp = 0.05;      // req/s per second (3 req/s per minute)
+  const double surprise_step = 30.0;      // req/s an unannounced event can add at once
 
   // ---- how long a replica takes to start -------------------------------------------------
   headroom::startup_breakdown start;
-  start.machine = 2min;  // a node with the GPU
-  start.image = 45s;     // container pull and start
-  start.weights = headroom::weight_load_time(headroom::weight_bytes(8e9, 2.0),  // 16 GB bf16
-                                             headroom::typical_storage_bandwidths(),
-                                             headroom::storage_tier::local_nvme);
+  start.machine = 2min;                             // a node with the GPU
+  start.image = 45s;                                // container pull and start
+  start.weights = headroom::tier_weight_load_time(  // 16 GB of bf16 weights from local NVMe
+      {.weight_bytes = headroom::weight_bytes({.parameters = 8e9, .bytes_per_parameter = 2.0}),
+       .bandwidths = headroom::typical_storage_bandwidths(),
+       .source = headroom::storage_tier::local_nvme});
   start.warmup = 30s;  // compile (cached) and CUDA-graph capture (not cacheable)
   const auto t_start = start.start_time();
 
@@ -49,12 +50,21 @@ int main(int argc, char** argv) {
   const double non_interruptible = 0.2;  // share of traffic that must not be interrupted
 
   // ---- sizing -----------------------------------------------------------------------------
-  const auto steady = headroom::replicas_needed(peak_rate, rho_target, capacity);
-  const auto ramp = headroom::ramp_reserve(steepest_ramp, t_start, rho_target, capacity);
-  const auto step = headroom::step_reserve(surprise_step, rho_target, capacity);
-  const auto uncovered = headroom::step_uncovered_time(t_start);
+  const auto steady = headroom::replicas_needed({.arrival_rate_per_second = peak_rate,
+                                                 .target_utilization = target_utilization,
+                                                 .capacity_per_second = capacity});
+  const auto ramp = headroom::ramp_reserve({.max_ramp_per_second = steepest_ramp,
+                                            .start_time = t_start,
+                                            .target_utilization = target_utilization,
+                                            .capacity_per_second = capacity});
+  const auto step = headroom::step_reserve({.step_rate_per_second = surprise_step,
+                                            .target_utilization = target_utilization,
+                                            .capacity_per_second = capacity});
+  const auto uncovered = headroom::step_uncovered_time({.start_time = t_start});
   const std::int64_t run = steady + ramp;
-  const double target = headroom::target_concurrency(rho_target, capacity, mean_sojourn);
+  const double target = headroom::target_concurrency({.target_utilization = target_utilization,
+                                                      .capacity_per_second = capacity,
+                                                      .mean_sojourn = mean_sojourn});
 
   const auto largest = headroom::to_string(start.largest_phase());
   out.printf(
@@ -62,10 +72,10 @@ int main(int argc, char** argv) {
       "largest term: %.*s\n",
       t_start.count(), start.machine.count(), start.image.count(), start.weights.count(),
       start.warmup.count(), static_cast<int>(largest.size()), largest.data());
-  out.printf("replicas for the peak: ceil(%.0f / (%.1f x %.0f)) = %lld\n", peak_rate, rho_target,
-             capacity, static_cast<long long>(steady));
+  out.printf("replicas for the peak: ceil(%.0f / (%.1f x %.0f)) = %lld\n", peak_rate,
+             target_utilization, capacity, static_cast<long long>(steady));
   out.printf("ramp reserve: ceil(%.2f x %.1f / %.1f) = %lld\n", steepest_ramp, t_start.count(),
-             rho_target * capacity, static_cast<long long>(ramp));
+             target_utilization * capacity, static_cast<long long>(ramp));
   out.printf("replicas to run at the peak: %lld (autoscaler target %.1f in flight per replica)\n",
              static_cast<long long>(run), target);
   out.printf(
@@ -74,22 +84,29 @@ int main(int argc, char** argv) {
       surprise_step, static_cast<long long>(step), uncovered.count());
 
   // ---- cost ---------------------------------------------------------------------------------
-  const double tokens_per_second = headroom::replica_token_rate(capacity, mean_output);
-  const double utilisation = peak_rate / (static_cast<double>(run) * capacity);
+  const double tokens_per_second = headroom::replica_token_rate(
+      {.capacity_per_second = capacity, .mean_output_tokens = mean_output});
+  const double utilization = peak_rate / (static_cast<double>(run) * capacity);
   const double per_million =
-      headroom::cost_per_million_tokens(price_per_hour, tokens_per_second, utilisation);
+      headroom::cost_per_million_tokens({.hourly_cost = price_per_hour,
+                                         .tokens_per_second = tokens_per_second,
+                                         .mean_utilization = utilization});
   out.printf(
-      "cost at the peak: utilisation %.1f %%, %.3f per million tokens "
+      "cost at the peak: utilization %.1f %%, %.3f per million tokens "
       "(%.3f at full use)\n",
-      100.0 * utilisation, per_million,
-      headroom::cost_per_million_tokens(price_per_hour, tokens_per_second));
+      100.0 * utilization, per_million,
+      headroom::cost_per_million_tokens(
+          {.hourly_cost = price_per_hour, .tokens_per_second = tokens_per_second}));
 
   // ---- spot ---------------------------------------------------------------------------------
-  const double factor = headroom::spot_factor(spot_discount, spot_lost_work);
-  const bool pays = headroom::spot_pays(spot_discount, spot_lost_work);
+  const double factor =
+      headroom::spot_factor({.discount = spot_discount, .lost_work = spot_lost_work});
+  const bool pays = headroom::spot_pays({.discount = spot_discount, .lost_work = spot_lost_work});
   headroom::two_tier_inputs tiers;
   tiers.replicas = run;
-  tiers.minimum_replicas = headroom::replicas_needed(minimum_rate, rho_target, capacity);
+  tiers.minimum_replicas = headroom::replicas_needed({.arrival_rate_per_second = minimum_rate,
+                                                      .target_utilization = target_utilization,
+                                                      .capacity_per_second = capacity});
   tiers.non_interruptible_share = non_interruptible;
   tiers.on_demand_price_per_hour = price_per_hour;
   tiers.spot_discount = spot_discount;

@@ -11,6 +11,9 @@
 
 #include <headroom/error.hpp>
 
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -23,6 +26,47 @@
 #endif
 
 namespace headroom::test {
+
+/// A quiet NaN and +infinity, the bad values every error test feeds.
+inline constexpr double not_a_number = std::numeric_limits<double>::quiet_NaN();
+inline constexpr double infinity = std::numeric_limits<double>::infinity();
+
+// Draws for test inputs, from a 64-bit engine's raw bits. std::*_distribution is not specified
+// algorithmically (libstdc++ and libc++ draw different numbers from one engine), so a seeded
+// test would see different inputs on each standard library; these are the same everywhere.
+template <class Engine>
+concept engine64 = Engine::min()
+== 0 && Engine::max() == std::numeric_limits<std::uint64_t>::max();
+
+/// A double in [0, 1): the top 53 bits of one draw, times 2^-53.
+template <engine64 Engine>
+double unit_draw(Engine& engine) {
+  return static_cast<double>(engine() >> 11) * 0x1.0p-53;
+}
+
+/// A double in [lo, hi).
+template <engine64 Engine>
+double uniform_draw(Engine& engine, double lo, double hi) {
+  return lo + (hi - lo) * unit_draw(engine);
+}
+
+/// An integer in [lo, hi] by the remainder (bias below 2^-58 for the small ranges tests use).
+template <engine64 Engine>
+int integer_draw(Engine& engine, int lo, int hi) {
+  const auto span = static_cast<std::uint64_t>(static_cast<std::int64_t>(hi) - lo + 1);
+  return static_cast<int>(lo + static_cast<std::int64_t>(engine() % span));
+}
+
+/// An exponential variate of rate `rate` (mean 1/rate) by inverse transform: −ln(1 − U)/rate.
+template <engine64 Engine>
+double exponential_draw(Engine& engine, double rate) {
+  return -std::log1p(-unit_draw(engine)) / rate;
+}
+
+/// |a − b| <= tolerance, usable in static_assert (std::abs is not constexpr in C++20).
+constexpr bool near(double a, double b, double tolerance) {
+  return (a > b ? a - b : b - a) <= tolerance;
+}
 
 /// What a call rejected: the parameter and the full message; both empty when it returned.
 struct rejection {

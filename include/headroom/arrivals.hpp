@@ -8,7 +8,10 @@
 // not from std:: distributions (whose algorithms differ between standard libraries), so a
 // seeded std::mt19937_64 gives the same schedule with libstdc++, libc++ and MSVC.
 // Open versus closed loop, and why capacity is measured open loop: docs/arrivals.md. The
-// rate a closed loop offers, λ = N/(W + Z), is queueing.hpp's closed_loop_rate.
+// rate a closed loop offers, λ = N/(W + Z), is queueing.hpp's closed_loop::rate. Rates are
+// requests per second, spelled *_per_second; two rates, or a rate and a coefficient of
+// variation, are named fields of one aggregate written with designated initializers
+// (queueing.hpp explains the convention).
 #pragma once
 
 #include "detail/config.hpp"  // first: the C++20 check and the compiler macros
@@ -33,6 +36,14 @@ namespace headroom {
 inline namespace v0 {
 
 namespace detail {
+/// Expected arrivals above which linear_ramp_schedule refuses a ramp (2^53): up to it the
+/// count and the reservation are exact in a double and the loop ends.
+inline constexpr double max_expected_arrivals = 9007199254740992.0;
+/// linear_ramp_schedule reserves the expected count plus this many standard deviations
+/// (a Poisson count's is sqrt(mean)) plus ramp_reserve_slack: it seldom reallocates.
+inline constexpr double ramp_reserve_deviations = 4.0;
+inline constexpr double ramp_reserve_slack = 8.0;
+
 /// A gap CV: finite and >= 0, and for cv > 0 the gamma shape 1/cv² finite and > 0 (cv within
 /// about [1.5e-154, 1.3e154]); outside that range every draw would be NaN.
 constexpr double require_gap_cv(const char* name, double cv) {
@@ -57,32 +68,46 @@ template <std::uniform_random_bit_generator G>
 }  // namespace detail
 
 /// An inter-arrival time sampler: s(engine) returns the next gap (seconds, >= 0) and
-/// s.rate_per_s() the mean arrival rate it produces (1 / mean gap).
+/// s.rate_per_second() the mean arrival rate it produces (1 / mean gap).
 template <class S, class G>
 concept GapSampler = std::uniform_random_bit_generator<std::remove_cvref_t<G>> &&
     requires(const S& sampler, G& engine) {
   { sampler(engine) } -> std::convertible_to<std::chrono::duration<double>>;
-  { sampler.rate_per_s() } -> std::convertible_to<double>;
+  { sampler.rate_per_second() } -> std::convertible_to<double>;
 };
 
 /// I.i.d. exponential gaps with mean 1/rate: a Poisson process of rate λ (req/s).
 /// Inverse transform −ln(U)/λ on a uniform built from the engine's bits.
 class exponential_gaps {
  public:
-  /// rate_per_s: λ, finite and > 0.
-  constexpr explicit exponential_gaps(double rate_per_s)
-      : rate_per_s_(detail::require_positive("rate_per_s", rate_per_s)) {}
+  /// rate_per_second: λ, finite and > 0.
+  constexpr explicit exponential_gaps(double rate_per_second)
+      : rate_per_second_(detail::require_positive("rate_per_second", rate_per_second)) {}
   /// The next gap in seconds.
   template <std::uniform_random_bit_generator G>
   [[nodiscard]] std::chrono::duration<double> operator()(G& engine) const
       noexcept(noexcept(engine())) {
-    return std::chrono::duration<double>(detail::standard_exponential(engine) / rate_per_s_);
+    return std::chrono::duration<double>(detail::standard_exponential(engine) / rate_per_second_);
   }
   /// λ in requests per second.
-  [[nodiscard]] constexpr double rate_per_s() const noexcept { return rate_per_s_; }
+  [[nodiscard]] constexpr double rate_per_second() const noexcept { return rate_per_second_; }
 
  private:
-  double rate_per_s_;
+  double rate_per_second_;
+};
+
+/// The parameters of gamma gaps.
+struct gamma_gaps_inputs {
+  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  double rate_per_second = 0;  ///< λ, the mean arrival rate, finite and > 0
+  double cv = 1;               ///< the gaps' coefficient of variation, finite and >= 0 (1: Poisson)
+};
+
+/// The parameters of gamma gaps given by vLLM's burstiness b = 1/cv².
+struct gamma_burstiness_inputs {
+  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  double rate_per_second = 0;  ///< λ, the mean arrival rate, finite and > 0
+  double burstiness = 1;       ///< b = 1/cv², finite and > 0 (1: Poisson)
 };
 
 /// I.i.d. gamma gaps with mean 1/λ and coefficient of variation cv (shape 1/cv², scale
@@ -90,27 +115,27 @@ class exponential_gaps {
 /// burstier, cv < 1 smoother, cv = 0 constant gaps. vLLM's --burstiness is 1/cv².
 class gamma_gaps {
  public:
-  /// rate_per_s: λ, finite and > 0; cv: finite and >= 0.
-  constexpr gamma_gaps(double rate_per_s, double cv)
-      : rate_per_s_(detail::require_positive("rate_per_s", rate_per_s)),
-        cv_(detail::require_gap_cv("cv", cv)) {}
+  /// gamma_gaps({.rate_per_second = 8, .cv = 2}).
+  constexpr explicit gamma_gaps(const gamma_gaps_inputs& inputs)
+      : rate_per_second_(detail::require_positive("rate_per_second", inputs.rate_per_second)),
+        cv_(detail::require_gap_cv("cv", inputs.cv)) {}
   /// The gamma gaps with vLLM's burstiness parameter b = 1/cv² (b > 0, finite).
-  [[nodiscard]] static gamma_gaps from_burstiness(double rate_per_s, double burstiness) {
-    detail::require_positive("burstiness", burstiness);
+  [[nodiscard]] static gamma_gaps from_burstiness(const gamma_burstiness_inputs& inputs) {
+    const double burstiness = detail::require_positive("burstiness", inputs.burstiness);
     const double cv = 1.0 / std::sqrt(burstiness);
     const double shape = 1.0 / (cv * cv);
     if (!(shape > 0.0 && detail::is_finite(shape)))
       detail::fail("burstiness", burstiness, "gives a gamma shape that is not finite and > 0");
-    return gamma_gaps(rate_per_s, cv);
+    return gamma_gaps({.rate_per_second = inputs.rate_per_second, .cv = cv});
   }
   /// The next gap in seconds.
   template <std::uniform_random_bit_generator G>
   [[nodiscard]] std::chrono::duration<double> operator()(G& engine) const
       noexcept(noexcept(engine())) {
-    return std::chrono::duration<double>(detail::unit_mean_gap(engine, cv_) / rate_per_s_);
+    return std::chrono::duration<double>(detail::unit_mean_gap(engine, cv_) / rate_per_second_);
   }
   /// λ in requests per second.
-  [[nodiscard]] constexpr double rate_per_s() const noexcept { return rate_per_s_; }
+  [[nodiscard]] constexpr double rate_per_second() const noexcept { return rate_per_second_; }
   /// The coefficient of variation of the gaps (standard deviation / mean).
   [[nodiscard]] constexpr double cv() const noexcept { return cv_; }
   /// vLLM's burstiness, 1/cv² (infinite for constant gaps).
@@ -119,26 +144,26 @@ class gamma_gaps {
   }
 
  private:
-  double rate_per_s_;
+  double rate_per_second_;
   double cv_;
 };
 
 /// Constant gaps 1/λ: a deterministic (D) arrival process. Draws nothing from the engine.
 class constant_gaps {
  public:
-  /// rate_per_s: λ, finite and > 0.
-  constexpr explicit constant_gaps(double rate_per_s)
-      : rate_per_s_(detail::require_positive("rate_per_s", rate_per_s)) {}
+  /// rate_per_second: λ, finite and > 0.
+  constexpr explicit constant_gaps(double rate_per_second)
+      : rate_per_second_(detail::require_positive("rate_per_second", rate_per_second)) {}
   /// The gap, always 1/λ seconds.
   template <class G>
   [[nodiscard]] constexpr std::chrono::duration<double> operator()(G&) const noexcept {
-    return std::chrono::duration<double>(1.0 / rate_per_s_);
+    return std::chrono::duration<double>(1.0 / rate_per_second_);
   }
   /// λ in requests per second.
-  [[nodiscard]] constexpr double rate_per_s() const noexcept { return rate_per_s_; }
+  [[nodiscard]] constexpr double rate_per_second() const noexcept { return rate_per_second_; }
 
  private:
-  double rate_per_s_;
+  double rate_per_second_;
 };
 
 /// The first `count` arrival times of the renewal process with the sampler's gaps:
@@ -165,30 +190,32 @@ requires GapSampler<S, G>
 /// exponential_gaps. λ must be finite and > 0.
 template <std::uniform_random_bit_generator G>
 [[nodiscard]] std::vector<std::chrono::duration<double>> poisson_schedule(
-    double rate_per_s, std::size_t count, G& engine,
+    double rate_per_second, std::size_t count, G& engine,
     std::chrono::duration<double> start = std::chrono::duration<double>::zero()) {
-  return open_loop_schedule(exponential_gaps(rate_per_s), count, engine, start);
+  return open_loop_schedule(exponential_gaps(rate_per_second), count, engine, start);
 }
 
-/// `count` arrivals with gamma gaps of mean 1/λ and coefficient of variation cv.
+/// `count` arrivals with gamma gaps of mean 1/λ and coefficient of variation cv:
+/// gamma_schedule({.rate_per_second = 8, .cv = 2}, 1000, engine).
 template <std::uniform_random_bit_generator G>
 [[nodiscard]] std::vector<std::chrono::duration<double>> gamma_schedule(
-    double rate_per_s, double cv, std::size_t count, G& engine,
+    const gamma_gaps_inputs& gaps, std::size_t count, G& engine,
     std::chrono::duration<double> start = std::chrono::duration<double>::zero()) {
-  return open_loop_schedule(gamma_gaps(rate_per_s, cv), count, engine, start);
+  return open_loop_schedule(gamma_gaps(gaps), count, engine, start);
 }
 
 /// `count` arrivals at exactly 1/λ apart, the first at start + 1/λ.
 [[nodiscard]] inline std::vector<std::chrono::duration<double>> constant_schedule(
-    double rate_per_s, std::size_t count,
+    double rate_per_second, std::size_t count,
     std::chrono::duration<double> start = std::chrono::duration<double>::zero()) {
-  detail::require_positive("rate_per_s", rate_per_s);
+  detail::require_positive("rate_per_second", rate_per_second);
   detail::require_finite("start", start.count());
   std::vector<std::chrono::duration<double>> times;
   if (count > times.max_size()) detail::fail("count", count, "exceeds the largest vector");
   times.reserve(count);
   for (std::size_t i = 0; i < count; ++i)
-    times.push_back(start + std::chrono::duration<double>(static_cast<double>(i + 1) / rate_per_s));
+    times.push_back(start +
+                    std::chrono::duration<double>(static_cast<double>(i + 1) / rate_per_second));
   return times;
 }
 
@@ -205,33 +232,42 @@ requires GapSampler<S, G>
   auto times = open_loop_schedule(sampler, count, engine);
   if (times.empty() || times.back().count() <= 0.0) return times;
   const double target_last_s =
-      static_cast<double>(count) / static_cast<double>(sampler.rate_per_s());
+      static_cast<double>(count) / static_cast<double>(sampler.rate_per_second());
   const double factor = target_last_s / times.back().count();
   for (auto& t : times) t *= factor;
   return times;
 }
 
-/// Arrivals of an inhomogeneous Poisson process whose rate moves linearly from
-/// rate_begin_per_s at 0 to rate_end_per_s at `duration`, over [0, duration). Built by time
-/// transform: unit-rate Poisson points s_i are mapped through the inverse of the
-/// cumulative rate Λ(t) = r0·t + (r1 − r0)·t²/(2T), t = 2s / (r0 + sqrt(r0² + 2(r1 − r0)s/T)).
-/// Rates finite and >= 0, not both 0; duration finite and > 0. The count is random.
+/// A ramp of the arrival rate, linear from rate_begin_per_second at 0 to
+/// rate_end_per_second at `duration`.
+struct linear_ramp_inputs {
+  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  double rate_begin_per_second = 0;          ///< r0, finite and >= 0
+  double rate_end_per_second = 0;            ///< r1, finite and >= 0 (not both 0)
+  std::chrono::duration<double> duration{};  ///< T, finite and > 0
+};
+
+/// Arrivals of an inhomogeneous Poisson process whose rate moves linearly from r0 at 0 to r1
+/// at T, over [0, T). Built by time transform: unit-rate Poisson points s_i are mapped
+/// through the inverse of the cumulative rate Λ(t) = r0·t + (r1 − r0)·t²/(2T),
+/// t = 2s / (r0 + sqrt(r0² + 2(r1 − r0)s/T)). The count is random; its mean is at most 2^53.
 template <std::uniform_random_bit_generator G>
 [[nodiscard]] std::vector<std::chrono::duration<double>> linear_ramp_schedule(
-    double rate_begin_per_s, double rate_end_per_s, std::chrono::duration<double> duration,
-    G& engine) {
-  const double r0 = detail::require_non_negative("rate_begin_per_s", rate_begin_per_s);
-  const double r1 = detail::require_non_negative("rate_end_per_s", rate_end_per_s);
-  const double length_s = detail::require_positive("duration", duration.count());
+    const linear_ramp_inputs& ramp, G& engine) {
+  const double r0 =
+      detail::require_non_negative("rate_begin_per_second", ramp.rate_begin_per_second);
+  const double r1 = detail::require_non_negative("rate_end_per_second", ramp.rate_end_per_second);
+  const double length_s = detail::require_positive("duration", ramp.duration.count());
   if (r0 == 0.0 && r1 == 0.0)
-    detail::fail("rate_end_per_s", r1, "the ramp needs a positive rate at one end at least");
+    detail::fail("rate_end_per_second", r1, "the ramp needs a positive rate at one end at least");
   const double slope = (r1 - r0) / length_s;        // rate change per second
   const double total = 0.5 * (r0 + r1) * length_s;  // Λ(T), the expected count
-  if (!(total <= 9007199254740992.0))  // 2^53: the reservation below and the loop stay finite
-    detail::fail("duration", duration,
+  if (!(total <= detail::max_expected_arrivals))
+    detail::fail("duration", ramp.duration,
                  "gives an expected count (rate_begin + rate_end) / 2 x duration above 2^53");
   std::vector<std::chrono::duration<double>> times;
-  times.reserve(static_cast<std::size_t>(total + 4.0 * std::sqrt(total) + 8.0));
+  times.reserve(static_cast<std::size_t>(
+      total + detail::ramp_reserve_deviations * std::sqrt(total) + detail::ramp_reserve_slack));
   double s = 0.0;
   for (;;) {
     s += detail::standard_exponential(engine);
@@ -268,17 +304,17 @@ inline void require_trace(std::span<const std::chrono::duration<double>> trace) 
 
 /// Replays a trace time-scaled to a target mean rate: t'_i = (t_i − t_0)·(λ_trace/λ_target)
 /// with λ_trace = (n − 1)/(t_last − t_0). Keeps the trace's burst shape (its gaps' CV).
-/// Needs at least two distinct timestamps; target_rate_per_s finite and > 0.
+/// Needs at least two distinct timestamps; target_rate_per_second finite and > 0.
 [[nodiscard]] inline std::vector<std::chrono::duration<double>> replay_schedule(
-    std::span<const std::chrono::duration<double>> trace, double target_rate_per_s) {
-  detail::require_positive("target_rate_per_s", target_rate_per_s);
+    std::span<const std::chrono::duration<double>> trace, double target_rate_per_second) {
+  detail::require_positive("target_rate_per_second", target_rate_per_second);
   detail::require_trace(trace);
   const double span_s = (trace.back() - trace.front()).count();
   if (!(span_s > 0.0))
     detail::fail("trace.size()", trace.size(),
                  "scaling to a rate needs at least two distinct timestamps");
   const double trace_rate = static_cast<double>(trace.size() - 1) / span_s;
-  const double factor = trace_rate / target_rate_per_s;
+  const double factor = trace_rate / target_rate_per_second;
   std::vector<std::chrono::duration<double>> times;
   times.reserve(trace.size());
   for (const auto& t : trace) times.push_back((t - trace.front()) * factor);
@@ -287,7 +323,7 @@ inline void require_trace(std::span<const std::chrono::duration<double>> trace) 
 
 /// The mean rate a schedule realises, (n − 1)/(t_last − t_first) in req/s: the estimator
 /// replay_schedule scales by. Needs two distinct, sorted, finite times.
-[[nodiscard]] inline double observed_rate_per_s(
+[[nodiscard]] inline double observed_rate_per_second(
     std::span<const std::chrono::duration<double>> schedule) {
   detail::require_trace(schedule);
   const double span_s = (schedule.back() - schedule.front()).count();
@@ -333,13 +369,14 @@ class closed_loop_population {
     return times;
   }
   /// The rate this population really offered when the run's mean sojourn was W: the
-  /// interactive response-time law N/(W + Z) req/s (queueing.hpp closed_loop_rate).
+  /// interactive response-time law N/(W + Z) req/s (queueing.hpp closed_loop::rate).
   /// mean_sojourn finite and >= 0, W + Z > 0.
-  [[nodiscard]] double offered_rate_per_s(std::chrono::duration<double> mean_sojourn) const {
+  [[nodiscard]] double offered_rate_per_second(std::chrono::duration<double> mean_sojourn) const {
     detail::require_non_negative("mean_sojourn", mean_sojourn.count());
     if (!(mean_sojourn.count() + mean_think_time_.count() > 0.0))
       detail::fail("mean_sojourn", mean_sojourn, "mean_sojourn + mean_think_time must be > 0");
-    return closed_loop_rate(static_cast<double>(users_), mean_sojourn, mean_think_time_);
+    return closed_loop{.users = static_cast<double>(users_), .think_time = mean_think_time_}.rate(
+        mean_sojourn);
   }
   /// N, the number of users.
   [[nodiscard]] std::size_t users() const noexcept { return users_; }

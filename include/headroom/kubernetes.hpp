@@ -88,7 +88,9 @@ inline constexpr double largest_tolerance = 1e6;
     headroom::detail::fail("mean_sojourn", mean_sojourn, "must be a finite duration > 0");
   headroom::detail::require_unit_positive("rho_target", rho_target);
   headroom::detail::require_positive("capacity_per_second", capacity_per_second);
-  const double exact = target_concurrency(rho_target, capacity_per_second, mean_sojourn);
+  const double exact = target_concurrency({.target_utilization = rho_target,
+                                           .capacity_per_second = capacity_per_second,
+                                           .mean_sojourn = mean_sojourn});
   const double scale =
       rounding == target_rounding::whole ? 1.0 : static_cast<double>(milli_per_unit);
   const double rounded = detail::floor_to(exact, scale);

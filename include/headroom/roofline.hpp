@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// How much of the GPU is used (SPEC §6): MFU = 2·N_p·ν / P_peak, MBU = ((M_w + M_kv)/TPOT) /
+// How much of the GPU is used: MFU = 2·N_p·ν / P_peak, MBU = ((M_w + M_kv)/TPOT) /
 // B_peak, the arithmetic intensity of a decode step I(b) = 2·N_p·b / (M_w + b·n_ctx·m_kv) and
 // its limit 2·N_p/(n_ctx·m_kv), the ridge point P_peak/B_peak, the largest context for which
 // decode is compute-bound, KV-cache bytes from a model shape, the roofline time of a step,
@@ -8,6 +8,10 @@
 // Units: parameters as a count, FLOP and FLOP/s, bytes and bytes/s (decimal: 1 TB/s = 1e12
 // B/s), tokens as counts, durations as std::chrono durations. One forward pass costs ~2·N_p
 // FLOP per token (a multiply and an add per parameter); recomputation is not counted.
+//
+// A formula with two or more quantities of one type takes one aggregate of named fields,
+// written with designated initializers (queueing.hpp explains the convention):
+// mfu({.parameters = 8e9, .tokens_per_second = 2560, .peak_flops_per_second = 1e15}).
 #pragma once
 
 #include "detail/config.hpp"  // first: the C++20 check and the compiler macros
@@ -15,6 +19,7 @@
 
 #include <array>
 #include <chrono>
+#include <concepts>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -26,6 +31,13 @@
 namespace headroom {
 inline namespace v0 {
 
+namespace detail {
+/// FLOP per parameter per token of a forward pass: a multiply and an add.
+inline constexpr int flops_per_parameter_per_token = 2;
+/// Tensors cached per layer and KV head: one K and one V.
+inline constexpr int kv_tensors_per_head = 2;
+}  // namespace detail
+
 // ============================================================================================
 // Accelerator specs
 // ============================================================================================
@@ -34,13 +46,16 @@ inline namespace v0 {
 /// throughput (datasheets often print the 2:4-sparsity figure, twice as large);
 /// peak_bytes_per_second is memory bandwidth; memory_bytes the marketed memory size (decimal
 /// GB). A simulator's step time is max(bytes/B_eff, FLOPs/P_eff) + overhead, with the
-/// effective figures some fraction of these peaks.
-struct accelerator_spec {
-  std::string_view name;
-  double peak_flops_per_second = 0;
-  double peak_bytes_per_second = 0;
-  double memory_bytes = 0;
+/// effective figures some fraction of these peaks; a spec of effective figures is a spec too.
+template <std::floating_point T>
+struct basic_accelerator_spec {
+  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  std::string_view name{};      ///< as in accelerators::all ("H100 SXM"); may be empty
+  T peak_flops_per_second = 0;  ///< P_peak, dense bf16 FLOP/s, > 0
+  T peak_bytes_per_second = 0;  ///< B_peak, memory bandwidth, bytes/s, > 0
+  T memory_bytes = 0;           ///< memory size, bytes
 };
+using accelerator_spec = basic_accelerator_spec<double>;
 
 /// Published specs, dense bf16. Each value is copied from the vendor's datasheet cited beside
 /// it; check the figures against your SKU (SXM and PCIe parts differ).
@@ -48,16 +63,28 @@ namespace accelerators {
 /// NVIDIA H100 SXM5 80 GB. Source: NVIDIA H100 Tensor Core GPU datasheet (BF16 Tensor Core
 /// 1,979 TFLOPS with sparsity, i.e. 989 dense; HBM3 3.35 TB/s; 80 GB) and the NVIDIA H100
 /// Tensor Core GPU Architecture whitepaper (989.4 TFLOPS dense BF16, SXM5).
-inline constexpr accelerator_spec h100_sxm{"H100 SXM", 989.4e12, 3.35e12, 80e9};
+inline constexpr accelerator_spec h100_sxm{.name = "H100 SXM",
+                                           .peak_flops_per_second = 989.4e12,
+                                           .peak_bytes_per_second = 3.35e12,
+                                           .memory_bytes = 80e9};
 /// NVIDIA H200 SXM 141 GB. Source: NVIDIA H200 Tensor Core GPU datasheet (BF16 Tensor Core
 /// 1,979 TFLOPS with sparsity, the H100's compute; HBM3e 4.8 TB/s; 141 GB).
-inline constexpr accelerator_spec h200_sxm{"H200 SXM", 989.4e12, 4.8e12, 141e9};
+inline constexpr accelerator_spec h200_sxm{.name = "H200 SXM",
+                                           .peak_flops_per_second = 989.4e12,
+                                           .peak_bytes_per_second = 4.8e12,
+                                           .memory_bytes = 141e9};
 /// NVIDIA A100 SXM4 80 GB. Source: NVIDIA A100 Tensor Core GPU datasheet (BF16 Tensor Core
 /// 312 TFLOPS dense, 624 with sparsity; HBM2e 2,039 GB/s for the 80 GB SXM; 80 GB).
-inline constexpr accelerator_spec a100_80gb_sxm{"A100 80GB SXM", 312e12, 2.039e12, 80e9};
+inline constexpr accelerator_spec a100_80gb_sxm{.name = "A100 80GB SXM",
+                                                .peak_flops_per_second = 312e12,
+                                                .peak_bytes_per_second = 2.039e12,
+                                                .memory_bytes = 80e9};
 /// NVIDIA L40S 48 GB (PCIe). Source: NVIDIA L40S datasheet (BF16 Tensor Core 362.05 TFLOPS
 /// dense, 733 with sparsity; GDDR6 864 GB/s; 48 GB).
-inline constexpr accelerator_spec l40s{"L40S", 362.05e12, 864e9, 48e9};
+inline constexpr accelerator_spec l40s{.name = "L40S",
+                                       .peak_flops_per_second = 362.05e12,
+                                       .peak_bytes_per_second = 864e9,
+                                       .memory_bytes = 48e9};
 
 /// Every spec above, for lookup by name.
 inline constexpr std::array<accelerator_spec, 4> all{h100_sxm, h200_sxm, a100_80gb_sxm, l40s};
@@ -76,44 +103,81 @@ inline constexpr std::array<accelerator_spec, 4> all{h100_sxm, h200_sxm, a100_80
 // Model bytes
 // ============================================================================================
 
+/// Inputs of weight_bytes.
+template <std::floating_point T>
+struct basic_weight_bytes_inputs {
+  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  T parameters = 0;           ///< N_p, >= 0
+  T bytes_per_parameter = 0;  ///< 2 for bf16, 0.5 for 4-bit, > 0
+};
+using weight_bytes_inputs = basic_weight_bytes_inputs<double>;
+
 /// Bytes of the weights, M_w = N_p × bytes per parameter (2 for bf16: 8e9 → 16 GB, 70e9 →
-/// 140 GB). parameters >= 0, bytes_per_parameter > 0 (0.5 for 4-bit).
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr T weight_bytes(A parameters, detail::same_t<T> bytes_per_parameter) {
-  const T n = detail::require_non_negative("parameters", static_cast<T>(parameters));
-  return n * detail::require_positive("bytes_per_parameter", bytes_per_parameter);
+/// 140 GB).
+template <std::floating_point T = double>
+[[nodiscard]] constexpr T weight_bytes(const basic_weight_bytes_inputs<T>& inputs) {
+  const T n = detail::require_non_negative("parameters", inputs.parameters);
+  return n * detail::require_positive("bytes_per_parameter", inputs.bytes_per_parameter);
 }
+
+/// Inputs of kv_bytes_per_token: the shape of a model's KV cache.
+template <std::floating_point T>
+struct basic_kv_bytes_per_token_inputs {
+  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  std::int64_t layers = 0;    ///< transformer layers, >= 1
+  std::int64_t kv_heads = 0;  ///< KV heads per layer (fewer than query heads with GQA), >= 1
+  std::int64_t head_dim = 0;  ///< elements per head, >= 1
+  T dtype_bytes = 0;          ///< bytes per element (2 for bf16; fractional below a byte), > 0
+};
+using kv_bytes_per_token_inputs = basic_kv_bytes_per_token_inputs<double>;
 
 /// KV-cache bytes per token from a model shape: 2 (K and V) × layers × KV heads × head dim ×
 /// bytes per element. 32 layers, 8 KV heads (GQA), head dim 128, bf16: 131072 = 128 KiB.
-/// Counts >= 1, dtype_bytes > 0 (fractional for sub-byte formats).
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr T kv_bytes_per_token(std::int64_t layers, std::int64_t kv_heads,
-                                             std::int64_t head_dim, A dtype_bytes) {
-  const auto l = detail::require_count_at_least("layers", layers, 1);
-  const auto h = detail::require_count_at_least("kv_heads", kv_heads, 1);
-  const auto d = detail::require_count_at_least("head_dim", head_dim, 1);
-  const T bytes = detail::require_positive("dtype_bytes", static_cast<T>(dtype_bytes));
-  return T(2) * static_cast<T>(l) * static_cast<T>(h) * static_cast<T>(d) * bytes;
+template <std::floating_point T = double>
+[[nodiscard]] constexpr T kv_bytes_per_token(const basic_kv_bytes_per_token_inputs<T>& inputs) {
+  const auto l = detail::require_count_at_least("layers", inputs.layers, 1);
+  const auto h = detail::require_count_at_least("kv_heads", inputs.kv_heads, 1);
+  const auto d = detail::require_count_at_least("head_dim", inputs.head_dim, 1);
+  const T bytes = detail::require_positive("dtype_bytes", inputs.dtype_bytes);
+  return T(detail::kv_tensors_per_head) * static_cast<T>(l) * static_cast<T>(h) *
+         static_cast<T>(d) * bytes;
 }
 
+/// Inputs of kv_cache_bytes.
+template <std::floating_point T>
+struct basic_kv_cache_bytes_inputs {
+  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  T batch = 0;               ///< b, sequences in the batch, >= 0
+  T context_tokens = 0;      ///< n_ctx, tokens of context per sequence, >= 0
+  T kv_bytes_per_token = 0;  ///< m_kv (kv_bytes_per_token), >= 0
+};
+using kv_cache_bytes_inputs = basic_kv_cache_bytes_inputs<double>;
+
 /// KV-cache bytes of a batch, M_kv = b × n_ctx × m_kv (64 × 2000 × 128 KiB ≈ 16.8 GB).
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr T kv_cache_bytes(A batch, detail::same_t<T> context_tokens,
-                                         detail::same_t<T> kv_bytes_per_token) {
-  const T b = detail::require_non_negative("batch", static_cast<T>(batch));
-  const T n = detail::require_non_negative("context_tokens", context_tokens);
-  const T m = detail::require_non_negative("kv_bytes_per_token", kv_bytes_per_token);
+template <std::floating_point T = double>
+[[nodiscard]] constexpr T kv_cache_bytes(const basic_kv_cache_bytes_inputs<T>& inputs) {
+  const T b = detail::require_non_negative("batch", inputs.batch);
+  const T n = detail::require_non_negative("context_tokens", inputs.context_tokens);
+  const T m = detail::require_non_negative("kv_bytes_per_token", inputs.kv_bytes_per_token);
   return detail::cxm::product_ratio({b, n, m});  // 0 if any is 0, never NaN
 }
 
+/// Inputs of min_gpus_for_weights.
+template <std::floating_point T>
+struct basic_min_gpus_for_weights_inputs {
+  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  T weight_bytes = 0;      ///< M_w, >= 0
+  T gpu_memory_bytes = 0;  ///< memory of one GPU, > 0
+};
+using min_gpus_for_weights_inputs = basic_min_gpus_for_weights_inputs<double>;
+
 /// GPUs whose memory holds the weights at least: ceil(M_w / memory per GPU) (140 GB on 80 GB
 /// GPUs: 2). A lower bound: the KV cache and activations need room too.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr std::int64_t min_gpus_for_weights(A weight_bytes,
-                                                          detail::same_t<T> gpu_memory_bytes) {
-  const T m = detail::require_non_negative("weight_bytes", static_cast<T>(weight_bytes));
-  const T g = detail::require_positive("gpu_memory_bytes", gpu_memory_bytes);
+template <std::floating_point T = double>
+[[nodiscard]] constexpr std::int64_t min_gpus_for_weights(
+    const basic_min_gpus_for_weights_inputs<T>& inputs) {
+  const T m = detail::require_non_negative("weight_bytes", inputs.weight_bytes);
+  const T g = detail::require_positive("gpu_memory_bytes", inputs.gpu_memory_bytes);
   return detail::require_ceil_count("weight_bytes", m / g);
 }
 
@@ -121,41 +185,69 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
 // MFU and MBU
 // ============================================================================================
 
-/// Model FLOPs utilisation, MFU = 2·N_p·ν / P_peak [PaLM, Chowdhery et al. 2022]: 8e9
-/// parameters at 2560 tokens/s on 1e15 FLOP/s: 4.1 %. parameters >= 0, tokens/s >= 0,
-/// peak > 0. May exceed 1 only if the inputs are inconsistent.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr T mfu(A parameters, detail::same_t<T> tokens_per_second,
-                              detail::same_t<T> peak_flops_per_second) {
-  const T n = detail::require_non_negative("parameters", static_cast<T>(parameters));
-  const T nu = detail::require_non_negative("tokens_per_second", tokens_per_second);
-  const T peak = detail::require_positive("peak_flops_per_second", peak_flops_per_second);
-  return detail::cxm::product_ratio({T(2), n, nu}, {peak});  // 0 if N_p or ν is 0, never NaN
+/// Inputs of mfu.
+template <std::floating_point T>
+struct basic_mfu_inputs {
+  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  T parameters = 0;             ///< N_p, >= 0
+  T tokens_per_second = 0;      ///< ν, tokens processed per second, >= 0
+  T peak_flops_per_second = 0;  ///< P_peak, > 0
+};
+using mfu_inputs = basic_mfu_inputs<double>;
+
+/// Model FLOPs utilization, MFU = 2·N_p·ν / P_peak [PaLM, Chowdhery et al. 2022]: 8e9
+/// parameters at 2560 tokens/s on 1e15 FLOP/s: 4.1 %. May exceed 1 only if the inputs are
+/// inconsistent.
+template <std::floating_point T = double>
+[[nodiscard]] constexpr T mfu(const basic_mfu_inputs<T>& inputs) {
+  const T n = detail::require_non_negative("parameters", inputs.parameters);
+  const T nu = detail::require_non_negative("tokens_per_second", inputs.tokens_per_second);
+  const T peak = detail::require_positive("peak_flops_per_second", inputs.peak_flops_per_second);
+  // 0 if N_p or ν is 0, never NaN
+  return detail::cxm::product_ratio({T(detail::flops_per_parameter_per_token), n, nu}, {peak});
 }
 
+/// Inputs of decode_bandwidth.
+template <std::floating_point T>
+struct basic_decode_bandwidth_inputs {
+  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  T weight_bytes = 0;           ///< M_w, read once per step, >= 0
+  T kv_bytes = 0;               ///< M_kv, the batch's KV cache read per step, >= 0
+  detail::seconds_t<T> tpot{};  ///< the time of one decode step, > 0
+};
+using decode_bandwidth_inputs = basic_decode_bandwidth_inputs<double>;
+
 /// Bandwidth a decode step demands, (M_w + M_kv)/TPOT in bytes/s: 16 GB every 25 ms is
-/// 640 GB/s. tpot > 0.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr T decode_bandwidth(A weight_bytes, detail::same_t<T> kv_bytes,
-                                           detail::seconds_arg<T> tpot) {
-  const T w = detail::require_non_negative("weight_bytes", static_cast<T>(weight_bytes));
-  const T kv = detail::require_non_negative("kv_bytes", kv_bytes);
-  const T t = detail::require_positive_seconds<T>("tpot", tpot);
+/// 640 GB/s.
+template <std::floating_point T = double>
+[[nodiscard]] constexpr T decode_bandwidth(const basic_decode_bandwidth_inputs<T>& inputs) {
+  const T w = detail::require_non_negative("weight_bytes", inputs.weight_bytes);
+  const T kv = detail::require_non_negative("kv_bytes", inputs.kv_bytes);
+  const T t = detail::require_positive_seconds<T>("tpot", inputs.tpot);
   // (w + kv) / t, the sum halved so that it cannot overflow where the quotient does not.
   return detail::cxm::product_ratio({w / T(2) + kv / T(2), T(2)}, {t});
 }
 
-/// Model bandwidth utilisation, MBU = ((M_w + M_kv)/TPOT) / B_peak [Databricks 2023]: 16 GB
+/// Inputs of mbu.
+template <std::floating_point T>
+struct basic_mbu_inputs {
+  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  T weight_bytes = 0;           ///< M_w, read once per step, >= 0
+  T kv_bytes = 0;               ///< M_kv, the batch's KV cache read per step, >= 0
+  detail::seconds_t<T> tpot{};  ///< the time of one decode step, > 0
+  T peak_bytes_per_second = 0;  ///< B_peak, > 0
+};
+using mbu_inputs = basic_mbu_inputs<double>;
+
+/// Model bandwidth utilization, MBU = ((M_w + M_kv)/TPOT) / B_peak [Databricks 2023]: 16 GB
 /// of weights at TPOT 25 ms on 3 TB/s is 21 % before the KV cache. The relevant index for
 /// decode, which is bandwidth-bound.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr T mbu(A weight_bytes, detail::same_t<T> kv_bytes,
-                              detail::seconds_arg<T> tpot,
-                              detail::same_t<T> peak_bytes_per_second) {
-  const T w = detail::require_non_negative("weight_bytes", static_cast<T>(weight_bytes));
-  const T kv = detail::require_non_negative("kv_bytes", kv_bytes);
-  const T t = detail::require_positive_seconds<T>("tpot", tpot);
-  const T peak = detail::require_positive("peak_bytes_per_second", peak_bytes_per_second);
+template <std::floating_point T = double>
+[[nodiscard]] constexpr T mbu(const basic_mbu_inputs<T>& inputs) {
+  const T w = detail::require_non_negative("weight_bytes", inputs.weight_bytes);
+  const T kv = detail::require_non_negative("kv_bytes", inputs.kv_bytes);
+  const T t = detail::require_positive_seconds<T>("tpot", inputs.tpot);
+  const T peak = detail::require_positive("peak_bytes_per_second", inputs.peak_bytes_per_second);
   return detail::cxm::product_ratio({w / T(2) + kv / T(2), T(2)}, {t, peak});
 }
 
@@ -163,119 +255,162 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
 // The roofline
 // ============================================================================================
 
-/// The ridge point (knee) P_peak / B_peak in FLOP/byte: kernels with a higher arithmetic
-/// intensity are compute-bound, lower ones bandwidth-bound. 1e15 / 3e12 ≈ 333.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr T ridge_point(A peak_flops_per_second,
-                                      detail::same_t<T> peak_bytes_per_second) {
-  const T p =
-      detail::require_positive("peak_flops_per_second", static_cast<T>(peak_flops_per_second));
-  return p / detail::require_positive("peak_bytes_per_second", peak_bytes_per_second);
+/// The ridge point (knee) P_peak / B_peak in FLOP/byte of a spec (or of any peaks:
+/// ridge_point({.peak_flops_per_second = 1e15, .peak_bytes_per_second = 3e12}) ≈ 333):
+/// kernels with a higher arithmetic intensity are compute-bound, lower ones bandwidth-bound.
+template <std::floating_point T = double>
+[[nodiscard]] constexpr T ridge_point(const basic_accelerator_spec<T>& spec) {
+  const T p = detail::require_positive("peak_flops_per_second", spec.peak_flops_per_second);
+  return p / detail::require_positive("peak_bytes_per_second", spec.peak_bytes_per_second);
 }
 
-/// The ridge point of a spec.
-[[nodiscard]] constexpr double ridge_point(const accelerator_spec& spec) {
-  return ridge_point(
-      detail::require_positive("spec.peak_flops_per_second", spec.peak_flops_per_second),
-      detail::require_positive("spec.peak_bytes_per_second", spec.peak_bytes_per_second));
-}
+/// Inputs of decode_intensity: a decode step of b sequences of context n_ctx.
+template <std::floating_point T>
+struct basic_decode_intensity_inputs {
+  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  T parameters = 0;          ///< N_p, >= 0
+  T weight_bytes = 0;        ///< M_w, >= 0
+  T batch = 0;               ///< b, >= 0
+  T context_tokens = 0;      ///< n_ctx, >= 0
+  T kv_bytes_per_token = 0;  ///< m_kv, >= 0
+};
+using decode_intensity_inputs = basic_decode_intensity_inputs<double>;
 
 /// Arithmetic intensity of a decode step with b sequences of context n_ctx:
 /// I(b) = 2·N_p·b / (M_w + b·n_ctx·m_kv) FLOP/byte. The weights are read once per step
-/// whatever b; each sequence reads its own cache. batch >= 0; the bytes must not all be 0.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr T decode_intensity(A parameters, detail::same_t<T> weight_bytes,
-                                           detail::same_t<T> batch,
-                                           detail::same_t<T> context_tokens,
-                                           detail::same_t<T> kv_bytes_per_token) {
-  const T n = detail::require_non_negative("parameters", static_cast<T>(parameters));
-  const T w = detail::require_non_negative("weight_bytes", weight_bytes);
-  const T b = detail::require_non_negative("batch", batch);
-  const T ctx = detail::require_non_negative("context_tokens", context_tokens);
-  const T m = detail::require_non_negative("kv_bytes_per_token", kv_bytes_per_token);
+/// whatever b; each sequence reads its own cache. The bytes must not all be 0.
+template <std::floating_point T = double>
+[[nodiscard]] constexpr T decode_intensity(const basic_decode_intensity_inputs<T>& inputs) {
+  const T n = detail::require_non_negative("parameters", inputs.parameters);
+  const T w = detail::require_non_negative("weight_bytes", inputs.weight_bytes);
+  const T b = detail::require_non_negative("batch", inputs.batch);
+  const T ctx = detail::require_non_negative("context_tokens", inputs.context_tokens);
+  const T m = detail::require_non_negative("kv_bytes_per_token", inputs.kv_bytes_per_token);
+  constexpr T flops = T(detail::flops_per_parameter_per_token);
   const T cache = detail::cxm::product_ratio({b, ctx, m});  // b·n_ctx·m_kv, maybe +inf
   if (!(w > T(0) || cache > T(0))) detail::fail("weight_bytes", w, "a step must read some bytes");
   // 2·N_p·b / (M_w + cache) divided through by the larger term, so that no intermediate
   // overflows: (2·N_p·b / M_w) / (1 + cache/M_w), or (2·N_p / (n_ctx·m_kv)) / (1 + M_w/cache).
   if (w >= cache)
-    return detail::cxm::product_ratio({T(2), n, b}, {w}) /
+    return detail::cxm::product_ratio({flops, n, b}, {w}) /
            (T(1) + detail::cxm::product_ratio({b, ctx, m}, {w}));
-  return detail::cxm::product_ratio({T(2), n}, {ctx, m}) /
+  return detail::cxm::product_ratio({flops, n}, {ctx, m}) /
          (T(1) + detail::cxm::product_ratio({w}, {b, ctx, m}));
 }
 
+/// Inputs of decode_intensity_limit.
+template <std::floating_point T>
+struct basic_decode_intensity_limit_inputs {
+  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  T parameters = 0;          ///< N_p, >= 0
+  T context_tokens = 0;      ///< n_ctx, > 0
+  T kv_bytes_per_token = 0;  ///< m_kv, > 0
+};
+using decode_intensity_limit_inputs = basic_decode_intensity_limit_inputs<double>;
+
 /// The limit of I(b) as b grows, 2·N_p / (n_ctx·m_kv): batching amortises the weights, not the
-/// cache. 8e9 parameters, 2000 tokens, 128 KiB/token: ≈ 61 FLOP/byte. context, kv > 0.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr T decode_intensity_limit(A parameters, detail::same_t<T> context_tokens,
-                                                 detail::same_t<T> kv_bytes_per_token) {
-  const T n = detail::require_non_negative("parameters", static_cast<T>(parameters));
-  const T ctx = detail::require_positive("context_tokens", context_tokens);
-  const T m = detail::require_positive("kv_bytes_per_token", kv_bytes_per_token);
-  return detail::cxm::product_ratio({T(2), n}, {ctx, m});
+/// cache. 8e9 parameters, 2000 tokens, 128 KiB/token: ≈ 61 FLOP/byte.
+template <std::floating_point T = double>
+[[nodiscard]] constexpr T decode_intensity_limit(
+    const basic_decode_intensity_limit_inputs<T>& inputs) {
+  const T n = detail::require_non_negative("parameters", inputs.parameters);
+  const T ctx = detail::require_positive("context_tokens", inputs.context_tokens);
+  const T m = detail::require_positive("kv_bytes_per_token", inputs.kv_bytes_per_token);
+  return detail::cxm::product_ratio({T(detail::flops_per_parameter_per_token), n}, {ctx, m});
 }
 
+/// Inputs of is_compute_bound and mfu_ceiling: a kernel's intensity against a ridge point.
+template <std::floating_point T>
+struct basic_intensity_inputs {
+  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  T intensity = 0;  ///< I, FLOP/byte, >= 0
+  T ridge = 0;      ///< the ridge point (ridge_point), FLOP/byte, > 0
+};
+using intensity_inputs = basic_intensity_inputs<double>;
+
 /// true iff a kernel of this intensity is compute-bound on this ridge (I >= ridge).
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr bool is_compute_bound(A intensity, detail::same_t<T> ridge) {
-  const T i = detail::require_non_negative("intensity", static_cast<T>(intensity));
-  return i >= detail::require_positive("ridge", ridge);
+template <std::floating_point T = double>
+[[nodiscard]] constexpr bool is_compute_bound(const basic_intensity_inputs<T>& inputs) {
+  const T i = detail::require_non_negative("intensity", inputs.intensity);
+  return i >= detail::require_positive("ridge", inputs.ridge);
 }
 
 /// The highest MFU a kernel of intensity I can reach on the roofline, min(1, I / ridge):
-/// 61 / 333 ≈ 18 % for the decode of SPEC §6.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr T mfu_ceiling(A intensity, detail::same_t<T> ridge) {
-  const T i = detail::require_non_negative("intensity", static_cast<T>(intensity));
-  const T r = detail::require_positive("ridge", ridge);
+/// 61 / 333 ≈ 18 % for an 8e9-parameter decode at 2000 tokens of context (docs/roofline.md).
+template <std::floating_point T = double>
+[[nodiscard]] constexpr T mfu_ceiling(const basic_intensity_inputs<T>& inputs) {
+  const T i = detail::require_non_negative("intensity", inputs.intensity);
+  const T r = detail::require_positive("ridge", inputs.ridge);
   return i >= r ? T(1) : i / r;
 }
 
-/// Attainable FLOP/s of a kernel of intensity I, min(P_peak, I·B_peak) (the roofline).
-[[nodiscard]] constexpr double attainable_flops_per_second(double intensity,
-                                                           const accelerator_spec& spec) {
-  const double i = detail::require_non_negative("intensity", intensity);
-  const double p =
-      detail::require_positive("spec.peak_flops_per_second", spec.peak_flops_per_second);
-  const double b =
-      detail::require_positive("spec.peak_bytes_per_second", spec.peak_bytes_per_second);
+/// Attainable FLOP/s of a kernel of intensity I (FLOP/byte, >= 0) on a spec,
+/// min(P_peak, I·B_peak) (the roofline).
+template <std::floating_point T = double>
+[[nodiscard]] constexpr T attainable_flops_per_second(detail::same_t<T> intensity,
+                                                      const basic_accelerator_spec<T>& spec) {
+  const T i = detail::require_non_negative("intensity", intensity);
+  const T p = detail::require_positive("spec.peak_flops_per_second", spec.peak_flops_per_second);
+  const T b = detail::require_positive("spec.peak_bytes_per_second", spec.peak_bytes_per_second);
   return i * b < p ? i * b : p;
 }
+
+/// Inputs of max_compute_bound_context.
+template <std::floating_point T>
+struct basic_compute_bound_context_inputs {
+  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  T parameters = 0;          ///< N_p, >= 0
+  T kv_bytes_per_token = 0;  ///< m_kv, > 0
+  T ridge = 0;               ///< the ridge point, FLOP/byte, > 0
+};
+using compute_bound_context_inputs = basic_compute_bound_context_inputs<double>;
 
 /// The largest context for which decode can be compute-bound at any batch: the n_ctx where
 /// the intensity limit meets the ridge, 2·N_p / (ridge·m_kv) tokens (8e9 parameters, 128
 /// KiB/token, ridge 1e15/3e12: ≈ 366). Fractional; floor it for a token count.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr T max_compute_bound_context(A parameters,
-                                                    detail::same_t<T> kv_bytes_per_token,
-                                                    detail::same_t<T> ridge) {
-  const T n = detail::require_non_negative("parameters", static_cast<T>(parameters));
-  const T m = detail::require_positive("kv_bytes_per_token", kv_bytes_per_token);
-  return detail::cxm::product_ratio({T(2), n}, {detail::require_positive("ridge", ridge), m});
+template <std::floating_point T = double>
+[[nodiscard]] constexpr T max_compute_bound_context(
+    const basic_compute_bound_context_inputs<T>& inputs) {
+  const T n = detail::require_non_negative("parameters", inputs.parameters);
+  const T m = detail::require_positive("kv_bytes_per_token", inputs.kv_bytes_per_token);
+  const T r = detail::require_positive("ridge", inputs.ridge);
+  return detail::cxm::product_ratio({T(detail::flops_per_parameter_per_token), n}, {r, m});
 }
+
+/// Inputs of max_compute_bound_context_at_batch.
+template <std::floating_point T>
+struct basic_compute_bound_context_at_batch_inputs {
+  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  T parameters = 0;          ///< N_p, >= 0
+  T weight_bytes = 0;        ///< M_w, >= 0
+  T batch = 0;               ///< b, > 0
+  T kv_bytes_per_token = 0;  ///< m_kv, > 0
+  T ridge = 0;               ///< the ridge point, FLOP/byte, > 0
+};
+using compute_bound_context_at_batch_inputs = basic_compute_bound_context_at_batch_inputs<double>;
 
 /// The same at a finite batch b: the n_ctx with I(b) = ridge,
 /// (2·N_p·b − ridge·M_w) / (ridge·b·m_kv). std::nullopt when even an empty context leaves this
-/// batch bandwidth-bound (2·N_p·b < ridge·M_w). batch > 0.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr std::optional<T> max_compute_bound_context(
-    A parameters, detail::same_t<T> weight_bytes, detail::same_t<T> batch,
-    detail::same_t<T> kv_bytes_per_token, detail::same_t<T> ridge) {
-  const T n = detail::require_non_negative("parameters", static_cast<T>(parameters));
-  const T w = detail::require_non_negative("weight_bytes", weight_bytes);
-  const T b = detail::require_positive("batch", batch);
-  const T m = detail::require_positive("kv_bytes_per_token", kv_bytes_per_token);
-  const T r = detail::require_positive("ridge", ridge);
+/// batch bandwidth-bound (2·N_p·b < ridge·M_w).
+template <std::floating_point T = double>
+[[nodiscard]] constexpr std::optional<T> max_compute_bound_context_at_batch(
+    const basic_compute_bound_context_at_batch_inputs<T>& inputs) {
+  const T n = detail::require_non_negative("parameters", inputs.parameters);
+  const T w = detail::require_non_negative("weight_bytes", inputs.weight_bytes);
+  const T b = detail::require_positive("batch", inputs.batch);
+  const T m = detail::require_positive("kv_bytes_per_token", inputs.kv_bytes_per_token);
+  const T r = detail::require_positive("ridge", inputs.ridge);
   // (2·N_p·b − ridge·M_w) / (ridge·b·m_kv) = 2·N_p/(ridge·m_kv) − M_w/(b·m_kv): both terms
   // without intermediate overflow; where both exceed T's range they are taken scaled down by
   // min()^4 (below 2^-500 for float, 2^-4000 for double), which holds any quotient of these.
-  T compute = detail::cxm::product_ratio({T(2), n}, {r, m});
+  T compute = detail::cxm::product_ratio({T(detail::flops_per_parameter_per_token), n}, {r, m});
   T weights = detail::cxm::product_ratio({w}, {b, m});
   constexpr T tiny = std::numeric_limits<T>::min();
-  const bool scaled = !(compute <= std::numeric_limits<T>::max()) &&
-                      !(weights <= std::numeric_limits<T>::max());
+  const bool scaled =
+      !(compute <= std::numeric_limits<T>::max()) && !(weights <= std::numeric_limits<T>::max());
   if (scaled) {
-    compute = detail::cxm::product_ratio({T(2), n, tiny, tiny, tiny, tiny}, {r, m});
+    compute = detail::cxm::product_ratio(
+        {T(detail::flops_per_parameter_per_token), n, tiny, tiny, tiny, tiny}, {r, m});
     weights = detail::cxm::product_ratio({w, tiny, tiny, tiny, tiny}, {b, m});
   }
   if (compute < weights) return std::nullopt;
@@ -283,26 +418,29 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
   return detail::cxm::product_ratio({compute - weights}, {tiny, tiny, tiny, tiny});
 }
 
-/// Roofline time of a step: max(bytes / B, FLOPs / P). Pass peak or effective figures; a
-/// simulator adds its fixed per-step overhead. flops, bytes >= 0; rates > 0.
-template <detail::Arithmetic A, class T = detail::real_t<A>>
-[[nodiscard]] constexpr detail::seconds_t<T> roofline_time(A flops, detail::same_t<T> bytes,
-                                                           detail::same_t<T> flops_per_second,
-                                                           detail::same_t<T> bytes_per_second) {
-  const T f = detail::require_non_negative("flops", static_cast<T>(flops));
-  const T by = detail::require_non_negative("bytes", bytes);
-  const T compute = f / detail::require_positive("flops_per_second", flops_per_second);
-  const T memory = by / detail::require_positive("bytes_per_second", bytes_per_second);
-  return detail::seconds_t<T>(compute > memory ? compute : memory);
-}
+/// The work of one step: what it computes and what it reads.
+template <std::floating_point T>
+struct basic_step_work {
+  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  T flops = 0;  ///< FLOP computed, >= 0
+  T bytes = 0;  ///< bytes read from memory, >= 0
+};
+using step_work = basic_step_work<double>;
 
-/// Roofline time of a step on an accelerator's peaks.
-[[nodiscard]] constexpr std::chrono::duration<double> roofline_time(double flops, double bytes,
-                                                                    const accelerator_spec& spec) {
-  return roofline_time(
-      flops, bytes,
-      detail::require_positive("spec.peak_flops_per_second", spec.peak_flops_per_second),
-      detail::require_positive("spec.peak_bytes_per_second", spec.peak_bytes_per_second));
+/// Roofline time of a step on a spec: max(bytes / B, FLOPs / P). Pass the peaks
+/// (accelerators::h100_sxm) or a spec of effective figures
+/// ({.peak_flops_per_second = P_eff, .peak_bytes_per_second = B_eff}); a simulator adds its
+/// fixed per-step overhead.
+template <std::floating_point T = double>
+[[nodiscard]] constexpr detail::seconds_t<T> roofline_time(const basic_step_work<T>& step,
+                                                           const basic_accelerator_spec<T>& spec) {
+  const T f = detail::require_non_negative("step.flops", step.flops);
+  const T by = detail::require_non_negative("step.bytes", step.bytes);
+  const T compute =
+      f / detail::require_positive("spec.peak_flops_per_second", spec.peak_flops_per_second);
+  const T memory =
+      by / detail::require_positive("spec.peak_bytes_per_second", spec.peak_bytes_per_second);
+  return detail::seconds_t<T>(compute > memory ? compute : memory);
 }
 
 }  // namespace v0

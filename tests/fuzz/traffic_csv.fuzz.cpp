@@ -73,7 +73,7 @@ void run_day(std::string_view text, const std::vector<double>& rates) {
   // Decoded from the first bytes of the text (whatever they are).
   const std::uint8_t b0 = at(text, 0), b1 = at(text, 1), b2 = at(text, 2), b3 = at(text, 3);
   const sim::fleet_day_config config{.capacity_per_replica = capacities[b0 % capacities.size()],
-                                     .target_utilisation = targets[(b0 >> 3) % targets.size()],
+                                     .target_utilization = targets[(b0 >> 3) % targets.size()],
                                      .step = seconds{steps[b1 % steps.size()]},
                                      .scale_down_window_steps = 1 + (b1 >> 3) % 8,
                                      .max_replicas = maxima[b2 % maxima.size()],

@@ -106,7 +106,8 @@ TEST_SUITE("arrivals") {
       CAPTURE(cv);
       std::mt19937_64 engine(7);
       const double rate = 10.0;
-      const auto schedule = gamma_schedule(rate, cv, kSamples, engine, 5s);
+      const auto schedule =
+          gamma_schedule({.rate_per_second = rate, .cv = cv}, kSamples, engine, 5s);
       const auto m = gap_moments(schedule, 5s);
       const double n = static_cast<double>(kSamples);
       CHECK(std::abs(m.mean - 0.1) < mean_bound(0.1, cv, n));
@@ -117,10 +118,13 @@ TEST_SUITE("arrivals") {
   TEST_CASE("arrivals: gamma with CV 1 is Poisson / draw for draw / burstiness is 1/CV²") {
     std::mt19937_64 a(9);
     std::mt19937_64 b(9);
-    CHECK(gamma_schedule(3.0, 1.0, 1000, a) == poisson_schedule(3.0, 1000, b));
-    CHECK(gamma_gaps(1.0, 0.5).burstiness() == doctest::Approx(4.0));
-    CHECK(gamma_gaps::from_burstiness(1.0, 4.0).cv() == doctest::Approx(0.5));
-    CHECK(gamma_gaps(1.0, 0.0).burstiness() == std::numeric_limits<double>::infinity());
+    CHECK(gamma_schedule({.rate_per_second = 3.0, .cv = 1.0}, 1000, a) ==
+          poisson_schedule(3.0, 1000, b));
+    CHECK(gamma_gaps({.rate_per_second = 1.0, .cv = 0.5}).burstiness() == doctest::Approx(4.0));
+    CHECK(gamma_gaps::from_burstiness({.rate_per_second = 1.0, .burstiness = 4.0}).cv() ==
+          doctest::Approx(0.5));
+    CHECK(gamma_gaps({.rate_per_second = 1.0, .cv = 0.0}).burstiness() ==
+          std::numeric_limits<double>::infinity());
   }
 
   TEST_CASE("arrivals: constant rate / and gamma with CV 0 / are evenly spaced") {
@@ -130,7 +134,7 @@ TEST_SUITE("arrivals") {
     CHECK(schedule[1].count() == 0.5);
     CHECK(schedule[2].count() == 0.75);
     std::mt19937_64 engine(1);
-    const auto g = gamma_schedule(4.0, 0.0, 3, engine);
+    const auto g = gamma_schedule({.rate_per_second = 4.0, .cv = 0.0}, 3, engine);
     CHECK(g == schedule);
   }
 
@@ -138,9 +142,9 @@ TEST_SUITE("arrivals") {
     std::mt19937_64 a(123);
     std::mt19937_64 b(123);
     std::mt19937_64 c(124);
-    const auto x = gamma_schedule(5.0, 2.0, 500, a);
-    CHECK(x == gamma_schedule(5.0, 2.0, 500, b));
-    CHECK(x != gamma_schedule(5.0, 2.0, 500, c));
+    const auto x = gamma_schedule({.rate_per_second = 5.0, .cv = 2.0}, 500, a);
+    CHECK(x == gamma_schedule({.rate_per_second = 5.0, .cv = 2.0}, 500, b));
+    CHECK(x != gamma_schedule({.rate_per_second = 5.0, .cv = 2.0}, 500, c));
   }
 
   TEST_CASE("arrivals: the vLLM-rescaled schedule ends exactly at N/λ") {
@@ -161,7 +165,8 @@ TEST_SUITE("arrivals") {
     // 0 → 20 req/s over 1000 s: Λ(T) = (0 + 20)/2·1000 = 10000 arrivals expected; in the
     // first half Λ(500) = 20/1000·500²/2 = 2500. Poisson counts: sd = sqrt(mean); 5σ bounds.
     std::mt19937_64 engine(11);
-    const auto schedule = linear_ramp_schedule(0.0, 20.0, 1000s, engine);
+    const auto schedule = linear_ramp_schedule(
+        {.rate_begin_per_second = 0.0, .rate_end_per_second = 20.0, .duration = 1000s}, engine);
     const double total = static_cast<double>(schedule.size());
     CHECK(std::abs(total - 10000.0) < 5.0 * 100.0);
     std::size_t first_half = 0;
@@ -174,13 +179,15 @@ TEST_SUITE("arrivals") {
     CHECK(schedule.back() < 1000s);
     CHECK(std::abs(static_cast<double>(first_half) - 2500.0) < 5.0 * 50.0);
     // Downward ramp 20 → 0: mirror image, 7500 expected in the first half (sd 86.6).
-    const auto down = linear_ramp_schedule(20.0, 0.0, 1000s, engine);
+    const auto down = linear_ramp_schedule(
+        {.rate_begin_per_second = 20.0, .rate_end_per_second = 0.0, .duration = 1000s}, engine);
     std::size_t down_first = 0;
     for (const auto& t : down)
       if (t < 500s) ++down_first;
     CHECK(std::abs(static_cast<double>(down_first) - 7500.0) < 5.0 * 86.6);
     // A flat ramp is a homogeneous Poisson process: 10 req/s over 1000 s, sd 100.
-    const auto flat = linear_ramp_schedule(10.0, 10.0, 1000s, engine);
+    const auto flat = linear_ramp_schedule(
+        {.rate_begin_per_second = 10.0, .rate_end_per_second = 10.0, .duration = 1000s}, engine);
     CHECK(std::abs(static_cast<double>(flat.size()) - 10000.0) < 5.0 * 100.0);
   }
 
@@ -191,17 +198,17 @@ TEST_SUITE("arrivals") {
     // Trace rate (4 − 1)/6 s = 0.5 req/s; target 1 req/s halves every offset.
     const auto scaled = replay_schedule(trace, 1.0);
     CHECK(scaled == std::vector<seconds_d>{0s, 0.5s, 1.5s, 3s});
-    CHECK(observed_rate_per_s(trace) == doctest::Approx(0.5));
-    CHECK(observed_rate_per_s(scaled) == doctest::Approx(1.0));
+    CHECK(observed_rate_per_second(trace) == doctest::Approx(0.5));
+    CHECK(observed_rate_per_second(scaled) == doctest::Approx(1.0));
     // Simultaneous arrivals are allowed.
     const std::vector<seconds_d> ties{1s, 1s, 2s};
     CHECK(replay_schedule(ties) == std::vector<seconds_d>{0s, 0s, 1s});
   }
 
   TEST_CASE("arrivals: closed loop offers N/(W + Z)") {
-    // SPEC §1: λ = N_u/(W + Z). 64 users, W = 8 s, Z = 2 s → 6.4 req/s.
+    // The response-time law λ = N_u/(W + Z). 64 users, W = 8 s, Z = 2 s → 6.4 req/s.
     const closed_loop_population population(64, 2s);
-    CHECK(population.offered_rate_per_s(8s) == doctest::Approx(6.4));
+    CHECK(population.offered_rate_per_second(8s) == doctest::Approx(6.4));
     CHECK(population.users() == 64);
     // Think times: mean Z, CV as asked (exponential by default), over 1e5 draws.
     std::mt19937_64 engine(3);
@@ -224,23 +231,35 @@ TEST_SUITE("arrivals") {
   }
 
   TEST_CASE("arrivals: bad input is rejected with invalid_argument") {
-    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double nan = headroom::test::not_a_number;
     const double inf = std::numeric_limits<double>::infinity();
     std::mt19937_64 engine(1);
     CHECK_THROWS_AS((void)exponential_gaps(0.0), headroom::invalid_argument);
     CHECK_THROWS_AS((void)exponential_gaps(-1.0), headroom::invalid_argument);
     CHECK_THROWS_AS((void)exponential_gaps(nan), headroom::invalid_argument);
     CHECK_THROWS_AS((void)exponential_gaps(inf), headroom::invalid_argument);
-    CHECK_THROWS_AS((void)gamma_gaps(1.0, -0.5), headroom::invalid_argument);
-    CHECK_THROWS_AS((void)gamma_gaps(1.0, nan), headroom::invalid_argument);
-    CHECK_THROWS_AS((void)gamma_gaps::from_burstiness(1.0, 0.0), headroom::invalid_argument);
+    CHECK_THROWS_AS((void)gamma_gaps({.rate_per_second = 1.0, .cv = -0.5}),
+                    headroom::invalid_argument);
+    CHECK_THROWS_AS((void)gamma_gaps({.rate_per_second = 1.0, .cv = nan}),
+                    headroom::invalid_argument);
+    CHECK_THROWS_AS((void)gamma_gaps::from_burstiness({.rate_per_second = 1.0, .burstiness = 0.0}),
+                    headroom::invalid_argument);
     CHECK_THROWS_AS((void)constant_schedule(0.0, 3), headroom::invalid_argument);
     CHECK_THROWS_AS((void)poisson_schedule(-2.0, 3, engine), headroom::invalid_argument);
     CHECK_THROWS_AS((void)poisson_schedule(2.0, 3, engine, seconds_d(nan)),
                     headroom::invalid_argument);
-    CHECK_THROWS_AS((void)linear_ramp_schedule(0.0, 0.0, 10s, engine), headroom::invalid_argument);
-    CHECK_THROWS_AS((void)linear_ramp_schedule(-1.0, 1.0, 10s, engine), headroom::invalid_argument);
-    CHECK_THROWS_AS((void)linear_ramp_schedule(1.0, 1.0, 0s, engine), headroom::invalid_argument);
+    CHECK_THROWS_AS(
+        (void)linear_ramp_schedule(
+            {.rate_begin_per_second = 0.0, .rate_end_per_second = 0.0, .duration = 10s}, engine),
+        headroom::invalid_argument);
+    CHECK_THROWS_AS(
+        (void)linear_ramp_schedule(
+            {.rate_begin_per_second = -1.0, .rate_end_per_second = 1.0, .duration = 10s}, engine),
+        headroom::invalid_argument);
+    CHECK_THROWS_AS(
+        (void)linear_ramp_schedule(
+            {.rate_begin_per_second = 1.0, .rate_end_per_second = 1.0, .duration = 0s}, engine),
+        headroom::invalid_argument);
     const std::vector<seconds_d> unsorted{1s, 3s, 2s};
     const std::vector<seconds_d> with_nan{1s, seconds_d(nan), 2s};
     const std::vector<seconds_d> empty;
@@ -251,13 +270,13 @@ TEST_SUITE("arrivals") {
     CHECK_THROWS_AS((void)replay_schedule(single, 2.0), headroom::invalid_argument);
     CHECK_THROWS_AS((void)replay_schedule(unsorted, 0.0), headroom::invalid_argument);
     CHECK(replay_schedule(single) == std::vector<seconds_d>{0s});
-    CHECK_THROWS_AS((void)closed_loop_population(4, 0s).offered_rate_per_s(0s),
+    CHECK_THROWS_AS((void)closed_loop_population(4, 0s).offered_rate_per_second(0s),
                     headroom::invalid_argument);
-    CHECK_THROWS_AS((void)closed_loop_population(4, 2s).offered_rate_per_s(seconds_d(nan)),
+    CHECK_THROWS_AS((void)closed_loop_population(4, 2s).offered_rate_per_second(seconds_d(nan)),
                     headroom::invalid_argument);
     CHECK_THROWS_AS((void)closed_loop_population(0, 1s), headroom::invalid_argument);
     CHECK_THROWS_AS((void)closed_loop_population(3, seconds_d(nan)), headroom::invalid_argument);
-    CHECK(headroom::test::rejected([] { (void)exponential_gaps(-3.0); }) == "rate_per_s");
+    CHECK(headroom::test::rejected([] { (void)exponential_gaps(-3.0); }) == "rate_per_second");
   }
 
   TEST_CASE("arrivals: the samplers satisfy GapSampler") {
@@ -265,6 +284,6 @@ TEST_SUITE("arrivals") {
     static_assert(GapSampler<gamma_gaps, std::mt19937>);
     static_assert(GapSampler<constant_gaps, std::minstd_rand>);
     static_assert(!GapSampler<int, std::mt19937_64>);
-    CHECK(constant_gaps(2.0).rate_per_s() == 2.0);
+    CHECK(constant_gaps(2.0).rate_per_second() == 2.0);
   }
 }

@@ -670,10 +670,15 @@ TEST_SUITE("autoscaler") {
   }
 
   TEST_CASE("autoscaler: every reason has a distinct name") {
+    // all_scale_reasons holds every enumerator (its header static_asserts that against
+    // to_string's exhaustive switch), so a new reason is named and checked here too.
     std::vector<std::string> names;
-    for (int r = 0; r <= static_cast<int>(scale_reason::waiting_for_starting); ++r)
-      names.emplace_back(headroom::to_string(static_cast<scale_reason>(r)));
-    for (const auto& n : names) CHECK_FALSE(n.empty());
+    for (const scale_reason r : headroom::all_scale_reasons)
+      names.emplace_back(headroom::to_string(r));
+    for (const auto& n : names) {
+      CHECK_FALSE(n.empty());
+      CHECK(n != "Unknown");
+    }
     std::sort(names.begin(), names.end());
     CHECK(std::adjacent_find(names.begin(), names.end()) == names.end());
     CHECK(headroom::to_string(scale_reason::scale_up_limited) == "ScaleUpLimit");
@@ -1082,8 +1087,10 @@ TEST_SUITE("autoscaler") {
           "FailedGetContainerResourceMetric");
     CHECK(headroom::to_string(condition_status::is_true) == "True");
     std::vector<std::string> names;
-    for (int r = 1; r <= static_cast<int>(hpa_reason::not_scaled_to_zero); ++r)
-      names.emplace_back(headroom::to_string(static_cast<hpa_reason>(r)));
+    for (const hpa_reason r : headroom::all_hpa_reasons)
+      if (r != hpa_reason::none) names.emplace_back(headroom::to_string(r));
+    CHECK(names.size() + 1 == headroom::all_hpa_reasons.size());
+    CHECK(std::find(names.begin(), names.end(), "Unknown") == names.end());
     std::sort(names.begin(), names.end());
     CHECK(std::adjacent_find(names.begin(), names.end()) == names.end());
     CHECK(std::find(names.begin(), names.end(), "") == names.end());
@@ -1658,7 +1665,7 @@ TEST_SUITE("autoscaler") {
     // horizontal.go's scan over every stored recommendation (age < window with a behavior,
     // age <= window without).
     std::mt19937_64 rng(4242);
-    std::uniform_int_distribution<int> pick(0, 5);
+    const auto pick = [](std::mt19937_64& g) { return headroom::test::integer_draw(g, 0, 5); };
     for (int trial = 0; trial < 200; ++trial) {
       auto c = config_with(external_average(10.0), 1, 500);
       c.scale_up_tolerance = c.scale_down_tolerance = 0.0;
@@ -1936,7 +1943,7 @@ TEST_SUITE("autoscaler") {
 
   TEST_CASE("autoscaler: simulated-day policy matches the reference loop on random traffic") {
     std::mt19937_64 rng(20240605);
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    const auto unit = [](std::mt19937_64& g) { return headroom::test::unit_draw(g); };
     for (int trial = 0; trial < 24; ++trial) {
       std::vector<double> rate;
       double level = 5.0 + 40.0 * unit(rng);
@@ -2004,8 +2011,8 @@ TEST_SUITE("autoscaler") {
   };
 
   random_setup make_setup(std::mt19937_64& rng, int steps) {
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
-    std::uniform_int_distribution<int> small(1, 6);
+    const auto unit = [](std::mt19937_64& g) { return headroom::test::unit_draw(g); };
+    const auto small = [](std::mt19937_64& g) { return headroom::test::integer_draw(g, 1, 6); };
     random_setup r;
     auto& c = r.config;
     c.min_replicas = small(rng);
@@ -2128,7 +2135,7 @@ TEST_SUITE("autoscaler") {
 
   TEST_CASE("autoscaler: a metric inside the tolerance band never moves the count") {
     std::mt19937_64 rng(11);
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    const auto unit = [](std::mt19937_64& g) { return headroom::test::unit_draw(g); };
     for (int trial = 0; trial < 100; ++trial) {
       auto c = config_with(trial % 2 == 0 ? external_average(10.0) : pods_metric(10.0), 1, 50);
       c.scale_up_tolerance = 0.05 + 0.1 * unit(rng);

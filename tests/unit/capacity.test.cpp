@@ -66,9 +66,9 @@ TEST_SUITE("capacity") {
     CHECK(tpot_guidellm(one) == 0s);
   }
 
-  TEST_CASE("capacity: SPEC's standard error at n = 200 is about two points") {
-    // SPEC §1: sqrt(0.9·0.1/200) = sqrt(0.00045) = 0.0212.
-    const auto e = conformance_from_counts(180, 200);
+  TEST_CASE("capacity: the standard error at n = 200 is about two points") {
+    // sqrt(0.9·0.1/200) = sqrt(0.00045) = 0.0212.
+    const auto e = conformance_from_counts({.successes = 180, .trials = 200});
     CHECK(e.share == doctest::Approx(0.9));
     CHECK(e.standard_error == doctest::Approx(0.0212132).epsilon(1e-5));
     CHECK(e.n == 200);
@@ -81,19 +81,19 @@ TEST_SUITE("capacity") {
     // half = 1.96·sqrt(0.9·0.1/200 + 3.8416/160000)/d = 1.96·sqrt(0.00047401)/d
     //      = 1.96·0.0217718/1.019208 = 0.0418685
     // → [0.8505931, 0.9343301]
-    const auto w = wilson_interval(180, 200);
+    const auto w = wilson_interval({.successes = 180, .trials = 200});
     CHECK(w.lower == doctest::Approx(0.8505931).epsilon(1e-6));
     CHECK(w.upper == doctest::Approx(0.9343301).epsilon(1e-6));
     // 0 of 10: centre = half = (0.38416/20)/1.38416 = 0.1387701 → [0, 0.2775402].
-    const auto none = wilson_interval(0, 10);
+    const auto none = wilson_interval({.successes = 0, .trials = 10});
     CHECK(none.lower == doctest::Approx(0.0));
     CHECK(none.upper == doctest::Approx(0.2775402).epsilon(1e-6));
     // 10 of 10: the mirror image → [0.7224598, 1].
-    const auto all = wilson_interval(10, 10);
+    const auto all = wilson_interval({.successes = 10, .trials = 10});
     CHECK(all.lower == doctest::Approx(0.7224598).epsilon(1e-6));
     CHECK(all.upper == doctest::Approx(1.0));
     // The estimate carries the same interval.
-    const auto e = conformance_from_counts(180, 200);
+    const auto e = conformance_from_counts({.successes = 180, .trials = 200});
     CHECK(e.wilson_lower == doctest::Approx(w.lower));
     CHECK(e.wilson_upper == doctest::Approx(w.upper));
   }
@@ -151,12 +151,12 @@ TEST_SUITE("capacity") {
     CHECK(e.discarded == 10);
     CHECK(e.wilson_lower == 0.0);
     CHECK(e.wilson_upper == 1.0);
-    CHECK(conformance_from_counts(0, 0).empty());
+    CHECK(conformance_from_counts({.successes = 0, .trials = 0}).empty());
     CHECK_FALSE(exact_conformance(0.5).empty());
   }
 
   TEST_CASE("capacity: conformance rejects bad input") {
-    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double nan = headroom::test::not_a_number;
     const slo objective{.ttft = 1s, .tpot = 0.1s};
     const std::vector<request_outcome> none;
     CHECK_THROWS_AS((void)measure_conformance(none, objective), headroom::invalid_argument);
@@ -178,9 +178,12 @@ TEST_SUITE("capacity") {
                     headroom::invalid_argument);
     CHECK_THROWS_AS((void)measure_conformance(fine, objective, {}, 0.0),
                     headroom::invalid_argument);
-    CHECK_THROWS_AS((void)wilson_interval(0, 0), headroom::invalid_argument);
-    CHECK_THROWS_AS((void)wilson_interval(5, 4), headroom::invalid_argument);
-    CHECK_THROWS_AS((void)conformance_from_counts(5, 4), headroom::invalid_argument);
+    CHECK_THROWS_AS((void)wilson_interval({.successes = 0, .trials = 0}),
+                    headroom::invalid_argument);
+    CHECK_THROWS_AS((void)wilson_interval({.successes = 5, .trials = 4}),
+                    headroom::invalid_argument);
+    CHECK_THROWS_AS((void)conformance_from_counts({.successes = 5, .trials = 4}),
+                    headroom::invalid_argument);
     CHECK_THROWS_AS((void)exact_conformance(1.5), headroom::invalid_argument);
     CHECK(headroom::test::rejected([&] {
             (void)measure_conformance(fine, slo{.ttft = 1s, .tpot = -2s});
@@ -192,67 +195,87 @@ TEST_SUITE("capacity") {
     // q = 0.9 → the largest passing grid point is 3; the line crosses 0.9 at λ = 4.
     std::vector<capacity_point> curve;
     for (const double rate : {7.0, 1.0, 5.0, 3.0})  // any order
-      curve.push_back({rate, exact_conformance(1.0 - rate / 40.0)});
+      curve.push_back(
+          {.rate_per_second = rate, .conformance = exact_conformance(1.0 - rate / 40.0)});
     const auto grid = find_capacity(curve);
-    REQUIRE(grid.capacity_per_s);
-    CHECK(*grid.capacity_per_s == 3.0);
+    REQUIRE(grid.capacity_per_second);
+    CHECK(*grid.capacity_per_second == 3.0);
     CHECK(grid.saturated);
     CHECK(grid.monotone);
     const auto interpolated = find_capacity(curve, {.quota = 0.9, .interpolate = true});
-    CHECK(*interpolated.capacity_per_s == doctest::Approx(4.0));
+    CHECK(*interpolated.capacity_per_second == doctest::Approx(4.0));
     // q = 0.8: every point passes; μ* is only known to be >= 7.
     const auto all_pass = find_capacity(curve, {.quota = 0.8});
-    CHECK(*all_pass.capacity_per_s == 7.0);
+    CHECK(*all_pass.capacity_per_second == 7.0);
     CHECK_FALSE(all_pass.saturated);
     // q = 0.99: nothing passes.
-    CHECK_FALSE(find_capacity(curve, {.quota = 0.99}).capacity_per_s);
+    CHECK_FALSE(find_capacity(curve, {.quota = 0.99}).capacity_per_second);
   }
 
   TEST_CASE("capacity: the Wilson-lower-bound rule is the conservative μ*") {
     // 930/1000 → Wilson lower 0.9125 (passes both rules); 910/1000 → share 0.91 but lower
     // (0.91 + 0.0019208)/1.0038416 − 1.96·sqrt(0.0000819 + 0.00000096)/1.0038416
     // = 0.908431 − 0.017773 = 0.890658 < 0.9; 850/1000 fails both.
-    const std::vector<capacity_point> curve{{3.0, conformance_from_counts(930, 1000)},
-                                            {4.0, conformance_from_counts(910, 1000)},
-                                            {5.0, conformance_from_counts(850, 1000)}};
-    CHECK(*find_capacity(curve).capacity_per_s == 4.0);
-    CHECK(*find_capacity(curve, {.rule = capacity_rule::wilson_lower_bound}).capacity_per_s == 3.0);
+    const std::vector<capacity_point> curve{
+        {.rate_per_second = 3.0,
+         .conformance = conformance_from_counts({.successes = 930, .trials = 1000})},
+        {.rate_per_second = 4.0,
+         .conformance = conformance_from_counts({.successes = 910, .trials = 1000})},
+        {.rate_per_second = 5.0,
+         .conformance = conformance_from_counts({.successes = 850, .trials = 1000})}};
+    CHECK(*find_capacity(curve).capacity_per_second == 4.0);
+    CHECK(*find_capacity(curve, {.rule = capacity_rule::wilson_lower_bound}).capacity_per_second ==
+          3.0);
   }
 
   TEST_CASE("capacity: a curve that rises with λ is flagged") {
     // Noise-sized rise: 0.95 → 0.97 on 100 requests each (intervals overlap).
-    const std::vector<capacity_point> noisy{{1.0, conformance_from_counts(99, 100)},
-                                            {2.0, conformance_from_counts(95, 100)},
-                                            {3.0, conformance_from_counts(97, 100)},
-                                            {4.0, conformance_from_counts(50, 100)}};
+    const std::vector<capacity_point> noisy{
+        {.rate_per_second = 1.0,
+         .conformance = conformance_from_counts({.successes = 99, .trials = 100})},
+        {.rate_per_second = 2.0,
+         .conformance = conformance_from_counts({.successes = 95, .trials = 100})},
+        {.rate_per_second = 3.0,
+         .conformance = conformance_from_counts({.successes = 97, .trials = 100})},
+        {.rate_per_second = 4.0,
+         .conformance = conformance_from_counts({.successes = 50, .trials = 100})}};
     const auto r = find_capacity(noisy);
     CHECK_FALSE(r.monotone);
     CHECK(r.monotone_within_noise);
-    CHECK(*r.first_rise_per_s == 3.0);
-    CHECK(*r.capacity_per_s == 3.0);  // SPEC's max{λ : conformance >= q}
+    CHECK(*r.first_rise_per_second == 3.0);
+    CHECK(*r.capacity_per_second == 3.0);  // μ* = max{λ : conformance >= q}
     // A real rise: 0.80 → 0.95 on 10000 requests each.
-    const std::vector<capacity_point> real{{1.0, conformance_from_counts(8000, 10000)},
-                                           {2.0, conformance_from_counts(9500, 10000)}};
+    const std::vector<capacity_point> real{
+        {.rate_per_second = 1.0,
+         .conformance = conformance_from_counts({.successes = 8000, .trials = 10000})},
+        {.rate_per_second = 2.0,
+         .conformance = conformance_from_counts({.successes = 9500, .trials = 10000})}};
     CHECK_FALSE(find_capacity(real).monotone_within_noise);
     // An empty point counts as failing and is counted.
-    const std::vector<capacity_point> holes{{1.0, conformance_from_counts(99, 100)},
-                                            {2.0, conformance_from_counts(0, 0)}};
+    const std::vector<capacity_point> holes{
+        {.rate_per_second = 1.0,
+         .conformance = conformance_from_counts({.successes = 99, .trials = 100})},
+        {.rate_per_second = 2.0,
+         .conformance = conformance_from_counts({.successes = 0, .trials = 0})}};
     const auto h = find_capacity(holes);
     CHECK(h.empty_points == 1);
-    CHECK(*h.capacity_per_s == 1.0);
+    CHECK(*h.capacity_per_second == 1.0);
     CHECK(h.saturated);
   }
 
   TEST_CASE("capacity: the curve rejects bad input") {
     const std::vector<capacity_point> empty;
     CHECK_THROWS_AS((void)find_capacity(empty), headroom::invalid_argument);
-    const std::vector<capacity_point> curve{{1.0, exact_conformance(0.95)}};
+    const std::vector<capacity_point> curve{
+        {.rate_per_second = 1.0, .conformance = exact_conformance(0.95)}};
     CHECK_THROWS_AS((void)find_capacity(curve, {.quota = 1.0}), headroom::invalid_argument);
     CHECK_THROWS_AS((void)find_capacity(curve, {.quota = 0.0}), headroom::invalid_argument);
-    const std::vector<capacity_point> zero_rate{{0.0, exact_conformance(0.95)}};
+    const std::vector<capacity_point> zero_rate{
+        {.rate_per_second = 0.0, .conformance = exact_conformance(0.95)}};
     CHECK_THROWS_AS((void)find_capacity(zero_rate), headroom::invalid_argument);
-    const std::vector<capacity_point> twice{{1.0, exact_conformance(0.95)},
-                                            {1.0, exact_conformance(0.90)}};
+    const std::vector<capacity_point> twice{
+        {.rate_per_second = 1.0, .conformance = exact_conformance(0.95)},
+        {.rate_per_second = 1.0, .conformance = exact_conformance(0.90)}};
     CHECK_THROWS_AS((void)find_capacity(twice), headroom::invalid_argument);
   }
 
@@ -267,20 +290,22 @@ TEST_SUITE("capacity") {
     };
     const double tolerance = 1e-3;
     const auto r = search_capacity(
-        measure, {.rate_low_per_s = 1.0, .rate_high_per_s = 2.0, .relative_tolerance = tolerance});
+        measure,
+        {.rate_low_per_second = 1.0, .rate_high_per_second = 2.0, .relative_tolerance = tolerance});
     CHECK(r.reason == search_stop::converged);
-    REQUIRE(r.capacity_per_s);
-    CHECK(r.bracket_low_per_s <= expected);
-    CHECK(r.bracket_high_per_s > expected);
-    CHECK(expected - *r.capacity_per_s <= tolerance * *r.capacity_per_s);
+    REQUIRE(r.capacity_per_second);
+    CHECK(r.bracket_low_per_second <= expected);
+    CHECK(r.bracket_high_per_second > expected);
+    CHECK(expected - *r.capacity_per_second <= tolerance * *r.capacity_per_second);
     CHECK(r.measured.size() == calls);
     // Started above μ*: it steps down, then bisects.
     const auto from_above = search_capacity(
-        measure, {.rate_low_per_s = 9.0, .rate_high_per_s = 9.5, .relative_tolerance = tolerance});
+        measure,
+        {.rate_low_per_second = 9.0, .rate_high_per_second = 9.5, .relative_tolerance = tolerance});
     CHECK(from_above.reason == search_stop::converged);
-    CHECK(std::abs(*from_above.capacity_per_s - expected) <= tolerance * expected);
+    CHECK(std::abs(*from_above.capacity_per_second - expected) <= tolerance * expected);
     // The curve it measured gives the same μ* through find_capacity.
-    CHECK(*find_capacity(r.measured).capacity_per_s == *r.capacity_per_s);
+    CHECK(*find_capacity(r.measured).capacity_per_second == *r.capacity_per_second);
   }
 
   TEST_CASE("capacity: the search stops where its interval cannot decide") {
@@ -292,60 +317,66 @@ TEST_SUITE("capacity") {
     auto measure = [&](double lambda) {
       const std::size_t n = 100000;
       const auto k = static_cast<std::size_t>(std::llround(mm1_conformance(lambda, mu, 1.0) * 1e5));
-      return conformance_from_counts(k, n);
+      return conformance_from_counts({.successes = k, .trials = n});
     };
-    const auto r = search_capacity(measure, {.rate_low_per_s = 1.0,
-                                             .rate_high_per_s = 2.0,
+    const auto r = search_capacity(measure, {.rate_low_per_second = 1.0,
+                                             .rate_high_per_second = 2.0,
                                              .relative_tolerance = 1e-6,
                                              .max_measurements = 100,
                                              .when_undecided = undecided_policy::stop});
     CHECK(r.reason == search_stop::undecided);
-    CHECK(r.bracket_low_per_s < expected);
-    CHECK(r.bracket_high_per_s > expected);
+    CHECK(r.bracket_low_per_second < expected);
+    CHECK(r.bracket_high_per_second > expected);
     // The undecided point is reported too, and lies between the bracket's ends.
-    const double last = r.measured.back().rate_per_s;
-    CHECK(last > r.bracket_low_per_s);
-    CHECK(last < r.bracket_high_per_s);
+    const double last = r.measured.back().rate_per_second;
+    CHECK(last > r.bracket_low_per_second);
+    CHECK(last < r.bracket_high_per_second);
     // Treating undecided points as failing goes on to the tolerance (conservative side).
     const auto conservative =
-        search_capacity(measure, {.rate_low_per_s = 1.0,
-                                  .rate_high_per_s = 2.0,
+        search_capacity(measure, {.rate_low_per_second = 1.0,
+                                  .rate_high_per_second = 2.0,
                                   .relative_tolerance = 1e-3,
                                   .when_undecided = undecided_policy::treat_as_failing});
     CHECK(conservative.reason == search_stop::converged);
-    CHECK(*conservative.capacity_per_s < expected);
+    CHECK(*conservative.capacity_per_second < expected);
   }
 
   TEST_CASE("capacity: the search reports a curve that never saturates or never passes") {
-    const auto always =
-        search_capacity([](double) { return 1.0; },
-                        {.rate_low_per_s = 1.0, .rate_high_per_s = 2.0, .max_measurements = 5});
+    const auto always = search_capacity(
+        [](double) { return 1.0; },
+        {.rate_low_per_second = 1.0, .rate_high_per_second = 2.0, .max_measurements = 5});
     CHECK(always.reason == search_stop::never_saturated);
-    CHECK(*always.capacity_per_s == 16.0);  // 1, 2, 4, 8, 16
-    CHECK(always.bracket_high_per_s == std::numeric_limits<double>::infinity());
-    const auto never =
-        search_capacity([](double) { return 0.0; },
-                        {.rate_low_per_s = 1.0, .rate_high_per_s = 2.0, .max_measurements = 4});
+    CHECK(*always.capacity_per_second == 16.0);  // 1, 2, 4, 8, 16
+    CHECK(always.bracket_high_per_second == std::numeric_limits<double>::infinity());
+    const auto never = search_capacity(
+        [](double) { return 0.0; },
+        {.rate_low_per_second = 1.0, .rate_high_per_second = 2.0, .max_measurements = 4});
     CHECK(never.reason == search_stop::no_passing_rate);
-    CHECK_FALSE(never.capacity_per_s);
-    CHECK(never.bracket_high_per_s == 0.125);  // 1, 1/2, 1/4, 1/8 all failed
+    CHECK_FALSE(never.capacity_per_second);
+    CHECK(never.bracket_high_per_second == 0.125);  // 1, 1/2, 1/4, 1/8 all failed
     CHECK(never.measured.size() == 4);
     auto ok = [](double) { return 1.0; };
     CHECK_THROWS_AS((void)search_capacity(ok, {.quota = 1.5}), headroom::invalid_argument);
-    CHECK_THROWS_AS((void)search_capacity(ok, {.rate_low_per_s = 0.0}), headroom::invalid_argument);
-    CHECK_THROWS_AS((void)search_capacity(ok, {.rate_low_per_s = 2.0, .rate_high_per_s = 1.0}),
+    CHECK_THROWS_AS((void)search_capacity(ok, {.rate_low_per_second = 0.0}),
                     headroom::invalid_argument);
+    CHECK_THROWS_AS(
+        (void)search_capacity(ok, {.rate_low_per_second = 2.0, .rate_high_per_second = 1.0}),
+        headroom::invalid_argument);
     CHECK_THROWS_AS((void)search_capacity(ok, {.growth_factor = 1.0}), headroom::invalid_argument);
     CHECK_THROWS_AS((void)search_capacity(ok, {.relative_tolerance = 0.0}),
                     headroom::invalid_argument);
     CHECK_THROWS_AS((void)search_capacity(ok, {.max_measurements = 1}), headroom::invalid_argument);
   }
 
-  TEST_CASE("capacity: from capacity to control / L* ≈ 51 for SPEC's numbers") {
-    // SPEC §2: μ* = 8, ρ* = 0.8, W̄ = 8 s → L* = 0.8·8·8 = 51.2 in flight per replica.
-    CHECK(target_concurrency(0.8, 8.0, 8s) == doctest::Approx(51.2));
-    // SPEC §2: 60 req/s on replicas of capacity 8 at ρ* = 1: ceil(7.5) = 8 replicas.
-    CHECK(replicas_needed(60.0, 1.0, 8.0) == 8);
+  TEST_CASE("capacity: from capacity to control / L* ≈ 51 for the numbers of docs/queueing.md") {
+    // μ* = 8, ρ* = 0.8, W̄ = 8 s → L* = 0.8·8·8 = 51.2 in flight per replica.
+    CHECK(target_concurrency(
+              {.target_utilization = 0.8, .capacity_per_second = 8.0, .mean_sojourn = 8s}) ==
+          doctest::Approx(51.2));
+    // 60 req/s on replicas of capacity 8 at ρ* = 1: ceil(7.5) = 8 replicas.
+    CHECK(replicas_needed({.arrival_rate_per_second = 60.0,
+                           .target_utilization = 1.0,
+                           .capacity_per_second = 8.0}) == 8);
   }
 
   TEST_CASE("capacity: an open-loop M/M/1 sweep recovers μ − ln10/τ") {
@@ -375,14 +406,16 @@ TEST_SUITE("capacity") {
                             .error = false});
       }
       const seconds_d warm_up = arrivals[arrivals.size() / 10];
-      curve.push_back({rate, measure_conformance(outcomes, objective, {.warm_up = warm_up})});
+      curve.push_back(
+          {.rate_per_second = rate,
+           .conformance = measure_conformance(outcomes, objective, {.warm_up = warm_up})});
     }
     const auto r = find_capacity(curve);
-    REQUIRE(r.capacity_per_s);
-    CHECK(*r.capacity_per_s == 7.0);
+    REQUIRE(r.capacity_per_second);
+    CHECK(*r.capacity_per_second == 7.0);
     CHECK(r.monotone);
     const auto interpolated = find_capacity(curve, {.interpolate = true});
-    CHECK(std::abs(*interpolated.capacity_per_s - 7.59) < 0.15);
+    CHECK(std::abs(*interpolated.capacity_per_second - 7.59) < 0.15);
   }
 
   // ---- the interval for correlated requests ------------------------------------------------
@@ -403,7 +436,8 @@ TEST_SUITE("capacity") {
           1.96);
     CHECK(detail::student_t_quantile_matching(1.96, 1e7) == doctest::Approx(1.96).epsilon(1e-6));
     // The level named by z: erf(1.96/√2) = 0.9500042.
-    CHECK(conformance_from_counts(9, 10).confidence() == doctest::Approx(0.9500042).epsilon(1e-7));
+    CHECK(conformance_from_counts({.successes = 9, .trials = 10}).confidence() ==
+          doctest::Approx(0.9500042).epsilon(1e-7));
   }
 
   TEST_CASE("capacity: a short series in arrival order against a hand calculation") {
@@ -432,7 +466,7 @@ TEST_SUITE("capacity") {
     CHECK(e.lower == doctest::Approx(0.279500847).epsilon(1e-8));
     CHECK(e.upper == 1.0);
     // Wilson for independent requests is still there, far narrower: 8 of 10 at 1.96.
-    const auto w = wilson_interval(8, 10);
+    const auto w = wilson_interval({.successes = 8, .trials = 10});
     CHECK(e.wilson_lower == doctest::Approx(w.lower));
     CHECK(e.wilson_upper == doctest::Approx(w.upper));
   }
@@ -469,7 +503,7 @@ TEST_SUITE("capacity") {
     // the mean is p(1−p)/n·(1 + 0.9)/(1 − 0.9): a design effect of 19 (Kemeny & Snell,
     // Finite Markov Chains, §4.6). ESS ≈ n/19; Wilson's assumes n.
     std::mt19937_64 engine(20240611);
-    std::uniform_real_distribution<double> u(0.0, 1.0);
+    const auto u = [](std::mt19937_64& g) { return headroom::test::unit_draw(g); };
     conformance_series series;
     bool state = true;
     const std::size_t n = 400000;
@@ -520,8 +554,9 @@ TEST_SUITE("capacity") {
     // [0.640020, 0.956161] (mpmath) — four skewed runs say little.
     std::vector<conformance_estimate> runs;
     for (const std::size_t k : {90u, 85u, 95u, 92u})
-      runs.push_back(conformance_from_counts(k, 100));
-    runs.push_back(conformance_from_counts(0, 0));  // an empty run is skipped
+      runs.push_back(conformance_from_counts({.successes = k, .trials = 100}));
+    runs.push_back(
+        conformance_from_counts({.successes = 0, .trials = 0}));  // an empty run is skipped
     const auto e = replicated_conformance(runs);
     CHECK(e.basis == interval_basis::replications);
     CHECK(e.n == 400);
@@ -545,12 +580,12 @@ TEST_SUITE("capacity") {
     // 8.125e-5 (se .00901388); Satterthwaite df (8.125e-5)²/((2.5e-5)²/9 + (5.625e-5)²/19)
     // = 27.9758; skewness .25³·(−.5)·.02³/se³ = −.0853385. Interval [0.901964, 0.939868]
     // (mpmath, t at 27.98 df = 2.048527).
-    auto a = conformance_from_counts(900, 1000);
+    auto a = conformance_from_counts({.successes = 900, .trials = 1000});
     a.standard_error = 0.02;
     a.degrees_of_freedom = 9.0;
     a.skewness = -0.5;
     a.basis = interval_basis::batch_means;
-    auto b = conformance_from_counts(2790, 3000);
+    auto b = conformance_from_counts({.successes = 2790, .trials = 3000});
     b.standard_error = 0.01;
     b.degrees_of_freedom = 19.0;
     b.basis = interval_basis::batch_means;
@@ -565,8 +600,9 @@ TEST_SUITE("capacity") {
     CHECK(e.lower == doctest::Approx(0.901964472).epsilon(1e-8));
     CHECK(e.upper == doctest::Approx(0.939867671).epsilon(1e-8));
     // Runs that carry no variance (Wilson estimates: infinite df) pool to infinite df.
-    const std::vector<conformance_estimate> counted{conformance_from_counts(90, 100),
-                                                    conformance_from_counts(80, 100)};
+    const std::vector<conformance_estimate> counted{
+        conformance_from_counts({.successes = 90, .trials = 100}),
+        conformance_from_counts({.successes = 80, .trials = 100})};
     CHECK(pooled_conformance(counted).degrees_of_freedom ==
           std::numeric_limits<double>::infinity());
     // A model value is not a run.
@@ -585,7 +621,8 @@ TEST_SUITE("capacity") {
     // independent, holds it in about 20 (the queue correlates neighbours): <= 50.
     const double lambda = 0.8;
     const double tau_s = std::log(10.0) / (1.0 - lambda);
-    REQUIRE(mm1_sojourn_conformance(lambda, 1.0, seconds_d(tau_s)) == doctest::Approx(0.9));
+    REQUIRE(mm1_queue{.arrival_rate_per_second = lambda, .service_rate_per_second = 1.0}
+                .sojourn_conformance(seconds_d(tau_s)) == doctest::Approx(0.9));
     int covered = 0;
     int wilson_covered = 0;
     for (std::uint64_t r = 0; r < 100; ++r) {
@@ -614,25 +651,30 @@ TEST_SUITE("capacity") {
     // 5 req/s [.80, .89]. The lower-bound rule passes only 3; the point estimate passes 4
     // (.905); every interval above 4 lies below q, so μ* ∈ [3, 5).
     auto at = [](double share, double lower, double upper) {
-      auto e = conformance_from_counts(static_cast<std::size_t>(share * 1000.0), 1000);
+      auto e = conformance_from_counts(
+          {.successes = static_cast<std::size_t>(share * 1000.0), .trials = 1000});
       e.lower = lower;
       e.upper = upper;
       e.basis = interval_basis::batch_means;
       return e;
     };
     const std::vector<capacity_point> curve{
-        {3.0, at(0.93, 0.91, 0.95)}, {4.0, at(0.905, 0.88, 0.93)}, {5.0, at(0.85, 0.80, 0.89)}};
-    CHECK(*find_capacity(curve).capacity_per_s == 4.0);
+        {.rate_per_second = 3.0, .conformance = at(0.93, 0.91, 0.95)},
+        {.rate_per_second = 4.0, .conformance = at(0.905, 0.88, 0.93)},
+        {.rate_per_second = 5.0, .conformance = at(0.85, 0.80, 0.89)}};
+    CHECK(*find_capacity(curve).capacity_per_second == 4.0);
     const auto r = find_capacity(curve, {.rule = capacity_rule::lower_bound});
-    CHECK(*r.capacity_per_s == 3.0);
+    CHECK(*r.capacity_per_second == 3.0);
     CHECK(*r.confident_per_second == 3.0);
     CHECK(*r.plausible_per_second == 4.0);
     // A rise whose intervals overlap is noise; one whose intervals are disjoint is real.
-    const std::vector<capacity_point> noisy{{1.0, at(0.90, 0.85, 0.95)},
-                                            {2.0, at(0.92, 0.87, 0.97)}};
+    const std::vector<capacity_point> noisy{
+        {.rate_per_second = 1.0, .conformance = at(0.90, 0.85, 0.95)},
+        {.rate_per_second = 2.0, .conformance = at(0.92, 0.87, 0.97)}};
     CHECK(find_capacity(noisy).monotone_within_noise);
-    const std::vector<capacity_point> real{{1.0, at(0.80, 0.78, 0.82)},
-                                           {2.0, at(0.92, 0.90, 0.94)}};
+    const std::vector<capacity_point> real{
+        {.rate_per_second = 1.0, .conformance = at(0.80, 0.78, 0.82)},
+        {.rate_per_second = 2.0, .conformance = at(0.92, 0.90, 0.94)}};
     CHECK_FALSE(find_capacity(real).monotone_within_noise);
   }
 
@@ -645,24 +687,24 @@ TEST_SUITE("capacity") {
     const double expected = mu - std::log(10.0);
     auto measure = [&](double lambda) {
       const auto k = static_cast<std::size_t>(std::llround(mm1_conformance(lambda, mu, 1.0) * 1e5));
-      return conformance_from_counts(k, 100000);
+      return conformance_from_counts({.successes = k, .trials = 100000});
     };
-    const auto r = search_capacity(measure, {.rate_low_per_s = 1.0,
-                                             .rate_high_per_s = 2.0,
+    const auto r = search_capacity(measure, {.rate_low_per_second = 1.0,
+                                             .rate_high_per_second = 2.0,
                                              .relative_tolerance = 1e-3,
                                              .max_measurements = 100});
-    CHECK(r.bracket_low_per_s < expected);
-    CHECK(r.bracket_high_per_s > expected);
+    CHECK(r.bracket_low_per_second < expected);
+    CHECK(r.bracket_high_per_second > expected);
     // Near μ* conformance falls by τ·e^{−(μ−λ)τ} = 0.1 per req/s, so the undecided zone is
     // about ±0.0019/0.1 = ±0.02 req/s: the bracket is that zone plus a tolerance each side.
-    CHECK(r.bracket_high_per_s - r.bracket_low_per_s < 0.06);
+    CHECK(r.bracket_high_per_second - r.bracket_low_per_second < 0.06);
     CHECK(r.reason == search_stop::undecided);
     CHECK(r.confidence == doctest::Approx(0.95).epsilon(1e-4));
     CHECK(r.runs == r.measured.size());  // measure(double): one run per rate
     CHECK(r.requests == 100000 * r.runs);
     // The reported μ* passed: its lower bound reaches q.
     for (const auto& p : r.measured)
-      if (p.rate_per_s == *r.capacity_per_s) CHECK(p.conformance.lower >= 0.9);
+      if (p.rate_per_second == *r.capacity_per_second) CHECK(p.conformance.lower >= 0.9);
   }
 
   TEST_CASE("capacity: the search measures an undecided rate again and pools the runs") {
@@ -680,17 +722,17 @@ TEST_SUITE("capacity") {
       std::size_t met = 0;
       for (int i = 0; i < 1000; ++i)
         if (static_cast<double>(engine() >> 11) * 0x1.0p-53 < share) ++met;
-      auto e = conformance_from_counts(met, 1000);
+      auto e = conformance_from_counts({.successes = met, .trials = 1000});
       e.discarded = 100;
       return e;
     };
-    const auto r = search_capacity(measure, {.rate_low_per_s = 7.6,
-                                             .rate_high_per_s = 9.0,
+    const auto r = search_capacity(measure, {.rate_low_per_second = 7.6,
+                                             .rate_high_per_second = 9.0,
                                              .relative_tolerance = 0.01,
                                              .max_measurements = 40,
                                              .max_runs_per_rate = 5});
     REQUIRE_FALSE(r.measured.empty());
-    CHECK(r.measured.front().rate_per_s == 7.6);
+    CHECK(r.measured.front().rate_per_second == 7.6);
     // The first rate took several runs (run indices 0, 1, … in order), pooled into one point.
     std::size_t first_runs = 0;
     while (first_runs < runs_seen.size() && runs_seen[first_runs] == first_runs) ++first_runs;
@@ -701,8 +743,8 @@ TEST_SUITE("capacity") {
     CHECK(r.requests == 1100 * r.runs);
     // A request budget stops the measuring: 2500 requests = three runs of 1100 at most.
     runs_seen.clear();
-    const auto short_of_budget = search_capacity(measure, {.rate_low_per_s = 7.6,
-                                                           .rate_high_per_s = 9.0,
+    const auto short_of_budget = search_capacity(measure, {.rate_low_per_second = 7.6,
+                                                           .rate_high_per_second = 9.0,
                                                            .max_runs_per_rate = 5,
                                                            .request_budget = 2500});
     CHECK(short_of_budget.runs <= 3);

@@ -14,12 +14,17 @@
 #include <optional>
 #include <random>
 #include <span>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include <headroom/detail/checks.hpp>
+#include <headroom/error.hpp>
 #include <headroom/headroom.hpp>
 
 #include "archetypes.hpp"
+#include "support.hpp"
 
 using namespace std::chrono_literals;
 
@@ -27,20 +32,79 @@ namespace {
 using namespace headroom;
 using seconds_d = std::chrono::duration<double>;
 
-constexpr double not_a_number = std::numeric_limits<double>::quiet_NaN();
-constexpr double inf = std::numeric_limits<double>::infinity();
+using headroom::test::not_a_number;
+constexpr double inf = headroom::test::infinity;
 constexpr std::int64_t i64_max = std::numeric_limits<std::int64_t>::max();
 const seconds_d nan_s{not_a_number};
 const seconds_d inf_s{inf};
 
 }  // namespace
 
-// Throws headroom::invalid_argument whose what() starts with "name = ".
-#define CHECK_REJECTS(expr, name)                                              \
-  CHECK_THROWS_WITH_AS(static_cast<void>(expr), doctest::Contains(name " = "), \
-                       headroom::invalid_argument)
+// Rejects the call with headroom::invalid_argument naming the parameter `name` (exactly: the
+// field as the caller wrote it), with a what() that starts with "name = ". In both build
+// modes (tests/support.hpp runs the call in a child process without exceptions).
+#define CHECK_REJECTS(expr, name)                                                          \
+  do {                                                                                     \
+    const auto rejection = headroom::test::rejection_of([&] { static_cast<void>(expr); }); \
+    CHECK(rejection.parameter == (name));                                                  \
+    CHECK(std::string_view(rejection.message).starts_with(name " = "));                    \
+  } while (false)
+
+// The checks are usable in constant expressions when they pass.
+static_assert(headroom::detail::require_positive("x", 3.0) == 3.0);
+static_assert(headroom::detail::require_open_unit("q", 0.5) == 0.5);
+static_assert(!headroom::detail::is_finite(std::numeric_limits<double>::infinity()));
+static_assert(headroom::detail::is_nan(std::numeric_limits<double>::quiet_NaN()));
 
 TEST_SUITE("errors") {
+  // ---- error.hpp and detail/checks.hpp: the message and the checks -------------------------
+
+  TEST_CASE("errors: invalid_argument names the parameter and the value") {
+    const auto r = headroom::test::rejection_of(
+        [] { headroom::detail::fail("quota", 1.5, "must lie in the open interval (0, 1)"); });
+    CHECK(r.parameter == "quota");
+    CHECK(r.message == "quota = 1.5: must lie in the open interval (0, 1)");
+  }
+
+  TEST_CASE("errors: invalid_argument is a std::invalid_argument") {
+    CHECK_THROWS_AS(headroom::detail::fail("n", 3, "x"), std::invalid_argument);
+  }
+
+  TEST_CASE("errors: values render: NaN / infinities / integers / durations / strings / booleans") {
+    auto message_of = [](auto value) {
+      return headroom::test::rejection_message([&] { headroom::detail::fail("p", value, "r"); });
+    };
+    CHECK(message_of(std::numeric_limits<double>::quiet_NaN()) == "p = nan: r");
+    CHECK(message_of(std::numeric_limits<double>::infinity()) == "p = inf: r");
+    CHECK(message_of(-std::numeric_limits<double>::infinity()) == "p = -inf: r");
+    CHECK(message_of(-7) == "p = -7: r");
+    CHECK(message_of(std::chrono::milliseconds(1500)) == "p = 1.5 s: r");
+    CHECK(message_of("abc") == "p = \"abc\": r");
+    CHECK(message_of(true) == "p = true: r");
+  }
+
+  TEST_CASE(
+      "errors: checks accept good values and reject NaN / infinities and out-of-range values") {
+    using namespace headroom::detail;
+    CHECK(require_positive("x", 2.0) == 2.0);
+    CHECK_THROWS_AS(require_positive("x", 0.0), headroom::invalid_argument);
+    CHECK_THROWS_AS(require_positive("x", not_a_number), headroom::invalid_argument);
+    CHECK_THROWS_AS(require_positive("x", inf), headroom::invalid_argument);
+    CHECK(require_non_negative("x", 0.0) == 0.0);
+    CHECK_THROWS_AS(require_non_negative("x", -1e-300), headroom::invalid_argument);
+    CHECK_THROWS_AS(require_finite("x", -inf), headroom::invalid_argument);
+    CHECK(require_open_unit("q", 0.9) == 0.9);
+    CHECK_THROWS_AS(require_open_unit("q", 1.0), headroom::invalid_argument);
+    CHECK_THROWS_AS(require_open_unit("q", 0.0), headroom::invalid_argument);
+    CHECK_THROWS_AS(require_open_unit("q", not_a_number), headroom::invalid_argument);
+    CHECK(require_unit_positive("rho", 1.0) == 1.0);
+    CHECK_THROWS_AS(require_unit_positive("rho", 0.0), headroom::invalid_argument);
+    CHECK(require_unit("s", 0.0) == 0.0);
+    CHECK_THROWS_AS(require_unit("s", 1.0000001), headroom::invalid_argument);
+    CHECK(require_unit_below_one("d", 0.0) == 0.0);
+    CHECK_THROWS_AS(require_unit_below_one("d", 1.0), headroom::invalid_argument);
+  }
+
   // ---- queueing.hpp ------------------------------------------------------------------------
 
   TEST_CASE("errors: queueing littles_law_in_flight") {
@@ -62,11 +126,15 @@ TEST_SUITE("errors") {
   }
 
   TEST_CASE("errors: queueing littles_law_sojourn") {
-    CHECK_REJECTS(littles_law_sojourn(not_a_number, 1.0), "in_flight");
-    CHECK_REJECTS(littles_law_sojourn(-1.0, 1.0), "in_flight");
-    CHECK_REJECTS(littles_law_sojourn(1.0, inf), "rate_per_second");
-    CHECK_REJECTS(littles_law_sojourn(1.0, 0.0), "rate_per_second");
-    CHECK_REJECTS(littles_law_sojourn(1.0, -2.0), "rate_per_second");
+    CHECK_REJECTS((littles_law_sojourn({.in_flight = not_a_number, .rate_per_second = 1.0})),
+                  "in_flight");
+    CHECK_REJECTS((littles_law_sojourn({.in_flight = -1.0, .rate_per_second = 1.0})), "in_flight");
+    CHECK_REJECTS((littles_law_sojourn({.in_flight = 1.0, .rate_per_second = inf})),
+                  "rate_per_second");
+    CHECK_REJECTS((littles_law_sojourn({.in_flight = 1.0, .rate_per_second = 0.0})),
+                  "rate_per_second");
+    CHECK_REJECTS((littles_law_sojourn({.in_flight = 1.0, .rate_per_second = -2.0})),
+                  "rate_per_second");
   }
 
   TEST_CASE("errors: queueing in_flight_per_replica") {
@@ -78,24 +146,60 @@ TEST_SUITE("errors") {
   }
 
   TEST_CASE("errors: queueing target_concurrency") {
-    CHECK_REJECTS(target_concurrency(not_a_number, 8.0, 1s), "rho_target");
-    CHECK_REJECTS(target_concurrency(0.0, 8.0, 1s), "rho_target");
-    CHECK_REJECTS(target_concurrency(1.2, 8.0, 1s), "rho_target");
-    CHECK_REJECTS(target_concurrency(0.8, inf, 1s), "capacity");
-    CHECK_REJECTS(target_concurrency(0.8, 0.0, 1s), "capacity");
-    CHECK_REJECTS(target_concurrency(0.8, 8.0, -1s), "mean_sojourn");
+    CHECK_REJECTS(
+        (target_concurrency(
+            {.target_utilization = not_a_number, .capacity_per_second = 8.0, .mean_sojourn = 1s})),
+        "target_utilization");
+    CHECK_REJECTS((target_concurrency(
+                      {.target_utilization = 0.0, .capacity_per_second = 8.0, .mean_sojourn = 1s})),
+                  "target_utilization");
+    CHECK_REJECTS((target_concurrency(
+                      {.target_utilization = 1.2, .capacity_per_second = 8.0, .mean_sojourn = 1s})),
+                  "target_utilization");
+    CHECK_REJECTS((target_concurrency(
+                      {.target_utilization = 0.8, .capacity_per_second = inf, .mean_sojourn = 1s})),
+                  "capacity_per_second");
+    CHECK_REJECTS((target_concurrency(
+                      {.target_utilization = 0.8, .capacity_per_second = 0.0, .mean_sojourn = 1s})),
+                  "capacity_per_second");
+    CHECK_REJECTS(
+        (target_concurrency(
+            {.target_utilization = 0.8, .capacity_per_second = 8.0, .mean_sojourn = -1s})),
+        "mean_sojourn");
   }
 
   TEST_CASE("errors: queueing replicas_needed") {
-    CHECK_REJECTS(replicas_needed(not_a_number, 0.8, 8.0), "rate_per_second");
-    CHECK_REJECTS(replicas_needed(-1.0, 0.8, 8.0), "rate_per_second");
-    CHECK_REJECTS(replicas_needed(1.0, 0.0, 8.0), "rho_target");
-    CHECK_REJECTS(replicas_needed(1.0, 1.5, 8.0), "rho_target");
-    CHECK_REJECTS(replicas_needed(1.0, 0.8, 0.0), "capacity");
-    CHECK_REJECTS(replicas_needed(1e300, 0.8, 1e-10), "rate_per_second");  // count > 2^62
-    CHECK(replicas_needed(0.0, 0.8, 8.0) == 0);
+    CHECK_REJECTS((replicas_needed({.arrival_rate_per_second = not_a_number,
+                                    .target_utilization = 0.8,
+                                    .capacity_per_second = 8.0})),
+                  "arrival_rate_per_second");
+    CHECK_REJECTS((replicas_needed({.arrival_rate_per_second = -1.0,
+                                    .target_utilization = 0.8,
+                                    .capacity_per_second = 8.0})),
+                  "arrival_rate_per_second");
+    CHECK_REJECTS((replicas_needed({.arrival_rate_per_second = 1.0,
+                                    .target_utilization = 0.0,
+                                    .capacity_per_second = 8.0})),
+                  "target_utilization");
+    CHECK_REJECTS((replicas_needed({.arrival_rate_per_second = 1.0,
+                                    .target_utilization = 1.5,
+                                    .capacity_per_second = 8.0})),
+                  "target_utilization");
+    CHECK_REJECTS((replicas_needed({.arrival_rate_per_second = 1.0,
+                                    .target_utilization = 0.8,
+                                    .capacity_per_second = 0.0})),
+                  "capacity_per_second");
+    CHECK_REJECTS((replicas_needed({.arrival_rate_per_second = 1e300,
+                                    .target_utilization = 0.8,
+                                    .capacity_per_second = 1e-10})),
+                  "arrival_rate_per_second");  // count > 2^62
+    CHECK(replicas_needed({.arrival_rate_per_second = 0.0,
+                           .target_utilization = 0.8,
+                           .capacity_per_second = 8.0}) == 0);
     // No traffic needs no replica, even where rho x capacity underflows (0/0 was NaN).
-    CHECK(replicas_needed(0.0, 1e-300, 1e-300) == 0);
+    CHECK(replicas_needed({.arrival_rate_per_second = 0.0,
+                           .target_utilization = 1e-300,
+                           .capacity_per_second = 1e-300}) == 0);
   }
 
   TEST_CASE("errors: queueing conformance_standard_error") {
@@ -106,159 +210,367 @@ TEST_SUITE("errors") {
   }
 
   TEST_CASE("errors: queueing conformance_samples_needed") {
-    CHECK_REJECTS(conformance_samples_needed(not_a_number, 0.01), "conformance");
-    CHECK_REJECTS(conformance_samples_needed(2.0, 0.01), "conformance");
-    CHECK_REJECTS(conformance_samples_needed(0.9, 0.0), "standard_error");
-    CHECK_REJECTS(conformance_samples_needed(0.9, -0.1), "standard_error");
-    CHECK_REJECTS(conformance_samples_needed(0.5, 1e-200), "standard_error");  // count > 2^62
-    CHECK(conformance_samples_needed(0.0, 1e-200) == 0);  // q(1 - q) = 0: 0/0 was NaN
+    CHECK_REJECTS(
+        (conformance_samples_needed({.conformance = not_a_number, .standard_error = 0.01})),
+        "conformance");
+    CHECK_REJECTS((conformance_samples_needed({.conformance = 2.0, .standard_error = 0.01})),
+                  "conformance");
+    CHECK_REJECTS((conformance_samples_needed({.conformance = 0.9, .standard_error = 0.0})),
+                  "standard_error");
+    CHECK_REJECTS((conformance_samples_needed({.conformance = 0.9, .standard_error = -0.1})),
+                  "standard_error");
+    CHECK_REJECTS((conformance_samples_needed({.conformance = 0.5, .standard_error = 1e-200})),
+                  "standard_error");  // count > 2^62
+    CHECK(conformance_samples_needed({.conformance = 0.0, .standard_error = 1e-200}) ==
+          0);  // q(1 - q) = 0: 0/0 was NaN
   }
 
-  TEST_CASE("errors: queueing closed_loop_rate") {
-    CHECK_REJECTS(closed_loop_rate(not_a_number, 1s, 1s), "users");
-    CHECK_REJECTS(closed_loop_rate(-1.0, 1s, 1s), "users");
-    CHECK_REJECTS(closed_loop_rate(1.0, nan_s, 1s), "sojourn");
-    CHECK_REJECTS(closed_loop_rate(1.0, 1s, -1s), "think_time");
-    CHECK_REJECTS(closed_loop_rate(1.0, 0s, 0s), "sojourn");
+  TEST_CASE("errors: queueing closed_loop rate") {
+    CHECK_REJECTS((closed_loop{.users = not_a_number, .think_time = 1s}.rate(1s)), "users");
+    CHECK_REJECTS((closed_loop{.users = -1.0, .think_time = 1s}.rate(1s)), "users");
+    CHECK_REJECTS((closed_loop{.users = 1.0, .think_time = 1s}.rate(nan_s)), "sojourn");
+    CHECK_REJECTS((closed_loop{.users = 1.0, .think_time = -1s}.rate(1s)), "think_time");
+    CHECK_REJECTS((closed_loop{.users = 1.0, .think_time = 0s}.rate(0s)), "sojourn");
     // W + Z past the double range: N/(W + Z) = 1e300 / (2 x 1e308) = 5e-9, not 0.
-    CHECK(closed_loop_rate(1e300, seconds_d(1e308), seconds_d(1e308)) ==
+    CHECK(closed_loop{.users = 1e300, .think_time = seconds_d(1e308)}.rate(seconds_d(1e308)) ==
           doctest::Approx(5e-9).epsilon(1e-12));
   }
 
-  TEST_CASE("errors: queueing closed_loop_response_time") {
-    CHECK_REJECTS(closed_loop_response_time(not_a_number, 1.0, 1s), "users");
-    CHECK_REJECTS(closed_loop_response_time(1.0, 0.0, 1s), "rate_per_second");
-    CHECK_REJECTS(closed_loop_response_time(1.0, 1.0, inf_s), "think_time");
-    CHECK_REJECTS(closed_loop_response_time(10.0, 100.0, 1s), "rate_per_second");  // > N/Z
+  TEST_CASE("errors: queueing closed_loop response_time") {
+    CHECK_REJECTS((closed_loop{.users = not_a_number, .think_time = 1s}.response_time(1.0)),
+                  "users");
+    CHECK_REJECTS((closed_loop{.users = 1.0, .think_time = 1s}.response_time(0.0)),
+                  "rate_per_second");
+    CHECK_REJECTS((closed_loop{.users = 1.0, .think_time = inf_s}.response_time(1.0)),
+                  "think_time");
+    CHECK_REJECTS((closed_loop{.users = 10.0, .think_time = 1s}.response_time(100.0)),
+                  "rate_per_second");  // > N/Z
   }
 
-  TEST_CASE("errors: queueing mm1 means and stability") {
-    CHECK_REJECTS(mm1_is_stable(not_a_number, 1.0), "arrival_rate");
-    CHECK_REJECTS(mm1_utilisation(-1.0, 1.0), "arrival_rate");
-    CHECK_REJECTS(mm1_mean_sojourn(1.0, 0.0), "service_rate");
-    CHECK_REJECTS(mm1_mean_wait(1.0, inf), "service_rate");
-    CHECK_REJECTS(mm1_mean_in_system(inf, 1.0), "arrival_rate");
-    CHECK_REJECTS(mm1_mean_queue_length(1.0, -1.0), "service_rate");
+  TEST_CASE("errors: queueing mm1_queue stability and means") {
+    CHECK_REJECTS(
+        (mm1_queue{.arrival_rate_per_second = not_a_number, .service_rate_per_second = 1.0}
+             .is_stable()),
+        "arrival_rate_per_second");
+    CHECK_REJECTS(
+        (mm1_queue{.arrival_rate_per_second = -1.0, .service_rate_per_second = 1.0}.utilization()),
+        "arrival_rate_per_second");
+    CHECK_REJECTS(
+        (mm1_queue{.arrival_rate_per_second = 1.0, .service_rate_per_second = 0.0}.mean_sojourn()),
+        "service_rate_per_second");
+    CHECK_REJECTS(
+        (mm1_queue{.arrival_rate_per_second = 1.0, .service_rate_per_second = inf}.mean_wait()),
+        "service_rate_per_second");
+    CHECK_REJECTS((mm1_queue{.arrival_rate_per_second = inf, .service_rate_per_second = 1.0}
+                       .mean_in_system()),
+                  "arrival_rate_per_second");
+    CHECK_REJECTS((mm1_queue{.arrival_rate_per_second = 1.0, .service_rate_per_second = -1.0}
+                       .mean_queue_length()),
+                  "service_rate_per_second");
     // Unstable (λ >= μ): a value, never an exception.
-    CHECK_FALSE(mm1_is_stable(2.0, 1.0));
-    CHECK(mm1_utilisation(2.0, 1.0) == 2.0);
-    CHECK(std::isinf(mm1_mean_sojourn(1.0, 1.0).count()));
-    CHECK(std::isinf(mm1_mean_wait(2.0, 1.0).count()));
-    CHECK(std::isinf(mm1_mean_in_system(2.0, 1.0)));
-    CHECK(std::isinf(mm1_mean_queue_length(2.0, 1.0)));
+    CHECK_FALSE(
+        mm1_queue{.arrival_rate_per_second = 2.0, .service_rate_per_second = 1.0}.is_stable());
+    CHECK(mm1_queue{.arrival_rate_per_second = 2.0, .service_rate_per_second = 1.0}.utilization() ==
+          2.0);
+    CHECK(std::isinf(mm1_queue{.arrival_rate_per_second = 1.0, .service_rate_per_second = 1.0}
+                         .mean_sojourn()
+                         .count()));
+    CHECK(std::isinf(mm1_queue{.arrival_rate_per_second = 2.0, .service_rate_per_second = 1.0}
+                         .mean_wait()
+                         .count()));
+    CHECK(std::isinf(mm1_queue{.arrival_rate_per_second = 2.0, .service_rate_per_second = 1.0}
+                         .mean_in_system()));
+    CHECK(std::isinf(mm1_queue{.arrival_rate_per_second = 2.0, .service_rate_per_second = 1.0}
+                         .mean_queue_length()));
   }
 
-  TEST_CASE("errors: queueing mm1 conformances") {
-    CHECK_REJECTS(mm1_sojourn_conformance(not_a_number, 1.0, 1s), "arrival_rate");
-    CHECK_REJECTS(mm1_wait_conformance(1.0, 0.0, 1s), "service_rate");
-    CHECK_REJECTS(mm1_sojourn_conformance(1.0, 2.0, -1s), "threshold");
-    CHECK_REJECTS(mm1_wait_conformance(1.0, 2.0, nan_s), "threshold");
-    CHECK(mm1_sojourn_conformance(3.0, 2.0, 1s) == 0.0);
-    CHECK(mm1_wait_conformance(2.0, 2.0, 1s) == 0.0);
+  TEST_CASE("errors: queueing mm1_queue conformances") {
+    CHECK_REJECTS(
+        (mm1_queue{.arrival_rate_per_second = not_a_number, .service_rate_per_second = 1.0}
+             .sojourn_conformance(1s)),
+        "arrival_rate_per_second");
+    CHECK_REJECTS(
+        (mm1_queue{.arrival_rate_per_second = 1.0, .service_rate_per_second = 0.0}.wait_conformance(
+            1s)),
+        "service_rate_per_second");
+    CHECK_REJECTS((mm1_queue{.arrival_rate_per_second = 1.0, .service_rate_per_second = 2.0}
+                       .sojourn_conformance(-1s)),
+                  "threshold");
+    CHECK_REJECTS(
+        (mm1_queue{.arrival_rate_per_second = 1.0, .service_rate_per_second = 2.0}.wait_conformance(
+            nan_s)),
+        "threshold");
+    CHECK(mm1_queue{.arrival_rate_per_second = 3.0, .service_rate_per_second = 2.0}
+              .sojourn_conformance(1s) == 0.0);
+    CHECK(
+        mm1_queue{.arrival_rate_per_second = 2.0, .service_rate_per_second = 2.0}.wait_conformance(
+            1s) == 0.0);
   }
 
-  TEST_CASE("errors: queueing mm1_sojourn_quantile") {
-    CHECK_REJECTS(mm1_sojourn_quantile(not_a_number, 2.0, 0.9), "arrival_rate");
-    CHECK_REJECTS(mm1_sojourn_quantile(1.0, 0.0, 0.9), "service_rate");
-    CHECK_REJECTS(mm1_sojourn_quantile(1.0, 2.0, 1.0), "quota");
-    CHECK_REJECTS(mm1_sojourn_quantile(1.0, 2.0, 0.0), "quota");
-    CHECK_REJECTS(mm1_sojourn_quantile(1.0, 2.0, not_a_number), "quota");
-    CHECK(std::isinf(mm1_sojourn_quantile(2.0, 2.0, 0.9).count()));
+  TEST_CASE("errors: queueing mm1_queue sojourn_quantile") {
+    CHECK_REJECTS(
+        (mm1_queue{.arrival_rate_per_second = not_a_number, .service_rate_per_second = 2.0}
+             .sojourn_quantile(0.9)),
+        "arrival_rate_per_second");
+    CHECK_REJECTS(
+        (mm1_queue{.arrival_rate_per_second = 1.0, .service_rate_per_second = 0.0}.sojourn_quantile(
+            0.9)),
+        "service_rate_per_second");
+    CHECK_REJECTS(
+        (mm1_queue{.arrival_rate_per_second = 1.0, .service_rate_per_second = 2.0}.sojourn_quantile(
+            1.0)),
+        "quota");
+    CHECK_REJECTS(
+        (mm1_queue{.arrival_rate_per_second = 1.0, .service_rate_per_second = 2.0}.sojourn_quantile(
+            0.0)),
+        "quota");
+    CHECK_REJECTS(
+        (mm1_queue{.arrival_rate_per_second = 1.0, .service_rate_per_second = 2.0}.sojourn_quantile(
+            not_a_number)),
+        "quota");
+    CHECK(std::isinf(mm1_queue{.arrival_rate_per_second = 2.0, .service_rate_per_second = 2.0}
+                         .sojourn_quantile(0.9)
+                         .count()));
   }
 
   TEST_CASE("errors: queueing mm1_capacity") {
-    CHECK_REJECTS(mm1_capacity(not_a_number, 1s, 0.9), "service_rate");
-    CHECK_REJECTS(mm1_capacity(0.0, 1s, 0.9), "service_rate");
-    CHECK_REJECTS(mm1_capacity(10.0, 0s, 0.9), "threshold");
-    CHECK_REJECTS(mm1_capacity(10.0, 1s, 1.2), "quota");
-    CHECK(mm1_capacity(1.0, 1s, 0.9) == 0.0);  // even an idle server misses the quota
+    CHECK_REJECTS(
+        (mm1_capacity({.service_rate_per_second = not_a_number, .threshold = 1s, .quota = 0.9})),
+        "service_rate_per_second");
+    CHECK_REJECTS((mm1_capacity({.service_rate_per_second = 0.0, .threshold = 1s, .quota = 0.9})),
+                  "service_rate_per_second");
+    CHECK_REJECTS((mm1_capacity({.service_rate_per_second = 10.0, .threshold = 0s, .quota = 0.9})),
+                  "threshold");
+    CHECK_REJECTS((mm1_capacity({.service_rate_per_second = 10.0, .threshold = 1s, .quota = 1.2})),
+                  "quota");
+    CHECK(mm1_capacity({.service_rate_per_second = 1.0, .threshold = 1s, .quota = 0.9}) ==
+          0.0);  // even an idle server misses the quota
   }
 
   TEST_CASE("errors: queueing mm1_service_rate_needed") {
-    CHECK_REJECTS(mm1_service_rate_needed(not_a_number, 1s, 0.9), "arrival_rate");
-    CHECK_REJECTS(mm1_service_rate_needed(-1.0, 1s, 0.9), "arrival_rate");
-    CHECK_REJECTS(mm1_service_rate_needed(1.0, 0s, 0.9), "threshold");
-    CHECK_REJECTS(mm1_service_rate_needed(1.0, 1s, -0.5), "quota");
+    CHECK_REJECTS((mm1_service_rate_needed(
+                      {.arrival_rate_per_second = not_a_number, .threshold = 1s, .quota = 0.9})),
+                  "arrival_rate_per_second");
+    CHECK_REJECTS(
+        (mm1_service_rate_needed({.arrival_rate_per_second = -1.0, .threshold = 1s, .quota = 0.9})),
+        "arrival_rate_per_second");
+    CHECK_REJECTS(
+        (mm1_service_rate_needed({.arrival_rate_per_second = 1.0, .threshold = 0s, .quota = 0.9})),
+        "threshold");
+    CHECK_REJECTS(
+        (mm1_service_rate_needed({.arrival_rate_per_second = 1.0, .threshold = 1s, .quota = -0.5})),
+        "quota");
   }
 
   TEST_CASE("errors: queueing mm1_wait_capacity") {
-    CHECK_REJECTS(mm1_wait_capacity(inf, 1s, 0.9), "service_rate");
-    CHECK_REJECTS(mm1_wait_capacity(0.0, 1s, 0.9), "service_rate");
-    CHECK_REJECTS(mm1_wait_capacity(1.0, -1s, 0.9), "threshold");
-    CHECK_REJECTS(mm1_wait_capacity(1.0, 1s, 1.0), "quota");
+    CHECK_REJECTS(
+        (mm1_wait_capacity({.service_rate_per_second = inf, .threshold = 1s, .quota = 0.9})),
+        "service_rate_per_second");
+    CHECK_REJECTS(
+        (mm1_wait_capacity({.service_rate_per_second = 0.0, .threshold = 1s, .quota = 0.9})),
+        "service_rate_per_second");
+    CHECK_REJECTS(
+        (mm1_wait_capacity({.service_rate_per_second = 1.0, .threshold = -1s, .quota = 0.9})),
+        "threshold");
+    CHECK_REJECTS(
+        (mm1_wait_capacity({.service_rate_per_second = 1.0, .threshold = 1s, .quota = 1.0})),
+        "quota");
   }
 
   TEST_CASE("errors: queueing erlang_b and erlang_c") {
-    CHECK_REJECTS(erlang_b(0, 1.0), "servers");
-    CHECK_REJECTS(erlang_c(-1, 1.0), "servers");
-    CHECK_REJECTS(erlang_b(1, not_a_number), "offered_load");
-    CHECK_REJECTS(erlang_c(1, -1.0), "offered_load");
-    CHECK_REJECTS(erlang_b(1, 1e300), "offered_load");  // > 2^53 Erlangs
-    CHECK(erlang_c(2, 5.0) == 1.0);                     // unstable: always waits
+    CHECK_REJECTS((erlang_b({.servers = 0, .offered_load = 1.0})), "servers");
+    CHECK_REJECTS((erlang_c({.servers = -1, .offered_load = 1.0})), "servers");
+    CHECK_REJECTS((erlang_b({.servers = 1, .offered_load = not_a_number})), "offered_load");
+    CHECK_REJECTS((erlang_c({.servers = 1, .offered_load = -1.0})), "offered_load");
+    CHECK_REJECTS((erlang_b({.servers = 1, .offered_load = 1e300})),
+                  "offered_load");                                // > 2^53 Erlangs
+    CHECK(erlang_c({.servers = 2, .offered_load = 5.0}) == 1.0);  // unstable: always waits
   }
 
-  TEST_CASE("errors: queueing mmc means and stability") {
-    CHECK_REJECTS(mmc_is_stable(not_a_number, 1.0, 1), "arrival_rate");
-    CHECK_REJECTS(mmc_wait_probability(1.0, 0.0, 1), "service_rate");
-    CHECK_REJECTS(mmc_mean_wait(1.0, 1.0, 0), "servers");
-    CHECK_REJECTS(mmc_mean_sojourn(-1.0, 1.0, 1), "arrival_rate");
-    CHECK_REJECTS(mmc_mean_queue_length(1.0, inf, 1), "service_rate");
-    CHECK_REJECTS(mmc_wait_probability(1e300, 1e-10, 1), "arrival_rate");  // load > 2^53
-    CHECK_REJECTS(mmc_mean_wait(1e300, 1e-10, 1), "arrival_rate");
-    CHECK_FALSE(mmc_is_stable(4.0, 1.0, 2));
-    CHECK(mmc_wait_probability(4.0, 1.0, 2) == 1.0);
-    CHECK(std::isinf(mmc_mean_wait(4.0, 1.0, 2).count()));
-    CHECK(std::isinf(mmc_mean_sojourn(4.0, 1.0, 2).count()));
-    CHECK(std::isinf(mmc_mean_queue_length(4.0, 1.0, 2)));
+  TEST_CASE("errors: queueing mmc_queue stability and means") {
+    CHECK_REJECTS(
+        (mmc_queue{
+            .arrival_rate_per_second = not_a_number, .service_rate_per_second = 1.0, .servers = 1}
+             .is_stable()),
+        "arrival_rate_per_second");
+    CHECK_REJECTS(
+        (mmc_queue{.arrival_rate_per_second = 1.0, .service_rate_per_second = 0.0, .servers = 1}
+             .wait_probability()),
+        "service_rate_per_second");
+    CHECK_REJECTS(
+        (mmc_queue{.arrival_rate_per_second = 1.0, .service_rate_per_second = 1.0, .servers = 0}
+             .mean_wait()),
+        "servers");
+    CHECK_REJECTS(
+        (mmc_queue{.arrival_rate_per_second = -1.0, .service_rate_per_second = 1.0, .servers = 1}
+             .mean_sojourn()),
+        "arrival_rate_per_second");
+    CHECK_REJECTS(
+        (mmc_queue{.arrival_rate_per_second = 1.0, .service_rate_per_second = inf, .servers = 1}
+             .mean_queue_length()),
+        "service_rate_per_second");
+    CHECK_REJECTS(
+        (mmc_queue{.arrival_rate_per_second = 1e300, .service_rate_per_second = 1e-10, .servers = 1}
+             .wait_probability()),
+        "arrival_rate_per_second");  // load > 2^53
+    CHECK_REJECTS(
+        (mmc_queue{.arrival_rate_per_second = 1e300, .service_rate_per_second = 1e-10, .servers = 1}
+             .mean_wait()),
+        "arrival_rate_per_second");
+    CHECK_FALSE(
+        mmc_queue{.arrival_rate_per_second = 4.0, .service_rate_per_second = 1.0, .servers = 2}
+            .is_stable());
+    CHECK(mmc_queue{.arrival_rate_per_second = 4.0, .service_rate_per_second = 1.0, .servers = 2}
+              .wait_probability() == 1.0);
+    CHECK(std::isinf(
+        mmc_queue{.arrival_rate_per_second = 4.0, .service_rate_per_second = 1.0, .servers = 2}
+            .mean_wait()
+            .count()));
+    CHECK(std::isinf(
+        mmc_queue{.arrival_rate_per_second = 4.0, .service_rate_per_second = 1.0, .servers = 2}
+            .mean_sojourn()
+            .count()));
+    CHECK(std::isinf(
+        mmc_queue{.arrival_rate_per_second = 4.0, .service_rate_per_second = 1.0, .servers = 2}
+            .mean_queue_length()));
   }
 
-  TEST_CASE("errors: queueing mmc_wait_conformance") {
-    CHECK_REJECTS(mmc_wait_conformance(not_a_number, 1.0, 1, 1s), "arrival_rate");
-    CHECK_REJECTS(mmc_wait_conformance(1.0, 0.0, 1, 1s), "service_rate");
-    CHECK_REJECTS(mmc_wait_conformance(1.0, 1.0, 0, 1s), "servers");
-    CHECK_REJECTS(mmc_wait_conformance(1.0, 1.0, 2, -1s), "threshold");
-    CHECK_REJECTS(mmc_wait_conformance(1e300, 1e-10, 2, 1s), "arrival_rate");
-    CHECK(mmc_wait_conformance(4.0, 1.0, 2, 1s) == 0.0);
+  TEST_CASE("errors: queueing mmc_queue wait_conformance") {
+    CHECK_REJECTS(
+        (mmc_queue{
+            .arrival_rate_per_second = not_a_number, .service_rate_per_second = 1.0, .servers = 1}
+             .wait_conformance(1s)),
+        "arrival_rate_per_second");
+    CHECK_REJECTS(
+        (mmc_queue{.arrival_rate_per_second = 1.0, .service_rate_per_second = 0.0, .servers = 1}
+             .wait_conformance(1s)),
+        "service_rate_per_second");
+    CHECK_REJECTS(
+        (mmc_queue{.arrival_rate_per_second = 1.0, .service_rate_per_second = 1.0, .servers = 0}
+             .wait_conformance(1s)),
+        "servers");
+    CHECK_REJECTS(
+        (mmc_queue{.arrival_rate_per_second = 1.0, .service_rate_per_second = 1.0, .servers = 2}
+             .wait_conformance(-1s)),
+        "threshold");
+    CHECK_REJECTS(
+        (mmc_queue{.arrival_rate_per_second = 1e300, .service_rate_per_second = 1e-10, .servers = 2}
+             .wait_conformance(1s)),
+        "arrival_rate_per_second");
+    CHECK(mmc_queue{.arrival_rate_per_second = 4.0, .service_rate_per_second = 1.0, .servers = 2}
+              .wait_conformance(1s) == 0.0);
     // c x mu past the double range with a zero threshold (inf x 0 was NaN): lambda = max,
     // mu = max/1.5, a = 1.5 Erlangs, c = 2: B = (a^2/2)/(1 + a + a^2/2) = 9/29, C =
     // B/(1 - (a/c)(1 - B)) = 9/14, conformance 1 - C = 5/14.
     const double big = std::numeric_limits<double>::max();
-    CHECK(mmc_wait_conformance(big, big / 1.5, 2, 0s) == doctest::Approx(5.0 / 14.0));
-    CHECK(mmc_mean_wait(big, big / 1.5, 2).count() > 0.0);
+    CHECK(mmc_queue{
+              .arrival_rate_per_second = big, .service_rate_per_second = big / 1.5, .servers = 2}
+              .wait_conformance(0s) == doctest::Approx(5.0 / 14.0));
+    CHECK(mmc_queue{
+              .arrival_rate_per_second = big, .service_rate_per_second = big / 1.5, .servers = 2}
+              .mean_wait()
+              .count() > 0.0);
   }
 
   TEST_CASE("errors: queueing mmc_servers_needed") {
-    CHECK_REJECTS(mmc_servers_needed(not_a_number, 1.0, 1s, 0.9), "arrival_rate");
-    CHECK_REJECTS(mmc_servers_needed(1.0, -1.0, 1s, 0.9), "service_rate");
-    CHECK_REJECTS(mmc_servers_needed(1.0, 1.0, nan_s, 0.9), "threshold");
-    CHECK_REJECTS(mmc_servers_needed(1.0, 1.0, 1s, 1.0), "quota");
-    CHECK_REJECTS(mmc_servers_needed(1e300, 1e-10, 1s, 0.9), "arrival_rate");
-    CHECK(mmc_servers_needed(0.0, 1.0, 1s, 0.9) == 1);
+    CHECK_REJECTS((mmc_servers_needed({.arrival_rate_per_second = not_a_number,
+                                       .service_rate_per_second = 1.0,
+                                       .threshold = 1s,
+                                       .quota = 0.9})),
+                  "arrival_rate_per_second");
+    CHECK_REJECTS((mmc_servers_needed({.arrival_rate_per_second = 1.0,
+                                       .service_rate_per_second = -1.0,
+                                       .threshold = 1s,
+                                       .quota = 0.9})),
+                  "service_rate_per_second");
+    CHECK_REJECTS((mmc_servers_needed({.arrival_rate_per_second = 1.0,
+                                       .service_rate_per_second = 1.0,
+                                       .threshold = nan_s,
+                                       .quota = 0.9})),
+                  "threshold");
+    CHECK_REJECTS((mmc_servers_needed({.arrival_rate_per_second = 1.0,
+                                       .service_rate_per_second = 1.0,
+                                       .threshold = 1s,
+                                       .quota = 1.0})),
+                  "quota");
+    CHECK_REJECTS((mmc_servers_needed({.arrival_rate_per_second = 1e300,
+                                       .service_rate_per_second = 1e-10,
+                                       .threshold = 1s,
+                                       .quota = 0.9})),
+                  "arrival_rate_per_second");
+    CHECK(mmc_servers_needed({.arrival_rate_per_second = 0.0,
+                              .service_rate_per_second = 1.0,
+                              .threshold = 1s,
+                              .quota = 0.9}) == 1);
     // The same overflow made every conformance NaN, so the search never ended. a = 1.5:
     // c = 2 conforms 5/14 < 0.5; c = 3: B = 9/67, C = 9/38, 1 - C = 29/38 >= 0.5.
     const double big = std::numeric_limits<double>::max();
-    CHECK(mmc_servers_needed(big, big / 1.5, 0s, 0.5) == 3);
+    CHECK(mmc_servers_needed({.arrival_rate_per_second = big,
+                              .service_rate_per_second = big / 1.5,
+                              .threshold = 0s,
+                              .quota = 0.5}) == 3);
   }
 
-  TEST_CASE("errors: queueing mg1 means") {
-    CHECK_REJECTS(mg1_mean_wait(not_a_number, 1.0, 1.0), "arrival_rate");
-    CHECK_REJECTS(mg1_mean_sojourn(1.0, 0.0, 1.0), "service_rate");
-    CHECK_REJECTS(mg1_mean_wait(1.0, 2.0, -1.0), "service_cv");
-    CHECK_REJECTS(mg1_mean_sojourn(1.0, 2.0, inf), "service_cv");
-    CHECK(std::isinf(mg1_mean_wait(2.0, 2.0, 1.0).count()));
-    CHECK(std::isinf(mg1_mean_sojourn(3.0, 2.0, 1.0).count()));
-    CHECK(mg1_mean_wait(0.0, 1e-300, 1e300).count() == 0.0);  // no arrivals: rho 0 x cv^2 inf
+  TEST_CASE("errors: queueing mg1_queue means") {
+    CHECK_REJECTS((mg1_queue{.arrival_rate_per_second = not_a_number,
+                             .service_rate_per_second = 1.0,
+                             .service_cv = 1.0}
+                       .mean_wait()),
+                  "arrival_rate_per_second");
+    CHECK_REJECTS(
+        (mg1_queue{
+            .arrival_rate_per_second = 1.0, .service_rate_per_second = 0.0, .service_cv = 1.0}
+             .mean_sojourn()),
+        "service_rate_per_second");
+    CHECK_REJECTS(
+        (mg1_queue{
+            .arrival_rate_per_second = 1.0, .service_rate_per_second = 2.0, .service_cv = -1.0}
+             .mean_wait()),
+        "service_cv");
+    CHECK_REJECTS(
+        (mg1_queue{
+            .arrival_rate_per_second = 1.0, .service_rate_per_second = 2.0, .service_cv = inf}
+             .mean_sojourn()),
+        "service_cv");
+    CHECK(std::isinf(
+        mg1_queue{.arrival_rate_per_second = 2.0, .service_rate_per_second = 2.0, .service_cv = 1.0}
+            .mean_wait()
+            .count()));
+    CHECK(std::isinf(
+        mg1_queue{.arrival_rate_per_second = 3.0, .service_rate_per_second = 2.0, .service_cv = 1.0}
+            .mean_sojourn()
+            .count()));
+    CHECK(mg1_queue{.arrival_rate_per_second = 0.0,
+                    .service_rate_per_second = 1e-300,
+                    .service_cv = 1e300}
+              .mean_wait()
+              .count() == 0.0);  // no arrivals: rho 0 x cv^2 inf
     // rho (1 + cv^2) / (2 (mu - lambda)) = 0.5 x (1 + 1e200) / (2 x 1) = 2.5e199
-    CHECK(mg1_mean_wait(1.0, 2.0, 1e100).count() == doctest::Approx(2.5e199));
+    CHECK(mg1_queue{
+              .arrival_rate_per_second = 1.0, .service_rate_per_second = 2.0, .service_cv = 1e100}
+              .mean_wait()
+              .count() == doctest::Approx(2.5e199));
   }
 
-  TEST_CASE("errors: queueing md1 means") {
-    CHECK_REJECTS(md1_mean_wait(-1.0, 1.0), "arrival_rate");
-    CHECK_REJECTS(md1_mean_sojourn(1.0, not_a_number), "service_rate");
-    CHECK_REJECTS(md1_mean_queue_length(inf, 1.0), "arrival_rate");
-    CHECK(std::isinf(md1_mean_wait(1.0, 1.0).count()));
-    CHECK(std::isinf(md1_mean_sojourn(2.0, 1.0).count()));
-    CHECK(std::isinf(md1_mean_queue_length(2.0, 1.0)));
+  TEST_CASE("errors: queueing md1_queue means") {
+    CHECK_REJECTS(
+        (md1_queue{.arrival_rate_per_second = -1.0, .service_rate_per_second = 1.0}.mean_wait()),
+        "arrival_rate_per_second");
+    CHECK_REJECTS(
+        (md1_queue{.arrival_rate_per_second = 1.0, .service_rate_per_second = not_a_number}
+             .mean_sojourn()),
+        "service_rate_per_second");
+    CHECK_REJECTS((md1_queue{.arrival_rate_per_second = inf, .service_rate_per_second = 1.0}
+                       .mean_queue_length()),
+                  "arrival_rate_per_second");
+    CHECK(std::isinf(md1_queue{.arrival_rate_per_second = 1.0, .service_rate_per_second = 1.0}
+                         .mean_wait()
+                         .count()));
+    CHECK(std::isinf(md1_queue{.arrival_rate_per_second = 2.0, .service_rate_per_second = 1.0}
+                         .mean_sojourn()
+                         .count()));
+    CHECK(std::isinf(md1_queue{.arrival_rate_per_second = 2.0, .service_rate_per_second = 1.0}
+                         .mean_queue_length()));
   }
 
   // ---- coldstart.hpp -----------------------------------------------------------------------
@@ -269,98 +581,165 @@ TEST_SUITE("errors") {
     const std::vector<double> none{};
     CHECK_REJECTS(slowest_channel(with_nan), "bandwidths");
     CHECK_REJECTS(slowest_channel(with_zero), "bandwidths");
-    CHECK_REJECTS(slowest_channel({1e9, -1.0}), "bandwidths");
-    CHECK_REJECTS(slowest_channel({1e9, inf}), "bandwidths");
+    CHECK_REJECTS((slowest_channel({1e9, -1.0})), "bandwidths");
+    CHECK_REJECTS((slowest_channel({1e9, inf})), "bandwidths");
     CHECK_REJECTS(slowest_channel(none), "bandwidths");
-    CHECK_REJECTS(slowest_channel(std::initializer_list<double>{}), "bandwidths");
+    CHECK_REJECTS((slowest_channel(std::initializer_list<double>{})), "bandwidths");
   }
 
   TEST_CASE("errors: coldstart weight_load_time") {
-    CHECK_REJECTS(weight_load_time(not_a_number, 1e9), "weight_bytes");
-    CHECK_REJECTS(weight_load_time(-1.0, 1e9), "weight_bytes");
-    CHECK_REJECTS(weight_load_time(1e9, 0.0), "channel_bytes_per_second");
-    CHECK_REJECTS(weight_load_time(1e9, inf), "channel_bytes_per_second");
-    CHECK_REJECTS(weight_load_time(1e9, 1e9, 0), "gpus");
+    CHECK_REJECTS(
+        (weight_load_time({.weight_bytes = not_a_number, .channel_bytes_per_second = 1e9})),
+        "weight_bytes");
+    CHECK_REJECTS((weight_load_time({.weight_bytes = -1.0, .channel_bytes_per_second = 1e9})),
+                  "weight_bytes");
+    CHECK_REJECTS((weight_load_time({.weight_bytes = 1e9, .channel_bytes_per_second = 0.0})),
+                  "channel_bytes_per_second");
+    CHECK_REJECTS((weight_load_time({.weight_bytes = 1e9, .channel_bytes_per_second = inf})),
+                  "channel_bytes_per_second");
+    CHECK_REJECTS(
+        (weight_load_time({.weight_bytes = 1e9, .channel_bytes_per_second = 1e9, .gpus = 0})),
+        "gpus");
   }
 
-  TEST_CASE("errors: coldstart tier bandwidths") {
+  TEST_CASE("errors: coldstart tier_channel_bandwidth and tier_weight_load_time") {
     storage_bandwidths b = typical_storage_bandwidths();
     b.local_nvme = not_a_number;
     CHECK_REJECTS(tier_channel_bandwidth(b, storage_tier::local_nvme), "bandwidths.local_nvme");
-    CHECK_REJECTS(weight_load_time(1e9, b, storage_tier::local_nvme), "bandwidths.local_nvme");
+    CHECK_REJECTS((tier_weight_load_time(
+                      {.weight_bytes = 1e9, .bandwidths = b, .source = storage_tier::local_nvme})),
+                  "bandwidths.local_nvme");
     b = typical_storage_bandwidths();
     b.host_memory = 0.0;  // every tier but peer_gpu crosses the host link
     CHECK_REJECTS(tier_channel_bandwidth(b, storage_tier::object_store), "bandwidths.host_memory");
     CHECK(tier_channel_bandwidth(b, storage_tier::peer_gpu) == 450e9);
-    CHECK_REJECTS(weight_load_time(-1.0, typical_storage_bandwidths(), storage_tier::peer_gpu),
+    CHECK_REJECTS((tier_weight_load_time({.weight_bytes = -1.0,
+                                          .bandwidths = typical_storage_bandwidths(),
+                                          .source = storage_tier::peer_gpu})),
                   "weight_bytes");
   }
 
   TEST_CASE("errors: coldstart startup_breakdown") {
-    startup_breakdown b{1s, 1s, 1s, 1s};
+    startup_breakdown b{.machine = 1s, .image = 1s, .weights = 1s, .warmup = 1s};
     b.image = nan_s;
-    CHECK_REJECTS(b.start_time(), "breakdown.image");
-    CHECK_REJECTS(b.largest_phase(), "breakdown.image");
+    CHECK_REJECTS(b.start_time(), "image");
+    CHECK_REJECTS(b.largest_phase(), "image");
     b.image = -1s;
-    CHECK_REJECTS(b.start_time(), "breakdown.image");
+    CHECK_REJECTS(b.start_time(), "image");
     b.image = 1s;
     b.warmup = inf_s;
-    CHECK_REJECTS(b.start_time(), "breakdown.warmup");
+    CHECK_REJECTS(b.start_time(), "warmup");
   }
 
   TEST_CASE("errors: coldstart ramp_reserve") {
-    CHECK_REJECTS(ramp_reserve(not_a_number, 60s, 0.8, 8.0), "max_ramp_per_second");
-    CHECK_REJECTS(ramp_reserve(-1.0, 60s, 0.8, 8.0), "max_ramp_per_second");
-    CHECK_REJECTS(ramp_reserve(1.0, -1s, 0.8, 8.0), "start_time");
-    CHECK_REJECTS(ramp_reserve(1.0, 60s, 0.0, 8.0), "rho_target");
-    CHECK_REJECTS(ramp_reserve(1.0, 60s, 0.8, 0.0), "capacity");
-    CHECK_REJECTS(ramp_reserve(1e300, 60s, 0.8, 1e-10), "max_ramp_per_second");  // > 2^62
-    CHECK(ramp_reserve(0.0, 60s, 1e-300, 1e-300) == 0);  // rho x capacity underflow: 0/0
+    CHECK_REJECTS((ramp_reserve({.max_ramp_per_second = not_a_number,
+                                 .start_time = 60s,
+                                 .target_utilization = 0.8,
+                                 .capacity_per_second = 8.0})),
+                  "max_ramp_per_second");
+    CHECK_REJECTS((ramp_reserve({.max_ramp_per_second = -1.0,
+                                 .start_time = 60s,
+                                 .target_utilization = 0.8,
+                                 .capacity_per_second = 8.0})),
+                  "max_ramp_per_second");
+    CHECK_REJECTS((ramp_reserve({.max_ramp_per_second = 1.0,
+                                 .start_time = -1s,
+                                 .target_utilization = 0.8,
+                                 .capacity_per_second = 8.0})),
+                  "start_time");
+    CHECK_REJECTS((ramp_reserve({.max_ramp_per_second = 1.0,
+                                 .start_time = 60s,
+                                 .target_utilization = 0.0,
+                                 .capacity_per_second = 8.0})),
+                  "target_utilization");
+    CHECK_REJECTS((ramp_reserve({.max_ramp_per_second = 1.0,
+                                 .start_time = 60s,
+                                 .target_utilization = 0.8,
+                                 .capacity_per_second = 0.0})),
+                  "capacity_per_second");
+    CHECK_REJECTS((ramp_reserve({.max_ramp_per_second = 1e300,
+                                 .start_time = 60s,
+                                 .target_utilization = 0.8,
+                                 .capacity_per_second = 1e-10})),
+                  "max_ramp_per_second");  // > 2^62
+    CHECK(ramp_reserve({.max_ramp_per_second = 0.0,
+                        .start_time = 60s,
+                        .target_utilization = 1e-300,
+                        .capacity_per_second = 1e-300}) == 0);  // rho x capacity underflow: 0/0
     // ramp x start past the double range, capacity as large: 1e160 x 1e160 / 1e308 = 1e12.
-    CHECK(ramp_reserve(1e160, seconds_d(1e160), 1.0, 1e308) == 1'000'000'000'000);
+    CHECK(ramp_reserve({.max_ramp_per_second = 1e160,
+                        .start_time = seconds_d(1e160),
+                        .target_utilization = 1.0,
+                        .capacity_per_second = 1e308}) == 1'000'000'000'000);
   }
 
   TEST_CASE("errors: coldstart step_reserve and reserve_covers_step") {
-    CHECK_REJECTS(step_reserve(not_a_number, 0.8, 8.0), "step_rate_per_second");
-    CHECK_REJECTS(step_reserve(-1.0, 0.8, 8.0), "step_rate_per_second");
-    CHECK_REJECTS(step_reserve(1.0, 1.5, 8.0), "rho_target");
-    CHECK_REJECTS(step_reserve(1.0, 0.8, -8.0), "capacity");
-    CHECK_REJECTS(step_reserve(1e300, 0.5, 1e-10), "step_rate_per_second");  // > 2^62
-    CHECK_REJECTS(reserve_covers_step(1e300, 0.5, 1e-10, 1), "step_rate_per_second");
-    CHECK_REJECTS(reserve_covers_step(1.0, 0.8, 8.0, -1), "spare_replicas");
-    CHECK(step_reserve(0.0, 1e-300, 1e-300) == 0);
+    CHECK_REJECTS((step_reserve({.step_rate_per_second = not_a_number,
+                                 .target_utilization = 0.8,
+                                 .capacity_per_second = 8.0})),
+                  "step_rate_per_second");
+    CHECK_REJECTS(
+        (step_reserve(
+            {.step_rate_per_second = -1.0, .target_utilization = 0.8, .capacity_per_second = 8.0})),
+        "step_rate_per_second");
+    CHECK_REJECTS(
+        (step_reserve(
+            {.step_rate_per_second = 1.0, .target_utilization = 1.5, .capacity_per_second = 8.0})),
+        "target_utilization");
+    CHECK_REJECTS(
+        (step_reserve(
+            {.step_rate_per_second = 1.0, .target_utilization = 0.8, .capacity_per_second = -8.0})),
+        "capacity_per_second");
+    CHECK_REJECTS((step_reserve({.step_rate_per_second = 1e300,
+                                 .target_utilization = 0.5,
+                                 .capacity_per_second = 1e-10})),
+                  "step_rate_per_second");  // > 2^62
+    CHECK_REJECTS((reserve_covers_step({.step_rate_per_second = 1e300,
+                                        .target_utilization = 0.5,
+                                        .capacity_per_second = 1e-10},
+                                       1)),
+                  "step_rate_per_second");
+    CHECK_REJECTS(
+        (reserve_covers_step(
+            {.step_rate_per_second = 1.0, .target_utilization = 0.8, .capacity_per_second = 8.0},
+            -1)),
+        "spare_replicas");
+    CHECK(step_reserve({.step_rate_per_second = 0.0,
+                        .target_utilization = 1e-300,
+                        .capacity_per_second = 1e-300}) == 0);
   }
 
   TEST_CASE("errors: coldstart step_uncovered_time") {
-    CHECK_REJECTS(step_uncovered_time(nan_s), "start_time");
-    CHECK_REJECTS(step_uncovered_time(-1s), "start_time");
-    CHECK_REJECTS(step_uncovered_time(60s, inf_s), "look_ahead");
-    CHECK_REJECTS(step_uncovered_time(60s, -1s), "look_ahead");
+    CHECK_REJECTS((step_uncovered_time({.start_time = nan_s})), "start_time");
+    CHECK_REJECTS((step_uncovered_time({.start_time = -1s})), "start_time");
+    CHECK_REJECTS((step_uncovered_time({.start_time = 60s, .look_ahead = inf_s})), "look_ahead");
+    CHECK_REJECTS((step_uncovered_time({.start_time = 60s, .look_ahead = -1s})), "look_ahead");
   }
 
   TEST_CASE("errors: coldstart decide_scale_to_zero") {
-    const scale_to_zero_inputs good{3600s, 120s, 500ms, 100ms};
+    const scale_to_zero_inputs good{
+        .idle_period = 3600s, .start_time = 120s, .ttft_promise = 500ms, .warm_ttft = 100ms};
     auto in = good;
     in.idle_period = nan_s;
-    CHECK_REJECTS(decide_scale_to_zero(in), "inputs.idle_period");
+    CHECK_REJECTS(decide_scale_to_zero(in), "idle_period");
     in = good;
     in.start_time = -1s;
-    CHECK_REJECTS(decide_scale_to_zero(in), "inputs.start_time");
+    CHECK_REJECTS(decide_scale_to_zero(in), "start_time");
     in = good;
     in.ttft_promise = 0s;
-    CHECK_REJECTS(decide_scale_to_zero(in), "inputs.ttft_promise");
+    CHECK_REJECTS(decide_scale_to_zero(in), "ttft_promise");
     in = good;
     in.warm_ttft = inf_s;
-    CHECK_REJECTS(decide_scale_to_zero(in), "inputs.warm_ttft");
+    CHECK_REJECTS(decide_scale_to_zero(in), "warm_ttft");
     in = good;
     in.min_idle_to_start_ratio = 0.0;
-    CHECK_REJECTS(decide_scale_to_zero(in), "inputs.min_idle_to_start_ratio");
+    CHECK_REJECTS(decide_scale_to_zero(in), "min_idle_to_start_ratio");
     in = good;
     in.cold_request_share = 1.5;
-    CHECK_REJECTS(decide_scale_to_zero(in), "inputs.cold_request_share");
+    CHECK_REJECTS(decide_scale_to_zero(in), "cold_request_share");
     in = good;
     in.ttft_miss_budget = 1.0;
-    CHECK_REJECTS(decide_scale_to_zero(in), "inputs.ttft_miss_budget");
+    CHECK_REJECTS(decide_scale_to_zero(in), "ttft_miss_budget");
     // A domain outcome: keep one warm, with the reason.
     const auto d = decide_scale_to_zero(good);
     CHECK_FALSE(d.scale_to_zero);
@@ -370,10 +749,15 @@ TEST_SUITE("errors") {
   // ---- cost.hpp ----------------------------------------------------------------------------
 
   TEST_CASE("errors: cost replica_token_rate") {
-    CHECK_REJECTS(replica_token_rate(not_a_number, 320.0), "capacity");
-    CHECK_REJECTS(replica_token_rate(0.0, 320.0), "capacity");
-    CHECK_REJECTS(replica_token_rate(8.0, -1.0), "mean_output_tokens");
-    CHECK_REJECTS(replica_token_rate(8.0, inf), "mean_output_tokens");
+    CHECK_REJECTS(
+        (replica_token_rate({.capacity_per_second = not_a_number, .mean_output_tokens = 320.0})),
+        "capacity_per_second");
+    CHECK_REJECTS((replica_token_rate({.capacity_per_second = 0.0, .mean_output_tokens = 320.0})),
+                  "capacity_per_second");
+    CHECK_REJECTS((replica_token_rate({.capacity_per_second = 8.0, .mean_output_tokens = -1.0})),
+                  "mean_output_tokens");
+    CHECK_REJECTS((replica_token_rate({.capacity_per_second = 8.0, .mean_output_tokens = inf})),
+                  "mean_output_tokens");
   }
 
   TEST_CASE("errors: cost tokens_per_hour") {
@@ -382,23 +766,36 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(tokens_per_hour(inf), "tokens_per_second");
   }
 
-  TEST_CASE("errors: cost mean_utilisation") {
-    CHECK_REJECTS(mean_utilisation(not_a_number, 1.0), "served");
-    CHECK_REJECTS(mean_utilisation(-1.0, 1.0), "served");
-    CHECK_REJECTS(mean_utilisation(1.0, 0.0), "servable");
-    CHECK_REJECTS(mean_utilisation(2.0, 1.0), "served");  // served > servable
+  TEST_CASE("errors: cost mean_utilization") {
+    CHECK_REJECTS((mean_utilization({.served = not_a_number, .servable = 1.0})), "served");
+    CHECK_REJECTS((mean_utilization({.served = -1.0, .servable = 1.0})), "served");
+    CHECK_REJECTS((mean_utilization({.served = 1.0, .servable = 0.0})), "servable");
+    CHECK_REJECTS((mean_utilization({.served = 2.0, .servable = 1.0})),
+                  "served");  // served > servable
   }
 
   TEST_CASE("errors: cost cost_per_token and cost_per_million_tokens") {
-    CHECK_REJECTS(cost_per_token(not_a_number, 2560.0), "hourly_cost");
-    CHECK_REJECTS(cost_per_token(-2.0, 2560.0), "hourly_cost");
-    CHECK_REJECTS(cost_per_token(2.0, 0.0), "tokens_per_second");
-    CHECK_REJECTS(cost_per_million_tokens(2.0, 2560.0, 0.0), "mean_utilisation");
-    CHECK_REJECTS(cost_per_million_tokens(2.0, 2560.0, 1.5), "mean_utilisation");
-    CHECK_REJECTS(cost_per_million_tokens(inf, 2560.0), "hourly_cost");
+    CHECK_REJECTS((cost_per_token({.hourly_cost = not_a_number, .tokens_per_second = 2560.0})),
+                  "hourly_cost");
+    CHECK_REJECTS((cost_per_token({.hourly_cost = -2.0, .tokens_per_second = 2560.0})),
+                  "hourly_cost");
+    CHECK_REJECTS((cost_per_token({.hourly_cost = 2.0, .tokens_per_second = 0.0})),
+                  "tokens_per_second");
+    CHECK_REJECTS((cost_per_million_tokens(
+                      {.hourly_cost = 2.0, .tokens_per_second = 2560.0, .mean_utilization = 0.0})),
+                  "mean_utilization");
+    CHECK_REJECTS((cost_per_million_tokens(
+                      {.hourly_cost = 2.0, .tokens_per_second = 2560.0, .mean_utilization = 1.5})),
+                  "mean_utilization");
+    CHECK_REJECTS((cost_per_million_tokens({.hourly_cost = inf, .tokens_per_second = 2560.0})),
+                  "hourly_cost");
     // A free replica costs nothing per token, whatever the rate (0 / 0 was NaN).
-    CHECK(cost_per_token(0.0, 5e-324, 5e-324) == 0.0);
-    CHECK(cost_per_million_tokens(0.0, 1e-300, 1e-300) == 0.0);
+    CHECK(cost_per_token(
+              {.hourly_cost = 0.0, .tokens_per_second = 5e-324, .mean_utilization = 5e-324}) ==
+          0.0);
+    CHECK(cost_per_million_tokens(
+              {.hourly_cost = 0.0, .tokens_per_second = 1e-300, .mean_utilization = 1e-300}) ==
+          0.0);
   }
 
   TEST_CASE("errors: cost replica_hours") {
@@ -413,20 +810,26 @@ TEST_SUITE("errors") {
   }
 
   TEST_CASE("errors: cost fleet_hourly_cost and fleet_cost") {
-    CHECK_REJECTS(fleet_hourly_cost(not_a_number, 2.0), "replicas");
-    CHECK_REJECTS(fleet_hourly_cost(-1, 2.0), "replicas");
-    CHECK_REJECTS(fleet_hourly_cost(1, -2.0), "price_per_replica_hour");
-    CHECK_REJECTS(fleet_cost(inf, 2.0), "replica_hours");
-    CHECK_REJECTS(fleet_cost(1.0, not_a_number), "price_per_replica_hour");
+    CHECK_REJECTS((fleet_hourly_cost({.replicas = not_a_number, .price_per_replica_hour = 2.0})),
+                  "replicas");
+    CHECK_REJECTS((fleet_hourly_cost({.replicas = -1, .price_per_replica_hour = 2.0})), "replicas");
+    CHECK_REJECTS((fleet_hourly_cost({.replicas = 1, .price_per_replica_hour = -2.0})),
+                  "price_per_replica_hour");
+    CHECK_REJECTS((fleet_cost({.replica_hours = inf, .price_per_replica_hour = 2.0})),
+                  "replica_hours");
+    CHECK_REJECTS((fleet_cost({.replica_hours = 1.0, .price_per_replica_hour = not_a_number})),
+                  "price_per_replica_hour");
   }
 
   TEST_CASE("errors: cost spot functions") {
-    CHECK_REJECTS(spot_factor(not_a_number, 0.1), "discount");
-    CHECK_REJECTS(spot_factor(1.0, 0.1), "discount");
-    CHECK_REJECTS(spot_pays(0.5, -0.1), "lost_work");
+    CHECK_REJECTS((spot_factor({.discount = not_a_number, .lost_work = 0.1})), "discount");
+    CHECK_REJECTS((spot_factor({.discount = 1.0, .lost_work = 0.1})), "discount");
+    CHECK_REJECTS((spot_pays({.discount = 0.5, .lost_work = -0.1})), "lost_work");
     CHECK_REJECTS(spot_break_even_discount(1.0), "lost_work");
-    CHECK_REJECTS(spot_cost(-1.0, 0.5, 0.1), "on_demand_cost");
-    CHECK_REJECTS(spot_cost(1.0, 0.5, inf), "lost_work");
+    CHECK_REJECTS((spot_cost({.on_demand_cost = -1.0, .discount = 0.5, .lost_work = 0.1})),
+                  "on_demand_cost");
+    CHECK_REJECTS((spot_cost({.on_demand_cost = 1.0, .discount = 0.5, .lost_work = inf})),
+                  "lost_work");
   }
 
   TEST_CASE("errors: cost two_tier_split") {
@@ -439,25 +842,25 @@ TEST_SUITE("errors") {
     good.lost_work = 0.1;
     auto in = good;
     in.replicas = -1;
-    CHECK_REJECTS(two_tier_split(in), "inputs.replicas");
+    CHECK_REJECTS(two_tier_split(in), "replicas");
     in = good;
     in.replicas = i64_max;  // share x replicas would not convert back to a count
-    CHECK_REJECTS(two_tier_split(in), "inputs.replicas");
+    CHECK_REJECTS(two_tier_split(in), "replicas");
     in = good;
     in.minimum_replicas = -1;
-    CHECK_REJECTS(two_tier_split(in), "inputs.minimum_replicas");
+    CHECK_REJECTS(two_tier_split(in), "minimum_replicas");
     in = good;
     in.non_interruptible_share = not_a_number;
-    CHECK_REJECTS(two_tier_split(in), "inputs.non_interruptible_share");
+    CHECK_REJECTS(two_tier_split(in), "non_interruptible_share");
     in = good;
     in.on_demand_price_per_hour = -1.0;
-    CHECK_REJECTS(two_tier_split(in), "inputs.on_demand_price_per_hour");
+    CHECK_REJECTS(two_tier_split(in), "on_demand_price_per_hour");
     in = good;
     in.spot_discount = 1.0;
-    CHECK_REJECTS(two_tier_split(in), "inputs.spot_discount");
+    CHECK_REJECTS(two_tier_split(in), "spot_discount");
     in = good;
     in.lost_work = inf;
-    CHECK_REJECTS(two_tier_split(in), "inputs.lost_work");
+    CHECK_REJECTS(two_tier_split(in), "lost_work");
     in = good;
     in.replicas = std::int64_t{1} << 62;  // the largest accepted count
     in.non_interruptible_share = 1.0;
@@ -478,15 +881,49 @@ TEST_SUITE("errors") {
   }
 
   TEST_CASE("errors: cost split_cost_by_gpu_time") {
-    CHECK_REJECTS(split_cost_by_gpu_time(not_a_number, 1.0, 1s, 1.0, 1s), "hourly_cost");
-    CHECK_REJECTS(split_cost_by_gpu_time(1.0, 0.0, 1s, 1.0, 1s), "prefill_tokens");
-    CHECK_REJECTS(split_cost_by_gpu_time(1.0, 1.0, -1s, 1.0, 1s), "prefill_gpu_time");
-    CHECK_REJECTS(split_cost_by_gpu_time(1.0, 1.0, 1s, -1.0, 1s), "decode_tokens");
-    CHECK_REJECTS(split_cost_by_gpu_time(1.0, 1.0, 1s, 1.0, inf_s), "decode_gpu_time");
-    CHECK_REJECTS(split_cost_by_gpu_time(1.0, 1.0, 0s, 1.0, 0s), "decode_gpu_time");
+    CHECK_REJECTS((split_cost_by_gpu_time({.hourly_cost = not_a_number,
+                                           .prefill_tokens = 1.0,
+                                           .prefill_gpu_time = 1s,
+                                           .decode_tokens = 1.0,
+                                           .decode_gpu_time = 1s})),
+                  "hourly_cost");
+    CHECK_REJECTS((split_cost_by_gpu_time({.hourly_cost = 1.0,
+                                           .prefill_tokens = 0.0,
+                                           .prefill_gpu_time = 1s,
+                                           .decode_tokens = 1.0,
+                                           .decode_gpu_time = 1s})),
+                  "prefill_tokens");
+    CHECK_REJECTS((split_cost_by_gpu_time({.hourly_cost = 1.0,
+                                           .prefill_tokens = 1.0,
+                                           .prefill_gpu_time = -1s,
+                                           .decode_tokens = 1.0,
+                                           .decode_gpu_time = 1s})),
+                  "prefill_gpu_time");
+    CHECK_REJECTS((split_cost_by_gpu_time({.hourly_cost = 1.0,
+                                           .prefill_tokens = 1.0,
+                                           .prefill_gpu_time = 1s,
+                                           .decode_tokens = -1.0,
+                                           .decode_gpu_time = 1s})),
+                  "decode_tokens");
+    CHECK_REJECTS((split_cost_by_gpu_time({.hourly_cost = 1.0,
+                                           .prefill_tokens = 1.0,
+                                           .prefill_gpu_time = 1s,
+                                           .decode_tokens = 1.0,
+                                           .decode_gpu_time = inf_s})),
+                  "decode_gpu_time");
+    CHECK_REJECTS((split_cost_by_gpu_time({.hourly_cost = 1.0,
+                                           .prefill_tokens = 1.0,
+                                           .prefill_gpu_time = 0s,
+                                           .decode_tokens = 1.0,
+                                           .decode_gpu_time = 0s})),
+                  "decode_gpu_time");
     // GPU times whose sum overflows still split half and half (they were both 0).
     const seconds_d longest{std::numeric_limits<double>::max()};
-    const phase_costs halves = split_cost_by_gpu_time(1.0, 1.0, longest, 1.0, longest);
+    const phase_costs halves = split_cost_by_gpu_time({.hourly_cost = 1.0,
+                                                       .prefill_tokens = 1.0,
+                                                       .prefill_gpu_time = longest,
+                                                       .decode_tokens = 1.0,
+                                                       .decode_gpu_time = longest});
     CHECK(halves.prefill_share == 0.5);
     CHECK(halves.decode_share == 0.5);
   }
@@ -499,92 +936,183 @@ TEST_SUITE("errors") {
   }
 
   TEST_CASE("errors: roofline weight_bytes") {
-    CHECK_REJECTS(weight_bytes(not_a_number, 2.0), "parameters");
-    CHECK_REJECTS(weight_bytes(-1.0, 2.0), "parameters");
-    CHECK_REJECTS(weight_bytes(8e9, 0.0), "bytes_per_parameter");
-    CHECK_REJECTS(weight_bytes(8e9, inf), "bytes_per_parameter");
+    CHECK_REJECTS((weight_bytes({.parameters = not_a_number, .bytes_per_parameter = 2.0})),
+                  "parameters");
+    CHECK_REJECTS((weight_bytes({.parameters = -1.0, .bytes_per_parameter = 2.0})), "parameters");
+    CHECK_REJECTS((weight_bytes({.parameters = 8e9, .bytes_per_parameter = 0.0})),
+                  "bytes_per_parameter");
+    CHECK_REJECTS((weight_bytes({.parameters = 8e9, .bytes_per_parameter = inf})),
+                  "bytes_per_parameter");
   }
 
   TEST_CASE("errors: roofline kv_bytes_per_token") {
-    CHECK_REJECTS(kv_bytes_per_token(0, 8, 128, 2.0), "layers");
-    CHECK_REJECTS(kv_bytes_per_token(32, -1, 128, 2.0), "kv_heads");
-    CHECK_REJECTS(kv_bytes_per_token(32, 8, 0, 2.0), "head_dim");
-    CHECK_REJECTS(kv_bytes_per_token(32, 8, 128, not_a_number), "dtype_bytes");
-    CHECK_REJECTS(kv_bytes_per_token(32, 8, 128, 0.0), "dtype_bytes");
+    CHECK_REJECTS(
+        (kv_bytes_per_token({.layers = 0, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0})),
+        "layers");
+    CHECK_REJECTS(
+        (kv_bytes_per_token({.layers = 32, .kv_heads = -1, .head_dim = 128, .dtype_bytes = 2.0})),
+        "kv_heads");
+    CHECK_REJECTS(
+        (kv_bytes_per_token({.layers = 32, .kv_heads = 8, .head_dim = 0, .dtype_bytes = 2.0})),
+        "head_dim");
+    CHECK_REJECTS((kv_bytes_per_token(
+                      {.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = not_a_number})),
+                  "dtype_bytes");
+    CHECK_REJECTS(
+        (kv_bytes_per_token({.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 0.0})),
+        "dtype_bytes");
   }
 
   TEST_CASE("errors: roofline kv_cache_bytes") {
-    CHECK_REJECTS(kv_cache_bytes(not_a_number, 2000.0, 131072.0), "batch");
-    CHECK_REJECTS(kv_cache_bytes(64.0, -1.0, 131072.0), "context_tokens");
-    CHECK_REJECTS(kv_cache_bytes(64.0, 2000.0, inf), "kv_bytes_per_token");
-    CHECK(kv_cache_bytes(1e300, 1e300, 0.0) == 0.0);       // no bytes per token: 0, not inf x 0
-    CHECK(std::isinf(kv_cache_bytes(1e300, 1e300, 1.0)));  // 1e600 B: beyond a double
+    CHECK_REJECTS(
+        (kv_cache_bytes(
+            {.batch = not_a_number, .context_tokens = 2000.0, .kv_bytes_per_token = 131072.0})),
+        "batch");
+    CHECK_REJECTS(
+        (kv_cache_bytes({.batch = 64.0, .context_tokens = -1.0, .kv_bytes_per_token = 131072.0})),
+        "context_tokens");
+    CHECK_REJECTS(
+        (kv_cache_bytes({.batch = 64.0, .context_tokens = 2000.0, .kv_bytes_per_token = inf})),
+        "kv_bytes_per_token");
+    CHECK(kv_cache_bytes({.batch = 1e300, .context_tokens = 1e300, .kv_bytes_per_token = 0.0}) ==
+          0.0);  // no bytes per token: 0, not inf x 0
+    CHECK(std::isinf(kv_cache_bytes({.batch = 1e300,
+                                     .context_tokens = 1e300,
+                                     .kv_bytes_per_token = 1.0})));  // 1e600 B: beyond a double
   }
 
   TEST_CASE("errors: roofline min_gpus_for_weights") {
-    CHECK_REJECTS(min_gpus_for_weights(not_a_number, 80e9), "weight_bytes");
-    CHECK_REJECTS(min_gpus_for_weights(-1.0, 80e9), "weight_bytes");
-    CHECK_REJECTS(min_gpus_for_weights(140e9, 0.0), "gpu_memory_bytes");
-    CHECK_REJECTS(min_gpus_for_weights(1e300, 1e-10), "weight_bytes");  // count > 2^62
+    CHECK_REJECTS((min_gpus_for_weights({.weight_bytes = not_a_number, .gpu_memory_bytes = 80e9})),
+                  "weight_bytes");
+    CHECK_REJECTS((min_gpus_for_weights({.weight_bytes = -1.0, .gpu_memory_bytes = 80e9})),
+                  "weight_bytes");
+    CHECK_REJECTS((min_gpus_for_weights({.weight_bytes = 140e9, .gpu_memory_bytes = 0.0})),
+                  "gpu_memory_bytes");
+    CHECK_REJECTS((min_gpus_for_weights({.weight_bytes = 1e300, .gpu_memory_bytes = 1e-10})),
+                  "weight_bytes");  // count > 2^62
   }
 
   TEST_CASE("errors: roofline mfu") {
-    CHECK_REJECTS(mfu(not_a_number, 2560.0, 1e15), "parameters");
-    CHECK_REJECTS(mfu(8e9, -1.0, 1e15), "tokens_per_second");
-    CHECK_REJECTS(mfu(8e9, 2560.0, 0.0), "peak_flops_per_second");
+    CHECK_REJECTS((mfu({.parameters = not_a_number,
+                        .tokens_per_second = 2560.0,
+                        .peak_flops_per_second = 1e15})),
+                  "parameters");
+    CHECK_REJECTS(
+        (mfu({.parameters = 8e9, .tokens_per_second = -1.0, .peak_flops_per_second = 1e15})),
+        "tokens_per_second");
+    CHECK_REJECTS(
+        (mfu({.parameters = 8e9, .tokens_per_second = 2560.0, .peak_flops_per_second = 0.0})),
+        "peak_flops_per_second");
     const double big = std::numeric_limits<double>::max();
-    CHECK(mfu(big, 0.0, 1e15) == 0.0);  // no tokens: 0, not (2 x max = inf) x 0
-    CHECK(mfu(big, 1.0, 1e15) == doctest::Approx(2.0 * (big / 1e15)));  // 2 N_p overflowed
+    CHECK(mfu({.parameters = big, .tokens_per_second = 0.0, .peak_flops_per_second = 1e15}) ==
+          0.0);  // no tokens: 0, not (2 x max = inf) x 0
+    CHECK(mfu({.parameters = big, .tokens_per_second = 1.0, .peak_flops_per_second = 1e15}) ==
+          doctest::Approx(2.0 * (big / 1e15)));  // 2 N_p overflowed
   }
 
   TEST_CASE("errors: roofline decode_bandwidth and mbu") {
-    CHECK_REJECTS(decode_bandwidth(not_a_number, 0.0, 25ms), "weight_bytes");
-    CHECK_REJECTS(decode_bandwidth(16e9, -1.0, 25ms), "kv_bytes");
-    CHECK_REJECTS(decode_bandwidth(16e9, 0.0, 0s), "tpot");
-    CHECK_REJECTS(mbu(16e9, 0.0, 25ms, 0.0), "peak_bytes_per_second");
-    CHECK_REJECTS(mbu(16e9, 0.0, -25ms, 3e12), "tpot");
+    CHECK_REJECTS((decode_bandwidth({.weight_bytes = not_a_number, .kv_bytes = 0.0, .tpot = 25ms})),
+                  "weight_bytes");
+    CHECK_REJECTS((decode_bandwidth({.weight_bytes = 16e9, .kv_bytes = -1.0, .tpot = 25ms})),
+                  "kv_bytes");
+    CHECK_REJECTS((decode_bandwidth({.weight_bytes = 16e9, .kv_bytes = 0.0, .tpot = 0s})), "tpot");
+    CHECK_REJECTS(
+        (mbu({.weight_bytes = 16e9, .kv_bytes = 0.0, .tpot = 25ms, .peak_bytes_per_second = 0.0})),
+        "peak_bytes_per_second");
+    CHECK_REJECTS(
+        (mbu(
+            {.weight_bytes = 16e9, .kv_bytes = 0.0, .tpot = -25ms, .peak_bytes_per_second = 3e12})),
+        "tpot");
     const double big = std::numeric_limits<double>::max();
     // (max + max) / 10 s = max / 5 B/s: the sum overflowed where the quotient does not.
-    CHECK(decode_bandwidth(big, big, 10s) == doctest::Approx(big / 5.0));
-    CHECK(mbu(big, big, 10s, big) == doctest::Approx(0.2));
+    CHECK(decode_bandwidth({.weight_bytes = big, .kv_bytes = big, .tpot = 10s}) ==
+          doctest::Approx(big / 5.0));
+    CHECK(mbu({.weight_bytes = big, .kv_bytes = big, .tpot = 10s, .peak_bytes_per_second = big}) ==
+          doctest::Approx(0.2));
   }
 
   TEST_CASE("errors: roofline ridge_point") {
-    CHECK_REJECTS(ridge_point(not_a_number, 3e12), "peak_flops_per_second");
-    CHECK_REJECTS(ridge_point(1e15, 0.0), "peak_bytes_per_second");
+    CHECK_REJECTS(
+        (ridge_point({.peak_flops_per_second = not_a_number, .peak_bytes_per_second = 3e12})),
+        "peak_flops_per_second");
+    CHECK_REJECTS((ridge_point({.peak_flops_per_second = 1e15, .peak_bytes_per_second = 0.0})),
+                  "peak_bytes_per_second");
     accelerator_spec s = accelerators::h100_sxm;
     s.peak_flops_per_second = 0.0;
-    CHECK_REJECTS(ridge_point(s), "spec.peak_flops_per_second");
+    CHECK_REJECTS(ridge_point(s), "peak_flops_per_second");
     s = accelerators::h100_sxm;
     s.peak_bytes_per_second = not_a_number;
-    CHECK_REJECTS(ridge_point(s), "spec.peak_bytes_per_second");
+    CHECK_REJECTS(ridge_point(s), "peak_bytes_per_second");
   }
 
   TEST_CASE("errors: roofline decode_intensity") {
-    CHECK_REJECTS(decode_intensity(not_a_number, 16e9, 1.0, 2000.0, 131072.0), "parameters");
-    CHECK_REJECTS(decode_intensity(8e9, -1.0, 1.0, 2000.0, 131072.0), "weight_bytes");
-    CHECK_REJECTS(decode_intensity(8e9, 16e9, -1.0, 2000.0, 131072.0), "batch");
-    CHECK_REJECTS(decode_intensity(8e9, 16e9, 1.0, inf, 131072.0), "context_tokens");
-    CHECK_REJECTS(decode_intensity(8e9, 16e9, 1.0, 2000.0, -1.0), "kv_bytes_per_token");
-    CHECK_REJECTS(decode_intensity(8e9, 0.0, 0.0, 2000.0, 131072.0), "weight_bytes");  // 0 bytes
+    CHECK_REJECTS((decode_intensity({.parameters = not_a_number,
+                                     .weight_bytes = 16e9,
+                                     .batch = 1.0,
+                                     .context_tokens = 2000.0,
+                                     .kv_bytes_per_token = 131072.0})),
+                  "parameters");
+    CHECK_REJECTS((decode_intensity({.parameters = 8e9,
+                                     .weight_bytes = -1.0,
+                                     .batch = 1.0,
+                                     .context_tokens = 2000.0,
+                                     .kv_bytes_per_token = 131072.0})),
+                  "weight_bytes");
+    CHECK_REJECTS((decode_intensity({.parameters = 8e9,
+                                     .weight_bytes = 16e9,
+                                     .batch = -1.0,
+                                     .context_tokens = 2000.0,
+                                     .kv_bytes_per_token = 131072.0})),
+                  "batch");
+    CHECK_REJECTS((decode_intensity({.parameters = 8e9,
+                                     .weight_bytes = 16e9,
+                                     .batch = 1.0,
+                                     .context_tokens = inf,
+                                     .kv_bytes_per_token = 131072.0})),
+                  "context_tokens");
+    CHECK_REJECTS((decode_intensity({.parameters = 8e9,
+                                     .weight_bytes = 16e9,
+                                     .batch = 1.0,
+                                     .context_tokens = 2000.0,
+                                     .kv_bytes_per_token = -1.0})),
+                  "kv_bytes_per_token");
+    CHECK_REJECTS((decode_intensity({.parameters = 8e9,
+                                     .weight_bytes = 0.0,
+                                     .batch = 0.0,
+                                     .context_tokens = 2000.0,
+                                     .kv_bytes_per_token = 131072.0})),
+                  "weight_bytes");  // 0 bytes
     // 2 N_p b / (M_w + b n_ctx m_kv) with both products past the double range (inf/inf):
     // 2 x 1 x max / (0 + max x 1e-300 x max) = 2 / (1e-300 x max) = 1.1126e-8.
     const double big = std::numeric_limits<double>::max();
-    CHECK(decode_intensity(1.0, 0.0, big, 1e-300, big) == doctest::Approx(2.0 / (1e-300 * big)));
+    CHECK(decode_intensity({.parameters = 1.0,
+                            .weight_bytes = 0.0,
+                            .batch = big,
+                            .context_tokens = 1e-300,
+                            .kv_bytes_per_token = big}) == doctest::Approx(2.0 / (1e-300 * big)));
   }
 
   TEST_CASE("errors: roofline decode_intensity_limit") {
-    CHECK_REJECTS(decode_intensity_limit(not_a_number, 2000.0, 131072.0), "parameters");
-    CHECK_REJECTS(decode_intensity_limit(8e9, 0.0, 131072.0), "context_tokens");
-    CHECK_REJECTS(decode_intensity_limit(8e9, 2000.0, 0.0), "kv_bytes_per_token");
-    CHECK(decode_intensity_limit(0.0, 5e-324, 5e-324) == 0.0);  // n_ctx m_kv underflowed: 0/0
+    CHECK_REJECTS((decode_intensity_limit({.parameters = not_a_number,
+                                           .context_tokens = 2000.0,
+                                           .kv_bytes_per_token = 131072.0})),
+                  "parameters");
+    CHECK_REJECTS((decode_intensity_limit(
+                      {.parameters = 8e9, .context_tokens = 0.0, .kv_bytes_per_token = 131072.0})),
+                  "context_tokens");
+    CHECK_REJECTS((decode_intensity_limit(
+                      {.parameters = 8e9, .context_tokens = 2000.0, .kv_bytes_per_token = 0.0})),
+                  "kv_bytes_per_token");
+    CHECK(decode_intensity_limit(
+              {.parameters = 0.0, .context_tokens = 5e-324, .kv_bytes_per_token = 5e-324}) ==
+          0.0);  // n_ctx m_kv underflowed: 0/0
   }
 
   TEST_CASE("errors: roofline is_compute_bound and mfu_ceiling") {
-    CHECK_REJECTS(is_compute_bound(not_a_number, 333.0), "intensity");
-    CHECK_REJECTS(is_compute_bound(-1.0, 333.0), "intensity");
-    CHECK_REJECTS(mfu_ceiling(61.0, 0.0), "ridge");
-    CHECK_REJECTS(mfu_ceiling(61.0, inf), "ridge");
+    CHECK_REJECTS((is_compute_bound({.intensity = not_a_number, .ridge = 333.0})), "intensity");
+    CHECK_REJECTS((is_compute_bound({.intensity = -1.0, .ridge = 333.0})), "intensity");
+    CHECK_REJECTS((mfu_ceiling({.intensity = 61.0, .ridge = 0.0})), "ridge");
+    CHECK_REJECTS((mfu_ceiling({.intensity = 61.0, .ridge = inf})), "ridge");
   }
 
   TEST_CASE("errors: roofline attainable_flops_per_second") {
@@ -598,43 +1126,82 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(attainable_flops_per_second(10.0, s), "spec.peak_bytes_per_second");
   }
 
-  TEST_CASE("errors: roofline max_compute_bound_context") {
-    CHECK_REJECTS(max_compute_bound_context(not_a_number, 131072.0, 333.0), "parameters");
-    CHECK_REJECTS(max_compute_bound_context(8e9, 0.0, 333.0), "kv_bytes_per_token");
-    CHECK_REJECTS(max_compute_bound_context(8e9, 131072.0, -1.0), "ridge");
-    CHECK_REJECTS(max_compute_bound_context(8e9, 16e9, 0.0, 131072.0, 333.0), "batch");
-    CHECK_REJECTS(max_compute_bound_context(8e9, not_a_number, 1.0, 131072.0, 333.0),
+  TEST_CASE("errors: roofline max_compute_bound_context and max_compute_bound_context_at_batch") {
+    CHECK_REJECTS(
+        (max_compute_bound_context(
+            {.parameters = not_a_number, .kv_bytes_per_token = 131072.0, .ridge = 333.0})),
+        "parameters");
+    CHECK_REJECTS(
+        (max_compute_bound_context({.parameters = 8e9, .kv_bytes_per_token = 0.0, .ridge = 333.0})),
+        "kv_bytes_per_token");
+    CHECK_REJECTS((max_compute_bound_context(
+                      {.parameters = 8e9, .kv_bytes_per_token = 131072.0, .ridge = -1.0})),
+                  "ridge");
+    CHECK_REJECTS((max_compute_bound_context_at_batch({.parameters = 8e9,
+                                                       .weight_bytes = 16e9,
+                                                       .batch = 0.0,
+                                                       .kv_bytes_per_token = 131072.0,
+                                                       .ridge = 333.0})),
+                  "batch");
+    CHECK_REJECTS((max_compute_bound_context_at_batch({.parameters = 8e9,
+                                                       .weight_bytes = not_a_number,
+                                                       .batch = 1.0,
+                                                       .kv_bytes_per_token = 131072.0,
+                                                       .ridge = 333.0})),
                   "weight_bytes");
     // Bandwidth-bound even with an empty context: a domain outcome.
-    CHECK_FALSE(max_compute_bound_context(8e9, 16e9, 1.0, 131072.0, 333.0).has_value());
+    CHECK_FALSE(max_compute_bound_context_at_batch({.parameters = 8e9,
+                                                    .weight_bytes = 16e9,
+                                                    .batch = 1.0,
+                                                    .kv_bytes_per_token = 131072.0,
+                                                    .ridge = 333.0})
+                    .has_value());
     // Both terms 2 N_p/(ridge m_kv) and M_w/(b m_kv) past the double range (inf - inf was
     // NaN): 2 / (2^-1074)^2 = 2^2149 < max / (2^-1074)^2, so bandwidth-bound at any context.
     const double tiny = 5e-324;
-    CHECK_FALSE(max_compute_bound_context(1.0, std::numeric_limits<double>::max(), tiny, tiny, tiny)
-                    .has_value());
-    CHECK(max_compute_bound_context(0.0, 0.0, tiny, tiny, tiny) == 0.0);
+    CHECK_FALSE(
+        max_compute_bound_context_at_batch({.parameters = 1.0,
+                                            .weight_bytes = std::numeric_limits<double>::max(),
+                                            .batch = tiny,
+                                            .kv_bytes_per_token = tiny,
+                                            .ridge = tiny})
+            .has_value());
+    CHECK(max_compute_bound_context_at_batch({.parameters = 0.0,
+                                              .weight_bytes = 0.0,
+                                              .batch = tiny,
+                                              .kv_bytes_per_token = tiny,
+                                              .ridge = tiny}) == 0.0);
   }
 
   TEST_CASE("errors: roofline roofline_time") {
-    CHECK_REJECTS(roofline_time(not_a_number, 1.0, 1e15, 3e12), "flops");
-    CHECK_REJECTS(roofline_time(1.0, -1.0, 1e15, 3e12), "bytes");
-    CHECK_REJECTS(roofline_time(1.0, 1.0, 0.0, 3e12), "flops_per_second");
-    CHECK_REJECTS(roofline_time(1.0, 1.0, 1e15, inf), "bytes_per_second");
+    CHECK_REJECTS((roofline_time({.flops = not_a_number, .bytes = 1.0},
+                                 {.peak_flops_per_second = 1e15, .peak_bytes_per_second = 3e12})),
+                  "step.flops");
+    CHECK_REJECTS((roofline_time({.flops = 1.0, .bytes = -1.0},
+                                 {.peak_flops_per_second = 1e15, .peak_bytes_per_second = 3e12})),
+                  "step.bytes");
+    CHECK_REJECTS((roofline_time({.flops = 1.0, .bytes = 1.0},
+                                 {.peak_flops_per_second = 0.0, .peak_bytes_per_second = 3e12})),
+                  "spec.peak_flops_per_second");
+    CHECK_REJECTS((roofline_time({.flops = 1.0, .bytes = 1.0},
+                                 {.peak_flops_per_second = 1e15, .peak_bytes_per_second = inf})),
+                  "spec.peak_bytes_per_second");
     accelerator_spec s = accelerators::h100_sxm;
     s.peak_flops_per_second = 0.0;
-    CHECK_REJECTS(roofline_time(1.0, 1.0, s), "spec.peak_flops_per_second");
-    CHECK_REJECTS(roofline_time(-1.0, 1.0, accelerators::h100_sxm), "flops");
+    CHECK_REJECTS((roofline_time({.flops = 1.0, .bytes = 1.0}, s)), "spec.peak_flops_per_second");
+    CHECK_REJECTS((roofline_time({.flops = -1.0, .bytes = 1.0}, accelerators::h100_sxm)),
+                  "step.flops");
   }
 
   // ---- arrivals.hpp ------------------------------------------------------------------------
 
   TEST_CASE("errors: arrivals constant-rate samplers and schedules") {
     std::mt19937_64 engine(1);
-    CHECK_REJECTS(exponential_gaps(not_a_number), "rate_per_s");
-    CHECK_REJECTS(exponential_gaps(0.0), "rate_per_s");
-    CHECK_REJECTS(constant_gaps(-1.0), "rate_per_s");
-    CHECK_REJECTS(poisson_schedule(inf, 3, engine), "rate_per_s");
-    CHECK_REJECTS(constant_schedule(0.0, 3), "rate_per_s");
+    CHECK_REJECTS(exponential_gaps(not_a_number), "rate_per_second");
+    CHECK_REJECTS(exponential_gaps(0.0), "rate_per_second");
+    CHECK_REJECTS(constant_gaps(-1.0), "rate_per_second");
+    CHECK_REJECTS(poisson_schedule(inf, 3, engine), "rate_per_second");
+    CHECK_REJECTS(constant_schedule(0.0, 3), "rate_per_second");
     CHECK_REJECTS(poisson_schedule(1.0, 3, engine, nan_s), "start");
     CHECK_REJECTS(constant_schedule(1.0, 3, inf_s), "start");
     CHECK_REJECTS(constant_schedule(1.0, static_cast<std::size_t>(-1)), "count");
@@ -643,16 +1210,20 @@ TEST_SUITE("errors") {
 
   TEST_CASE("errors: arrivals gamma_gaps") {
     std::mt19937_64 engine(1);
-    CHECK_REJECTS(gamma_gaps(not_a_number, 1.0), "rate_per_s");
-    CHECK_REJECTS(gamma_gaps(1.0, -1.0), "cv");
-    CHECK_REJECTS(gamma_gaps(1.0, inf), "cv");
-    CHECK_REJECTS(gamma_gaps(1.0, 1e200), "cv");   // shape 1/cv^2 underflows to 0
-    CHECK_REJECTS(gamma_gaps(1.0, 1e-170), "cv");  // shape 1/cv^2 overflows
-    CHECK_REJECTS(gamma_gaps::from_burstiness(1.0, 0.0), "burstiness");
-    CHECK_REJECTS(gamma_gaps::from_burstiness(1.0, 1e-320), "burstiness");
-    CHECK_REJECTS(gamma_schedule(1.0, not_a_number, 3, engine), "cv");
-    CHECK(std::isfinite(gamma_gaps(1.0, 1e150)(engine).count()));
-    CHECK(std::isfinite(gamma_gaps(1.0, 1e-150)(engine).count()));
+    CHECK_REJECTS((gamma_gaps({.rate_per_second = not_a_number, .cv = 1.0})), "rate_per_second");
+    CHECK_REJECTS((gamma_gaps({.rate_per_second = 1.0, .cv = -1.0})), "cv");
+    CHECK_REJECTS((gamma_gaps({.rate_per_second = 1.0, .cv = inf})), "cv");
+    CHECK_REJECTS((gamma_gaps({.rate_per_second = 1.0, .cv = 1e200})),
+                  "cv");  // shape 1/cv^2 underflows to 0
+    CHECK_REJECTS((gamma_gaps({.rate_per_second = 1.0, .cv = 1e-170})),
+                  "cv");  // shape 1/cv^2 overflows
+    CHECK_REJECTS((gamma_gaps::from_burstiness({.rate_per_second = 1.0, .burstiness = 0.0})),
+                  "burstiness");
+    CHECK_REJECTS((gamma_gaps::from_burstiness({.rate_per_second = 1.0, .burstiness = 1e-320})),
+                  "burstiness");
+    CHECK_REJECTS((gamma_schedule({.rate_per_second = 1.0, .cv = not_a_number}, 3, engine)), "cv");
+    CHECK(std::isfinite(gamma_gaps({.rate_per_second = 1.0, .cv = 1e150})(engine).count()));
+    CHECK(std::isfinite(gamma_gaps({.rate_per_second = 1.0, .cv = 1e-150})(engine).count()));
   }
 
   TEST_CASE("errors: arrivals open_loop_schedule and vllm_rescaled_schedule") {
@@ -666,15 +1237,35 @@ TEST_SUITE("errors") {
 
   TEST_CASE("errors: arrivals linear_ramp_schedule") {
     std::mt19937_64 engine(1);
-    CHECK_REJECTS(linear_ramp_schedule(not_a_number, 1.0, 60s, engine), "rate_begin_per_s");
-    CHECK_REJECTS(linear_ramp_schedule(1.0, -1.0, 60s, engine), "rate_end_per_s");
-    CHECK_REJECTS(linear_ramp_schedule(1.0, 1.0, 0s, engine), "duration");
-    CHECK_REJECTS(linear_ramp_schedule(1.0, 1.0, inf_s, engine), "duration");
-    CHECK_REJECTS(linear_ramp_schedule(0.0, 0.0, 60s, engine), "rate_end_per_s");
-    CHECK_REJECTS(linear_ramp_schedule(1e300, 1e300, seconds_d(1e300), engine), "duration");
+    CHECK_REJECTS(
+        (linear_ramp_schedule(
+            {.rate_begin_per_second = not_a_number, .rate_end_per_second = 1.0, .duration = 60s},
+            engine)),
+        "rate_begin_per_second");
+    CHECK_REJECTS(
+        (linear_ramp_schedule(
+            {.rate_begin_per_second = 1.0, .rate_end_per_second = -1.0, .duration = 60s}, engine)),
+        "rate_end_per_second");
+    CHECK_REJECTS(
+        (linear_ramp_schedule(
+            {.rate_begin_per_second = 1.0, .rate_end_per_second = 1.0, .duration = 0s}, engine)),
+        "duration");
+    CHECK_REJECTS(
+        (linear_ramp_schedule(
+            {.rate_begin_per_second = 1.0, .rate_end_per_second = 1.0, .duration = inf_s}, engine)),
+        "duration");
+    CHECK_REJECTS(
+        (linear_ramp_schedule(
+            {.rate_begin_per_second = 0.0, .rate_end_per_second = 0.0, .duration = 60s}, engine)),
+        "rate_end_per_second");
+    CHECK_REJECTS((linear_ramp_schedule({.rate_begin_per_second = 1e300,
+                                         .rate_end_per_second = 1e300,
+                                         .duration = seconds_d(1e300)},
+                                        engine)),
+                  "duration");
   }
 
-  TEST_CASE("errors: arrivals replay_schedule and observed_rate_per_s") {
+  TEST_CASE("errors: arrivals replay_schedule and observed_rate_per_second") {
     const std::vector<seconds_d> empty{};
     const std::vector<seconds_d> with_nan{0s, nan_s};
     const std::vector<seconds_d> unsorted{2s, 1s};
@@ -682,10 +1273,10 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(replay_schedule(empty), "trace.size()");
     CHECK_REJECTS(replay_schedule(with_nan), "trace[i]");
     CHECK_REJECTS(replay_schedule(unsorted), "trace[i]");
-    CHECK_REJECTS(replay_schedule(single, 0.0), "target_rate_per_s");
+    CHECK_REJECTS(replay_schedule(single, 0.0), "target_rate_per_second");
     CHECK_REJECTS(replay_schedule(single, 1.0), "trace.size()");
-    CHECK_REJECTS(observed_rate_per_s(single), "schedule.size()");
-    CHECK_REJECTS(observed_rate_per_s(empty), "trace.size()");
+    CHECK_REJECTS(observed_rate_per_second(single), "schedule.size()");
+    CHECK_REJECTS(observed_rate_per_second(empty), "trace.size()");
   }
 
   TEST_CASE("errors: arrivals closed_loop_population") {
@@ -695,17 +1286,22 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(closed_loop_population(3, 1s, -1.0), "think_cv");
     CHECK_REJECTS(closed_loop_population(3, 1s, 1e200), "think_cv");
     const closed_loop_population idle(3, 0s);
-    CHECK_REJECTS(idle.offered_rate_per_s(seconds_d(not_a_number)), "mean_sojourn");
-    CHECK_REJECTS(idle.offered_rate_per_s(-1s), "mean_sojourn");
-    CHECK_REJECTS(idle.offered_rate_per_s(0s), "mean_sojourn");  // W + Z = 0
+    CHECK_REJECTS(idle.offered_rate_per_second(seconds_d(not_a_number)), "mean_sojourn");
+    CHECK_REJECTS(idle.offered_rate_per_second(-1s), "mean_sojourn");
+    CHECK_REJECTS(idle.offered_rate_per_second(0s), "mean_sojourn");  // W + Z = 0
   }
 
   // ---- capacity.hpp ------------------------------------------------------------------------
 
   TEST_CASE("errors: capacity outcome accessors and meets_slo") {
     // No validation by design (noexcept, per outcome): NaN times compare false and fail.
-    const slo objective{1s, 100ms};
-    request_outcome o{0s, 0s, nan_s, 1s, 10, 10, false};
+    const slo objective{.ttft = 1s, .tpot = 100ms};
+    request_outcome o{.intended_arrival = 0s,
+                      .sent = 0s,
+                      .first_token = nan_s,
+                      .finished = 1s,
+                      .prompt_tokens = 10,
+                      .output_tokens = 10};
     CHECK(std::isnan(time_to_first_token(o).count()));
     CHECK_FALSE(meets_slo(objective, o));
     o.first_token = 100ms;
@@ -714,25 +1310,26 @@ TEST_SUITE("errors") {
   }
 
   TEST_CASE("errors: capacity validate slo") {
-    CHECK_REJECTS(validate(slo{nan_s, 1s}), "slo.ttft");
-    CHECK_REJECTS(validate(slo{0s, 1s}), "slo.ttft");
-    CHECK_REJECTS(validate(slo{1s, -1s}), "slo.tpot");
-    CHECK_REJECTS(validate(slo{1s, 1s, inf_s}), "slo.e2e");
+    CHECK_REJECTS((validate(slo{.ttft = nan_s, .tpot = 1s})), "slo.ttft");
+    CHECK_REJECTS((validate(slo{.ttft = 0s, .tpot = 1s})), "slo.ttft");
+    CHECK_REJECTS((validate(slo{.ttft = 1s, .tpot = -1s})), "slo.tpot");
+    CHECK_REJECTS((validate(slo{.ttft = 1s, .tpot = 1s, .e2e = inf_s})), "slo.e2e");
   }
 
   TEST_CASE("errors: capacity wilson_interval") {
-    CHECK_REJECTS(wilson_interval(0, 0), "n");
-    CHECK_REJECTS(wilson_interval(5, 4), "successes");
-    CHECK_REJECTS(wilson_interval(1, 4, not_a_number), "z");
-    CHECK_REJECTS(wilson_interval(1, 4, 0.0), "z");
+    CHECK_REJECTS((wilson_interval({.successes = 0, .trials = 0})), "trials");
+    CHECK_REJECTS((wilson_interval({.successes = 5, .trials = 4})), "successes");
+    CHECK_REJECTS((wilson_interval({.successes = 1, .trials = 4}, not_a_number)), "z");
+    CHECK_REJECTS((wilson_interval({.successes = 1, .trials = 4}, 0.0)), "z");
   }
 
   TEST_CASE("errors: capacity conformance_from_counts and exact_conformance") {
-    CHECK_REJECTS(conformance_from_counts(5, 4), "conforming");
-    CHECK_REJECTS(conformance_from_counts(1, 4, -1.0), "z");
+    CHECK_REJECTS((conformance_from_counts({.successes = 5, .trials = 4})), "successes");
+    CHECK_REJECTS((conformance_from_counts({.successes = 1, .trials = 4}, -1.0)), "z");
     CHECK_REJECTS(exact_conformance(not_a_number), "share");
     CHECK_REJECTS(exact_conformance(1.5), "share");
-    CHECK(conformance_from_counts(0, 0).empty());  // no information: a value
+    CHECK(
+        conformance_from_counts({.successes = 0, .trials = 0}).empty());  // no information: a value
   }
 
   TEST_CASE("errors: capacity conformance_series") {
@@ -746,49 +1343,55 @@ TEST_SUITE("errors") {
   }
 
   TEST_CASE("errors: capacity replicated_conformance and pooled_conformance") {
-    const auto run = conformance_from_counts(90, 100);
+    const auto run = conformance_from_counts({.successes = 90, .trials = 100});
     auto bad = run;
     const std::vector<conformance_estimate> exact{run, exact_conformance(0.9)};
     CHECK_REJECTS(replicated_conformance(exact), "runs[i].exact");
     CHECK_REJECTS(pooled_conformance(exact), "runs[i].exact");
     bad.conforming = 101;
-    CHECK_REJECTS(pooled_conformance(std::vector<conformance_estimate>{run, bad}),
+    CHECK_REJECTS((pooled_conformance(std::vector<conformance_estimate>{run, bad})),
                   "runs[i].conforming");
     bad = run;
     bad.standard_error = not_a_number;
-    CHECK_REJECTS(pooled_conformance(std::vector<conformance_estimate>{run, bad}),
+    CHECK_REJECTS((pooled_conformance(std::vector<conformance_estimate>{run, bad})),
                   "runs[i].standard_error");
     bad = run;
     bad.degrees_of_freedom = 0.5;
-    CHECK_REJECTS(replicated_conformance(std::vector<conformance_estimate>{run, bad}),
+    CHECK_REJECTS((replicated_conformance(std::vector<conformance_estimate>{run, bad})),
                   "runs[i].degrees_of_freedom");
     bad = run;
     bad.skewness = inf;
-    CHECK_REJECTS(replicated_conformance(std::vector<conformance_estimate>{run, bad}),
+    CHECK_REJECTS((replicated_conformance(std::vector<conformance_estimate>{run, bad})),
                   "runs[i].skewness");
     bad = run;
     bad.share = 1.5;
-    CHECK_REJECTS(replicated_conformance(std::vector<conformance_estimate>{run, bad}),
+    CHECK_REJECTS((replicated_conformance(std::vector<conformance_estimate>{run, bad})),
                   "runs[i].share");
-    CHECK_REJECTS(replicated_conformance(std::vector<conformance_estimate>{run, run}, 0.0), "z");
-    CHECK_REJECTS(pooled_conformance(std::vector<conformance_estimate>{run, run}, not_a_number),
+    CHECK_REJECTS((replicated_conformance(std::vector<conformance_estimate>{run, run}, 0.0)), "z");
+    CHECK_REJECTS((pooled_conformance(std::vector<conformance_estimate>{run, run}, not_a_number)),
                   "z");
     // Nothing to combine: an empty estimate, not an error.
     CHECK(pooled_conformance(std::vector<conformance_estimate>{}).empty());
-    CHECK(replicated_conformance(std::vector<conformance_estimate>{conformance_from_counts(0, 0)})
+    CHECK(replicated_conformance(std::vector<conformance_estimate>{
+                                     conformance_from_counts({.successes = 0, .trials = 0})})
               .empty());
   }
 
   TEST_CASE("errors: capacity measure_conformance") {
-    const slo objective{1s, 100ms};
-    const std::vector<request_outcome> one{{0s, 0s, 100ms, 200ms, 10, 2, false}};
+    const slo objective{.ttft = 1s, .tpot = 100ms};
+    const std::vector<request_outcome> one{{.intended_arrival = 0s,
+                                            .sent = 0s,
+                                            .first_token = 100ms,
+                                            .finished = 200ms,
+                                            .prompt_tokens = 10,
+                                            .output_tokens = 2}};
     const std::vector<request_outcome> none{};
     CHECK_REJECTS(measure_conformance(none, objective), "outcomes.size()");
-    CHECK_REJECTS(measure_conformance(one, slo{0s, 1s}), "slo.ttft");
-    CHECK_REJECTS(measure_conformance(one, objective, {}, not_a_number), "z");
-    CHECK_REJECTS(measure_conformance(one, objective, {-1s}), "window.warm_up");
-    CHECK_REJECTS(measure_conformance(one, objective, {0s, nan_s}), "window.cool_down");
-    CHECK_REJECTS(measure_conformance(one, objective, {0s, 0s, inf_s}), "window.run_end");
+    CHECK_REJECTS((measure_conformance(one, slo{.ttft = 0s, .tpot = 1s})), "slo.ttft");
+    CHECK_REJECTS((measure_conformance(one, objective, {}, not_a_number)), "z");
+    CHECK_REJECTS((measure_conformance(one, objective, {.warm_up = -1s})), "window.warm_up");
+    CHECK_REJECTS((measure_conformance(one, objective, {.cool_down = nan_s})), "window.cool_down");
+    CHECK_REJECTS((measure_conformance(one, objective, {.run_end = inf_s})), "window.run_end");
     std::vector<request_outcome> bad = one;
     bad[0].intended_arrival = nan_s;
     CHECK_REJECTS(measure_conformance(bad, objective), "outcome.intended_arrival");
@@ -801,17 +1404,20 @@ TEST_SUITE("errors") {
 
   TEST_CASE("errors: capacity find_capacity") {
     const std::vector<capacity_point> none{};
-    std::vector<capacity_point> curve{{1.0, conformance_from_counts(95, 100)},
-                                      {2.0, conformance_from_counts(50, 100)}};
+    std::vector<capacity_point> curve{
+        {.rate_per_second = 1.0,
+         .conformance = conformance_from_counts({.successes = 95, .trials = 100})},
+        {.rate_per_second = 2.0,
+         .conformance = conformance_from_counts({.successes = 50, .trials = 100})}};
     CHECK_REJECTS(find_capacity(none), "curve.size()");
-    CHECK_REJECTS(find_capacity(curve, {not_a_number}), "options.quota");
-    CHECK_REJECTS(find_capacity(curve, {1.0}), "options.quota");
+    CHECK_REJECTS((find_capacity(curve, {.quota = not_a_number})), "options.quota");
+    CHECK_REJECTS((find_capacity(curve, {.quota = 1.0})), "options.quota");
     auto bad = curve;
-    bad[1].rate_per_s = 0.0;
-    CHECK_REJECTS(find_capacity(bad), "curve[i].rate_per_s");
+    bad[1].rate_per_second = 0.0;
+    CHECK_REJECTS(find_capacity(bad), "curve[i].rate_per_second");
     bad = curve;
-    bad[1].rate_per_s = 1.0;
-    CHECK_REJECTS(find_capacity(bad), "curve[i].rate_per_s");  // duplicate rate
+    bad[1].rate_per_second = 1.0;
+    CHECK_REJECTS(find_capacity(bad), "curve[i].rate_per_second");  // duplicate rate
     bad = curve;
     bad[1].conformance.share = not_a_number;
     CHECK_REJECTS(find_capacity(bad), "curve[i].conformance.share");
@@ -825,9 +1431,11 @@ TEST_SUITE("errors") {
     bad[1].conformance.upper = -0.5;
     CHECK_REJECTS(find_capacity(bad), "curve[i].conformance.upper");
     // No point reaches the quota: nullopt, saturated.
-    const std::vector<capacity_point> failing{{1.0, conformance_from_counts(10, 100)}};
+    const std::vector<capacity_point> failing{
+        {.rate_per_second = 1.0,
+         .conformance = conformance_from_counts({.successes = 10, .trials = 100})}};
     const auto r = find_capacity(failing);
-    CHECK_FALSE(r.capacity_per_s.has_value());
+    CHECK_FALSE(r.capacity_per_second.has_value());
     CHECK(r.saturated);
   }
 
@@ -838,11 +1446,11 @@ TEST_SUITE("errors") {
     o.quota = 0.0;
     CHECK_REJECTS(search_capacity(model, o), "options.quota");
     o = good;
-    o.rate_low_per_s = not_a_number;
-    CHECK_REJECTS(search_capacity(model, o), "options.rate_low_per_s");
+    o.rate_low_per_second = not_a_number;
+    CHECK_REJECTS(search_capacity(model, o), "options.rate_low_per_second");
     o = good;
-    o.rate_high_per_s = 0.5;
-    CHECK_REJECTS(search_capacity(model, o), "options.rate_high_per_s");
+    o.rate_high_per_second = 0.5;
+    CHECK_REJECTS(search_capacity(model, o), "options.rate_high_per_second");
     o = good;
     o.relative_tolerance = 0.0;
     CHECK_REJECTS(search_capacity(model, o), "options.relative_tolerance");
@@ -858,38 +1466,38 @@ TEST_SUITE("errors") {
     o = good;
     o.request_budget = 0;
     CHECK_REJECTS(search_capacity(model, o), "options.request_budget");
-    CHECK_REJECTS(search_capacity(
+    CHECK_REJECTS((search_capacity(
                       [](double) {
-                        auto e = conformance_from_counts(9, 10);
+                        auto e = conformance_from_counts({.successes = 9, .trials = 10});
                         e.lower = not_a_number;
                         return e;
                       },
-                      good),
+                      good)),
                   "measure(rate).lower");
-    CHECK_REJECTS(search_capacity(
+    CHECK_REJECTS((search_capacity(
                       [](capacity_probe) {
-                        auto e = conformance_from_counts(9, 10);
+                        auto e = conformance_from_counts({.successes = 9, .trials = 10});
                         e.z = 0.0;
                         return e;
                       },
-                      good),
+                      good)),
                   "measure(rate).z");
-    CHECK_REJECTS(search_capacity([](double) { return not_a_number; }, good), "measure(rate)");
-    CHECK_REJECTS(search_capacity([](double) { return 1.5; }, good), "measure(rate)");
-    CHECK_REJECTS(search_capacity(
+    CHECK_REJECTS((search_capacity([](double) { return not_a_number; }, good)), "measure(rate)");
+    CHECK_REJECTS((search_capacity([](double) { return 1.5; }, good)), "measure(rate)");
+    CHECK_REJECTS((search_capacity(
                       [](double) {
-                        auto e = conformance_from_counts(9, 10);
+                        auto e = conformance_from_counts({.successes = 9, .trials = 10});
                         e.share = not_a_number;
                         return e;
                       },
-                      good),
+                      good)),
                   "measure(rate).share");
     // Nothing passes within the budget: a reason, not an exception.
     o = good;
     o.max_measurements = 3;
     const auto r = search_capacity([](double) { return 0.0; }, o);
     CHECK(r.reason == search_stop::no_passing_rate);
-    CHECK_FALSE(r.capacity_per_s.has_value());
+    CHECK_FALSE(r.capacity_per_second.has_value());
   }
 
   // ---- prometheus.hpp ----------------------------------------------------------------------
@@ -1161,9 +1769,9 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(vllm_estimator(16 * gib_bytes, not_a_number, 32), "gmu");
     CHECK_REJECTS(vllm_estimator(16 * gib_bytes, 0.9, 0), "attention_heads");
     CHECK_REJECTS(layered_estimator(0, 1, 1, 1, 1), "total_layers");
-    CHECK_REJECTS(vllm_estimator(vllm_options{.gpu_memory_utilization = 0.0}),
+    CHECK_REJECTS((vllm_estimator(vllm_options{.gpu_memory_utilization = 0.0})),
                   "options.gpu_memory_utilization");
-    CHECK_REJECTS(vllm_estimator(vllm_options{.attention_heads = 32, .tensor_parallel_size = 3}),
+    CHECK_REJECTS((vllm_estimator(vllm_options{.attention_heads = 32, .tensor_parallel_size = 3})),
                   "options.tensor_parallel_size");
     vllm_options bad_ratio;
     bad_ratio.kv_cache.ram_ratio = not_a_number;
@@ -1172,8 +1780,8 @@ TEST_SUITE("errors") {
 
   TEST_CASE("errors: scheduler scorer chain weights") {
     dynamic_scorer_chain<candidate> chain;
-    CHECK_REJECTS(chain.add("x", -1.0, placement_scorer{}), "weight");
-    CHECK_REJECTS(chain.add("x", not_a_number, placement_scorer{}), "weight");
+    CHECK_REJECTS((chain.add("x", -1.0, placement_scorer{})), "weight");
+    CHECK_REJECTS((chain.add("x", not_a_number, placement_scorer{})), "weight");
     chain.add("x", 1.0, placement_scorer{});
     CHECK_REJECTS(chain.set_weight("x", inf), "weight");
     CHECK_FALSE(chain.set_weight("absent", 1.0));
@@ -1548,8 +2156,8 @@ TEST_SUITE("errors") {
     c.capacity_per_replica = not_a_number;
     CHECK_REJECTS(sim::fleet_day_simulator(c), "config.capacity_per_replica");
     c = good;
-    c.target_utilisation = 0.0;
-    CHECK_REJECTS(sim::fleet_day_simulator(c), "config.target_utilisation");
+    c.target_utilization = 0.0;
+    CHECK_REJECTS(sim::fleet_day_simulator(c), "config.target_utilization");
     c = good;
     c.step = 0s;
     CHECK_REJECTS(sim::fleet_day_simulator(c), "config.step");
@@ -1618,11 +2226,11 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(sim::lognormal_lengths(200.0, -1.0, 150.0, 0.9), "prompt_sigma");
     CHECK_REJECTS(sim::lognormal_lengths(200.0, 1.0, 0.0, 0.9), "output_median");
     CHECK_REJECTS(sim::lognormal_lengths(200.0, 1.0, 150.0, inf), "output_sigma");
-    CHECK_REJECTS(sim::lognormal_lengths(200.0, 1.0, 150.0, 0.9, {0, 1}), "min.prompt_tokens");
-    CHECK_REJECTS(sim::lognormal_lengths(200.0, 1.0, 150.0, 0.9, {1, 0}), "min.output_tokens");
-    CHECK_REJECTS(sim::lognormal_lengths(200.0, 1.0, 150.0, 0.9, {10, 1}, {5, 10}),
+    CHECK_REJECTS((sim::lognormal_lengths(200.0, 1.0, 150.0, 0.9, {0, 1})), "min.prompt_tokens");
+    CHECK_REJECTS((sim::lognormal_lengths(200.0, 1.0, 150.0, 0.9, {1, 0})), "min.output_tokens");
+    CHECK_REJECTS((sim::lognormal_lengths(200.0, 1.0, 150.0, 0.9, {10, 1}, {5, 10})),
                   "max.prompt_tokens");
-    CHECK_REJECTS(sim::lognormal_lengths(200.0, 1.0, 150.0, 0.9, {1, 10}, {10, 5}),
+    CHECK_REJECTS((sim::lognormal_lengths(200.0, 1.0, 150.0, 0.9, {1, 10}, {10, 5})),
                   "max.output_tokens");
   }
 
@@ -1675,8 +2283,8 @@ TEST_SUITE("errors") {
     bad = r;
     bad[1].output_tokens = 0;
     CHECK_REJECTS(sim::simulate(config, bad, model), "requests[i].output_tokens");
-    CHECK_REJECTS(sim::simulate(config, r, model, {inf_s}), "options.horizon");
-    CHECK_REJECTS(sim::simulate(config, r, sim::constant_step_time{seconds_d(not_a_number)}),
+    CHECK_REJECTS((sim::simulate(config, r, model, {inf_s})), "options.horizon");
+    CHECK_REJECTS((sim::simulate(config, r, sim::constant_step_time{seconds_d(not_a_number)})),
                   "step_time");
     auto c = config;
     c.max_batch = 0;
@@ -1697,40 +2305,40 @@ TEST_SUITE("errors") {
     const closed_loop_population users(2, 100ms);
     std::mt19937_64 engine(1);
     CHECK_REJECTS(
-        sim::simulate_closed_loop(config, users, 0, sim::fixed_lengths{{10, 10}}, engine, model),
+        (sim::simulate_closed_loop(config, users, 0, sim::fixed_lengths{{10, 10}}, engine, model)),
         "request_count");
     CHECK_REJECTS(
-        sim::simulate_closed_loop(config, users, 4, sim::fixed_lengths{{0, 10}}, engine, model),
+        (sim::simulate_closed_loop(config, users, 4, sim::fixed_lengths{{0, 10}}, engine, model)),
         "lengths().prompt_tokens");
     CHECK_REJECTS(
-        sim::simulate_closed_loop(config, users, 4, sim::fixed_lengths{{10, 0}}, engine, model),
+        (sim::simulate_closed_loop(config, users, 4, sim::fixed_lengths{{10, 0}}, engine, model)),
         "lengths().output_tokens");
-    CHECK_REJECTS(sim::simulate_closed_loop(config, users, 4, sim::fixed_lengths{{10, 10}}, engine,
-                                            model, {nan_s}),
+    CHECK_REJECTS((sim::simulate_closed_loop(config, users, 4, sim::fixed_lengths{{10, 10}}, engine,
+                                             model, {nan_s})),
                   "options.horizon");
     const auto run = sim::simulate_closed_loop(
         config, users, 3, sim::fixed_lengths{{static_cast<std::size_t>(-1), 2}}, engine, model);
     CHECK(run.stats.rejected == 3);
   }
 
-  TEST_CASE("errors: replica utilisation_of") {
+  TEST_CASE("errors: replica utilization_of") {
     sim::replica_stats stats;
     const auto model =
         sim::make_roofline_step_time(accelerators::h100_sxm, 8e9, 2.0, 131072.0, 0.5, 0.8, 1ms);
     accelerator_spec s = accelerators::h100_sxm;
     s.peak_flops_per_second = 0.0;
-    CHECK_REJECTS(sim::utilisation_of(stats, model, s), "spec.peak_flops_per_second");
+    CHECK_REJECTS(sim::utilization_of(stats, model, s), "spec.peak_flops_per_second");
     s = accelerators::h100_sxm;
     s.peak_bytes_per_second = not_a_number;
-    CHECK_REJECTS(sim::utilisation_of(stats, model, s), "spec.peak_bytes_per_second");
+    CHECK_REJECTS(sim::utilization_of(stats, model, s), "spec.peak_bytes_per_second");
     // A run without a step: all zero.
-    CHECK(sim::utilisation_of(stats, model, accelerators::h100_sxm).mfu == 0.0);
+    CHECK(sim::utilization_of(stats, model, accelerators::h100_sxm).mfu == 0.0);
   }
 
   TEST_CASE("errors: replica sweep_capacity") {
     const sim::replica_config config{};
     const sim::constant_step_time model{10ms};
-    const slo objective{1s, 100ms};
+    const slo objective{.ttft = 1s, .tpot = 100ms};
     const sim::fixed_lengths lengths{{10, 10}};
     const std::vector<double> rates{1.0};
     sim::sweep_options good;
@@ -1744,8 +2352,9 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(
         sim::sweep_capacity(config, model, std::vector<double>{0.0}, lengths, objective, good),
         "rates_per_second[i]");
-    CHECK_REJECTS(sim::sweep_capacity(config, model, rates, lengths, slo{0s, 1s}, good),
-                  "slo.ttft");
+    CHECK_REJECTS(
+        sim::sweep_capacity(config, model, rates, lengths, slo{.ttft = 0s, .tpot = 1s}, good),
+        "slo.ttft");
     auto o = good;
     o.requests_per_point = 0;
     CHECK_REJECTS(sim::sweep_capacity(config, model, rates, lengths, objective, o),

@@ -16,7 +16,7 @@ namespace {
 namespace sim = headroom::sim;
 using namespace std::chrono_literals;
 
-// Rounds as the seed's f-strings do ({:7.1f}, {:8.2%}), to compare at the printed digits.
+// Rounds as the reference table is printed ({:7.1f}, {:8.2%}), to compare at the printed digits.
 std::string printed(double value, int decimals) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
@@ -25,7 +25,7 @@ std::string printed(double value, int decimals) {
 }  // namespace
 
 TEST_SUITE("fleet_day") {
-  TEST_CASE("fleet_day: the reference traffic is the seed's formula") {
+  TEST_CASE("fleet_day: the reference traffic is docs/background.md's formula") {
     // 14:00 is the top of the hump: x = 0 → 12 + 48 = 60 req/s.
     CHECK(sim::reference_day_rate(840) == 60.0);
     // 09:00: x = (540 − 840)/300 = −1 → 12 req/s; 00:00: x = −2.8 → clipped → 12.
@@ -42,15 +42,17 @@ TEST_SUITE("fleet_day") {
     CHECK_THROWS_AS((void)sim::reference_day_rate(1440), headroom::invalid_argument);
   }
 
-  TEST_CASE("fleet_day: the five policies reproduce the seed's published table") {
-    // The seed (000_*.txt, "Il tempo di accendere") prints, for μ* = 8, target 80 %,
-    // window 5, starts of 1 and 8 minutes, 3 spare replicas:
-    //   politica                       ore minuti in fila   oltre    uso
-    //   sempre al picco              192.0      0       0   0.00%  36.1%
-    //   insegue, avvio in 1 min       94.4      1       2   0.08%  73.5%
-    //   insegue, avvio in 8 min       94.4      8      20   0.63%  74.3%
-    //   8 min, 3 repliche di scorta  166.4      8       8   0.05%  42.0%
-    //   8 min, col calendario         96.1      0       0   0.00%  73.4%
+  TEST_CASE("fleet_day: the five policies reproduce the reference table") {
+    // docs/simulated-day.md's reference table, for μ* = 8, target 80 %, window 5, starts of
+    // 1 and 8 minutes, 3 spare replicas, computed by an independent NumPy implementation of the
+    // rules of docs/background.md §8 (row 1 by hand there: ceil(60/8) = 8 replicas × 24 h =
+    // 192.0; mean rate 23.08 req/s / 64 = 36.1 %):
+    //   policy                       hours  short  queued    over    use
+    //   always at peak               192.0      0       0   0.00%  36.1%
+    //   chase, 1-min start            94.4      1       2   0.08%  73.5%
+    //   chase, 8-min start            94.4      8      20   0.63%  74.3%
+    //   8 min, 3 spare replicas      166.4      8       8   0.05%  42.0%
+    //   8 min, with the calendar      96.1      0       0   0.00%  73.4%
     struct expected {
       sim::fleet_policy policy;
       const char* hours;
@@ -83,8 +85,12 @@ TEST_SUITE("fleet_day") {
     // The seed: "repliche chieste: 2 alle 20:59, 7 alle 21:00": ceil(12/6.4) = 2,
     // ceil(42/6.4) = ceil(6.5625) = 7.
     const auto traffic = sim::reference_day_traffic();
-    CHECK(headroom::replicas_needed(traffic[1259], 0.8, 8.0) == 2);
-    CHECK(headroom::replicas_needed(traffic[1260], 0.8, 8.0) == 7);
+    CHECK(headroom::replicas_needed({.arrival_rate_per_second = traffic[1259],
+                                     .target_utilization = 0.8,
+                                     .capacity_per_second = 8.0}) == 2);
+    CHECK(headroom::replicas_needed({.arrival_rate_per_second = traffic[1260],
+                                     .target_utilization = 0.8,
+                                     .capacity_per_second = 8.0}) == 7);
     // The chasing controller asks for exactly that at 21:00 (7 requested, 5 of them new).
     sim::fleet_day_simulator simulator({});
     std::vector<sim::fleet_step_record> trace;
@@ -111,7 +117,7 @@ TEST_SUITE("fleet_day") {
     // short steps: m2, m3. backlog: m2 (12−8)·60 = 240, m3 480, m4 480 + (12−24)·60 < 0 → 0.
     // over share: (4 + 4)/60. served 4+4+8+8+12+4+4+4+4 = 52 over capacity 8·13 = 104 → 0.5.
     sim::fleet_day_simulator simulator(
-        {.capacity_per_replica = 8.0, .target_utilisation = 0.5, .scale_down_window_steps = 2});
+        {.capacity_per_replica = 8.0, .target_utilization = 0.5, .scale_down_window_steps = 2});
     const std::vector<double> traffic = {4, 4, 12, 12, 12, 4, 4, 4, 4};
     std::vector<sim::fleet_step_record> trace;
     const auto s = simulator.run(traffic, sim::chase(2min), &trace);
@@ -137,7 +143,7 @@ TEST_SUITE("fleet_day") {
     // Start 3 steps, window 1. m0: 1 replica (4/4). m1: 12 → 3, two starting until m4.
     // m2: traffic drops to 0 → desired 0, but two are starting: hold at 3 paid, 1 ready.
     // m4: they arrive; desired 0 → scale to 0 at once (window 1).
-    sim::fleet_day_simulator simulator({.target_utilisation = 0.5, .scale_down_window_steps = 1});
+    sim::fleet_day_simulator simulator({.target_utilization = 0.5, .scale_down_window_steps = 1});
     const std::vector<double> traffic = {4, 12, 0, 0, 0, 0};
     std::vector<sim::fleet_step_record> trace;
     (void)simulator.run(traffic, sim::chase(3min), &trace);
@@ -151,7 +157,7 @@ TEST_SUITE("fleet_day") {
 
   TEST_CASE("fleet_day: cost per million tokens follows cost.hpp's worked number") {
     // One replica, μ* = 8 req/s, 320 tokens per request → ν* = 2560 tokens/s; fully used for
-    // an hour at 2 per hour: 2 / 9.216e6 tokens = 0.217 per million (SPEC §5).
+    // an hour at 2 per hour: 2 / 9.216e6 tokens = 0.217 per million (docs/background.md §6).
     sim::fleet_day_simulator simulator(
         {.capacity_per_replica = 8.0, .price_per_replica_hour = 2.0, .tokens_per_request = 320.0});
     const std::vector<double> traffic(60, 8.0);
@@ -197,7 +203,7 @@ TEST_SUITE("fleet_day") {
                          doctest::Contains("config.capacity_per_replica"),
                          headroom::invalid_argument);
     config = {};
-    config.target_utilisation = 1.5;
+    config.target_utilization = 1.5;
     CHECK_THROWS_AS(sim::fleet_day_simulator{config}, headroom::invalid_argument);
     config = {};
     config.scale_down_window_steps = 0;
@@ -296,7 +302,7 @@ TEST_SUITE("fleet_day") {
     CHECK(s.short_steps == 2);
     REQUIRE(s.cost_per_million_tokens.has_value());
     CHECK(std::isfinite(*s.cost_per_million_tokens));
-    // Everyday traffic is summed unscaled, so the seed's table is unchanged (tested above).
+    // Everyday traffic is summed unscaled, so the reference table is unchanged (tested above).
   }
 
   TEST_CASE("fleet_day: extreme steps and a first rate beyond max_replicas") {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Tests of headroom/kubernetes.hpp. Expected values: SPEC.md §2 (L* = 0.8 x 8 x 8 = 51.2 -> 51),
-// the field names and defaults of the Kubernetes autoscaling/v2 HorizontalPodAutoscaler API and
-// of KEDA's ScaledObject / prometheus trigger as documented upstream, DNS-1123 rules, and hand
+// Tests of headroom/kubernetes.hpp. Expected values: docs/background.md §4 (L* = 0.8 x 8 x 8 = 51.2
+// -> 51), the field names and defaults of the Kubernetes autoscaling/v2 HorizontalPodAutoscaler API
+// and of KEDA's ScaledObject / prometheus trigger as documented upstream, DNS-1123 rules, and hand
 // calculations in the comments. The manifests are read back with libyaml (tests/yaml_reader.hpp)
 // so that the tests assert values at paths, as a real YAML parser reads them, not text.
 #include <headroom/kubernetes.hpp>
@@ -118,8 +118,9 @@ std::string thrown_parameter(F&& f) {
   return parameter.empty() ? "<nothing thrown>" : parameter;
 }
 
-// SPEC §2: mu* = 8 req/s, rho* = 0.8, W = 8 s; 1..20 replicas; the Kubernetes default behavior.
-autoscaler_config spec_config(double target) {
+// docs/background.md §4: mu* = 8 req/s, rho* = 0.8, W = 8 s; 1..20 replicas; the Kubernetes default
+// behavior.
+autoscaler_config worked_config(double target) {
   return {.min_replicas = 1,
           .max_replicas = 20,
           .metrics = {{.name = "vllm_requests_in_flight",
@@ -212,7 +213,8 @@ TEST_SUITE("kubernetes") {
   }
 
   TEST_CASE("kubernetes: in-flight target from a measured capacity") {
-    // SPEC §2: L* = rho* mu* W = 0.8 x 8 req/s x 8 s = 51.2, written as 51 per replica.
+    // docs/background.md §4: L* = rho* mu* W = 0.8 x 8 req/s x 8 s = 51.2, written as 51 per
+    // replica.
     CHECK(k8s::in_flight_target(0.8, 8.0, 8s) == 51.0);
     CHECK(k8s::in_flight_target(0.8, 8.0, 8s, k8s::target_rounding::milli) ==
           doctest::Approx(51.2).epsilon(1e-12));
@@ -288,8 +290,8 @@ TEST_SUITE("kubernetes") {
           "label_name");
   }
 
-  TEST_CASE("kubernetes: HPA manifest from SPEC's capacity") {
-    const auto config = spec_config(k8s::in_flight_target(0.8, 8.0, 8s));
+  TEST_CASE("kubernetes: HPA manifest from the worked capacity") {
+    const auto config = worked_config(k8s::in_flight_target(0.8, 8.0, 8s));
     const std::string yaml = k8s::horizontal_pod_autoscaler_yaml(spec_workload(), config);
     yaml_node doc;
     doc = parse_yaml(yaml);  // throws (fails the test) if the YAML does not parse
@@ -331,7 +333,7 @@ TEST_SUITE("kubernetes") {
     CHECK_FALSE(has(*up, "tolerance"));  // 0.1 is the default: not written
     // Milli rounding writes the exact L*; the API server canonicalises 51.2 to 51200m.
     const auto milli =
-        spec_config(k8s::in_flight_target(0.8, 8.0, 8s, k8s::target_rounding::milli));
+        worked_config(k8s::in_flight_target(0.8, 8.0, 8s, k8s::target_rounding::milli));
     CHECK(at(parse_yaml(k8s::horizontal_pod_autoscaler_yaml(spec_workload(), milli)),
              "spec.metrics[0].pods.target.averageValue") == "51.2");
   }
@@ -373,7 +375,7 @@ TEST_SUITE("kubernetes") {
   TEST_CASE("kubernetes: an empty policy list becomes an equivalent finite policy") {
     // The library reads an empty list as "no rate limit"; the API rejects it. The writer emits
     // up: Pods maxReplicas per 1 s, down: Percent 100 per 1 s.
-    autoscaler_config unlimited = spec_config(51.0);
+    autoscaler_config unlimited = worked_config(51.0);
     unlimited.max_replicas = 12;
     unlimited.behavior = scaling_behavior{
         .scale_up = {.stabilization_window = 0s, .select = select_policy::max},
@@ -394,7 +396,9 @@ TEST_SUITE("kubernetes") {
     emitted.behavior->scale_down.policies = read_policies(*find(doc, "spec.behavior.scaleDown"));
     const headroom::autoscaler a(unlimited), b(emitted);
     std::mt19937_64 rng(20240609);
-    std::uniform_real_distribution<double> load(0.0, 400.0);
+    const auto load = [](std::mt19937_64& g) {
+      return headroom::test::uniform_draw(g, 0.0, 400.0);
+    };
     int changes = 0;
     for (int run = 0; run < 100; ++run) {
       auto sa = a.initial_state();
@@ -419,8 +423,8 @@ TEST_SUITE("kubernetes") {
     CHECK(changes > 100);  // the property was exercised, not vacuous
   }
 
-  TEST_CASE("kubernetes: KEDA ScaledObject from SPEC's capacity") {
-    const auto config = spec_config(k8s::in_flight_target(0.8, 8.0, 8s));
+  TEST_CASE("kubernetes: KEDA ScaledObject from the worked capacity") {
+    const auto config = worked_config(k8s::in_flight_target(0.8, 8.0, 8s));
     k8s::keda_prometheus_options keda{
         .server_address = "http://prometheus.monitoring.svc:9090",
         .triggers = {{.metric_name = config.metrics[0].name,
@@ -496,7 +500,7 @@ TEST_SUITE("kubernetes") {
     for (const auto& model : awkward) {
       CAPTURE(model);
       const std::string query = k8s::in_flight_query("r", "w", "model_name", model);
-      const auto spec = spec_config(51.0);
+      const auto spec = worked_config(51.0);
       const k8s::keda_prometheus_options keda{
           .server_address = "https://prom:9090",
           .triggers = {{.metric_name = spec.metrics[0].name, .query = query}}};
@@ -507,7 +511,7 @@ TEST_SUITE("kubernetes") {
       if (model.find_first_of("/%") != std::string::npos) continue;
       auto workload = spec_workload();
       workload.target_kind = "Kind " + model;
-      auto config = spec_config(51.0);
+      auto config = worked_config(51.0);
       config.metrics[0].name = "m " + model;
       const std::string hpa = k8s::horizontal_pod_autoscaler_yaml(workload, config);
       CHECK(first_unprintable(hpa) == std::string_view::npos);
@@ -546,7 +550,7 @@ TEST_SUITE("kubernetes") {
     }
     // A DNS-valid name that YAML 1.1 reads as a boolean ("yes", "on") is quoted in metadata.
     const auto doc = parse_yaml(k8s::horizontal_pod_autoscaler_yaml(
-        {.name = "on", .namespace_name = "yes", .target_name = "8b"}, spec_config(51.0)));
+        {.name = "on", .namespace_name = "yes", .target_name = "8b"}, worked_config(51.0)));
     CHECK(at(doc, "metadata.name") == "on");
     CHECK(quoted(doc, "metadata.name"));
     CHECK(quoted(doc, "metadata.namespace"));
@@ -554,7 +558,7 @@ TEST_SUITE("kubernetes") {
   }
 
   TEST_CASE("kubernetes: library-only settings and tolerances") {
-    auto c = spec_config(51.0);
+    auto c = worked_config(51.0);
     c.scale_up_tolerance = 0.0;
     c.scale_down_tolerance = 0.05;
     c.reserve_replicas = 2;
@@ -583,7 +587,7 @@ TEST_SUITE("kubernetes") {
   }
 
   TEST_CASE("kubernetes: invalid inputs name the parameter") {
-    const auto c = spec_config(51.0);
+    const auto c = worked_config(51.0);
     const auto w = spec_workload();
     const auto hpa = [](k8s::scaled_workload wl, autoscaler_config cfg) {
       return thrown_parameter([&] { (void)k8s::horizontal_pod_autoscaler_yaml(wl, cfg); });

@@ -8,6 +8,8 @@
 // properties in tests/unit/scheduler.test.cpp and tests/fuzz/scheduler.fuzz.cpp; not here.
 #include <doctest/doctest.h>
 
+#include "support.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -32,9 +34,9 @@ namespace {
 using namespace headroom;
 using sec = std::chrono::duration<double>;
 
-/// Uniform draw in [lo, hi).
+/// Uniform draw in [lo, hi), from the engine's raw bits (the same on every standard library).
 double uniform(std::mt19937_64& rng, double lo, double hi) {
-  return std::uniform_real_distribution<double>(lo, hi)(rng);
+  return headroom::test::uniform_draw(rng, lo, hi);
 }
 #if defined(__cpp_exceptions)
 /// Finite values from 0 to the largest double, the subnormal and overflow edges among them.
@@ -105,11 +107,10 @@ TEST_SUITE("properties") {
       // One request alone takes `output` steps; keep the offered load below 0.7 of that.
       const double rho = uniform(rng, 0.1, 0.7);
       const double lambda = rho / (static_cast<double>(output) * step);
-      std::exponential_distribution<double> gap(lambda);
       std::vector<sim::request> reqs;
       double t = 0;
       for (int k = 0; k < 150; ++k) {
-        t += gap(rng);
+        t += headroom::test::exponential_draw(rng, lambda);
         reqs.push_back({sec(t), prompt, output});
       }
       const sim::replica_result r =
@@ -147,19 +148,38 @@ TEST_SUITE("properties") {
       const double mu = uniform(rng, 0.5, 50);
       const auto [l1, l2] = ordered(rng, 0, 1.2 * mu);
       const sec tau(uniform(rng, 0, 5));
-      CHECK(mm1_sojourn_conformance(l1, mu, tau) >= mm1_sojourn_conformance(l2, mu, tau));
-      CHECK(mm1_wait_conformance(l1, mu, tau) >= mm1_wait_conformance(l2, mu, tau));
-      for (double c : {mm1_sojourn_conformance(l2, mu, tau), mm1_wait_conformance(l2, mu, tau)}) {
+      CHECK(mm1_queue{.arrival_rate_per_second = l1, .service_rate_per_second = mu}
+                .sojourn_conformance(tau) >=
+            mm1_queue{.arrival_rate_per_second = l2, .service_rate_per_second = mu}
+                .sojourn_conformance(tau));
+      CHECK(
+          mm1_queue{.arrival_rate_per_second = l1, .service_rate_per_second = mu}.wait_conformance(
+              tau) >=
+          mm1_queue{.arrival_rate_per_second = l2, .service_rate_per_second = mu}.wait_conformance(
+              tau));
+      for (double c : {mm1_queue{.arrival_rate_per_second = l2, .service_rate_per_second = mu}
+                           .sojourn_conformance(tau),
+                       mm1_queue{.arrival_rate_per_second = l2, .service_rate_per_second = mu}
+                           .wait_conformance(tau)}) {
         CHECK(c >= 0.0);
         CHECK(c <= 1.0);
       }
       if (l2 < mu) {
-        CHECK(mm1_mean_sojourn(l1, mu) <= mm1_mean_sojourn(l2, mu));
-        CHECK(mm1_mean_wait(l1, mu) <= mm1_mean_wait(l2, mu));
+        CHECK(
+            mm1_queue{.arrival_rate_per_second = l1, .service_rate_per_second = mu}
+                .mean_sojourn() <=
+            mm1_queue{.arrival_rate_per_second = l2, .service_rate_per_second = mu}.mean_sojourn());
+        CHECK(mm1_queue{.arrival_rate_per_second = l1, .service_rate_per_second = mu}.mean_wait() <=
+              mm1_queue{.arrival_rate_per_second = l2, .service_rate_per_second = mu}.mean_wait());
         // the wait is part of the sojourn
-        CHECK(mm1_wait_conformance(l2, mu, tau) >= mm1_sojourn_conformance(l2, mu, tau) - 1e-12);
+        CHECK(mm1_queue{.arrival_rate_per_second = l2, .service_rate_per_second = mu}
+                  .wait_conformance(tau) >=
+              mm1_queue{.arrival_rate_per_second = l2, .service_rate_per_second = mu}
+                      .sojourn_conformance(tau) -
+                  1e-12);
       } else {
-        CHECK(mm1_sojourn_conformance(l2, mu, tau) == 0.0);
+        CHECK(mm1_queue{.arrival_rate_per_second = l2, .service_rate_per_second = mu}
+                  .sojourn_conformance(tau) == 0.0);
       }
     }
   }
@@ -174,34 +194,53 @@ TEST_SUITE("properties") {
     for (int trial = 0; trial < 300; ++trial) {
       const auto c = static_cast<std::int64_t>(1 + rng() % 40);
       const auto [a1, a2] = ordered(rng, 0, 1.2 * static_cast<double>(c));
-      CHECK(erlang_c(c, a1) <= erlang_c(c, a2) + 1e-12);
-      CHECK(erlang_c(c + 1, a2) <= erlang_c(c, a2) + 1e-12);
-      if (a2 >= static_cast<double>(c)) CHECK(erlang_c(c, a2) == 1.0);
-      CHECK(erlang_c(c, a1) >= 0.0);
+      CHECK(erlang_c({.servers = c, .offered_load = a1}) <=
+            erlang_c({.servers = c, .offered_load = a2}) + 1e-12);
+      CHECK(erlang_c({.servers = c + 1, .offered_load = a2}) <=
+            erlang_c({.servers = c, .offered_load = a2}) + 1e-12);
+      if (a2 >= static_cast<double>(c)) CHECK(erlang_c({.servers = c, .offered_load = a2}) == 1.0);
+      CHECK(erlang_c({.servers = c, .offered_load = a1}) >= 0.0);
       const double mu = uniform(rng, 0.2, 5);
       const sec t(uniform(rng, 0, 2));
       const double q = uniform(rng, 0.5, 0.99);
       const auto [l1, l2] = ordered(rng, 0, 60 * mu);
-      const std::int64_t n1 = mmc_servers_needed(l1, mu, t, q);
-      const std::int64_t n2 = mmc_servers_needed(l2, mu, t, q);
+      const std::int64_t n1 = mmc_servers_needed({.arrival_rate_per_second = l1,
+                                                  .service_rate_per_second = mu,
+                                                  .threshold = t,
+                                                  .quota = q});
+      const std::int64_t n2 = mmc_servers_needed({.arrival_rate_per_second = l2,
+                                                  .service_rate_per_second = mu,
+                                                  .threshold = t,
+                                                  .quota = q});
       CHECK(n1 <= n2);
       CHECK(static_cast<double>(n2) > l2 / mu);
-      CHECK(mmc_wait_conformance(l2, mu, n2, t) >= q - 1e-9);
-      if (n2 > 1) CHECK(mmc_wait_conformance(l2, mu, n2 - 1, t) < q + 1e-9);
+      CHECK(mmc_queue{.arrival_rate_per_second = l2, .service_rate_per_second = mu, .servers = n2}
+                .wait_conformance(t) >= q - 1e-9);
+      if (n2 > 1)
+        CHECK(mmc_queue{
+                  .arrival_rate_per_second = l2, .service_rate_per_second = mu, .servers = n2 - 1}
+                  .wait_conformance(t) < q + 1e-9);
     }
   }
 
-  TEST_CASE("properties: cost per token never rises with utilisation") {
+  TEST_CASE("properties: cost per token never rises with utilization") {
     // price/(3600·ν·ρ̄): a busier replica spreads the same hourly price over more tokens.
     std::mt19937_64 rng(20240704);
     for (int trial = 0; trial < 400; ++trial) {
       const double price = uniform(rng, 0, 100), nu = uniform(rng, 1, 10000);
       const auto [r1, r2] = ordered(rng, 1e-3, 1);
-      CHECK(cost_per_token(price, nu, r2) <= cost_per_token(price, nu, r1));
-      CHECK(cost_per_token(price, nu, r2) >= cost_per_token(price, nu, 1.0));
-      // ...and is the full-utilisation cost scaled by 1/ρ̄ (within rounding)
-      CHECK(cost_per_token(price, nu, r1) * r1 ==
-            doctest::Approx(cost_per_token(price, nu)).epsilon(1e-12));
+      CHECK(
+          cost_per_token({.hourly_cost = price, .tokens_per_second = nu, .mean_utilization = r2}) <=
+          cost_per_token({.hourly_cost = price, .tokens_per_second = nu, .mean_utilization = r1}));
+      CHECK(
+          cost_per_token({.hourly_cost = price, .tokens_per_second = nu, .mean_utilization = r2}) >=
+          cost_per_token({.hourly_cost = price, .tokens_per_second = nu, .mean_utilization = 1.0}));
+      // ...and is the full-utilization cost scaled by 1/ρ̄ (within rounding)
+      CHECK(
+          cost_per_token({.hourly_cost = price, .tokens_per_second = nu, .mean_utilization = r1}) *
+              r1 ==
+          doctest::Approx(cost_per_token({.hourly_cost = price, .tokens_per_second = nu}))
+              .epsilon(1e-12));
     }
   }
 
@@ -212,9 +251,12 @@ TEST_SUITE("properties") {
     for (int trial = 0; trial < 400; ++trial) {
       const auto [d1, d2] = ordered(rng, 0, 0.999);
       const auto [w1, w2] = ordered(rng, 0, 0.999);
-      CHECK(spot_factor(d2, w1) <= spot_factor(d1, w1));
-      CHECK(spot_factor(d1, w1) <= spot_factor(d1, w2));
-      CHECK((spot_factor(d2, w1) < 1.0) == spot_pays(d2, w1));
+      CHECK(spot_factor({.discount = d2, .lost_work = w1}) <=
+            spot_factor({.discount = d1, .lost_work = w1}));
+      CHECK(spot_factor({.discount = d1, .lost_work = w1}) <=
+            spot_factor({.discount = d1, .lost_work = w2}));
+      CHECK((spot_factor({.discount = d2, .lost_work = w1}) < 1.0) ==
+            spot_pays({.discount = d2, .lost_work = w1}));
     }
   }
 
@@ -225,7 +267,12 @@ TEST_SUITE("properties") {
     for (int trial = 0; trial < 400; ++trial) {
       const double rho = uniform(rng, 0.05, 1), mu = uniform(rng, 0.1, 100);
       const auto [l1, l2] = ordered(rng, 0, 5000);
-      const std::int64_t n1 = replicas_needed(l1, rho, mu), n2 = replicas_needed(l2, rho, mu);
+      const std::int64_t n1 = replicas_needed({.arrival_rate_per_second = l1,
+                                               .target_utilization = rho,
+                                               .capacity_per_second = mu}),
+                         n2 = replicas_needed({.arrival_rate_per_second = l2,
+                                               .target_utilization = rho,
+                                               .capacity_per_second = mu});
       CHECK(n1 <= n2);
       const double per = rho * mu;
       for (auto [n, l] : {std::pair{n1, l1}, std::pair{n2, l2}}) {
@@ -235,9 +282,13 @@ TEST_SUITE("properties") {
       }
       // an exact multiple needs exactly that many
       const auto k = static_cast<std::int64_t>(1 + rng() % 50);
-      CHECK(replicas_needed(static_cast<double>(k), 0.5, 4.0) == (k + 1) / 2);
+      CHECK(replicas_needed({.arrival_rate_per_second = static_cast<double>(k),
+                             .target_utilization = 0.5,
+                             .capacity_per_second = 4.0}) == (k + 1) / 2);
     }
-    CHECK(replicas_needed(0.0, 0.5, 1.0) == 0);
+    CHECK(replicas_needed({.arrival_rate_per_second = 0.0,
+                           .target_utilization = 0.5,
+                           .capacity_per_second = 1.0}) == 0);
   }
 
 #if defined(__cpp_exceptions)
@@ -253,100 +304,204 @@ TEST_SUITE("properties") {
     using a4 = std::array<double, 4>;
     using a5 = std::array<double, 5>;
     // roofline.hpp
-    CHECK(nan_results<2>([](const a2& a) { return weight_bytes(a[0], a[1]); }) == 0);
-    CHECK(nan_results<3>([](const a3& a) { return kv_cache_bytes(a[0], a[1], a[2]); }) == 0);
-    CHECK(nan_results<3>([](const a3& a) { return mfu(a[0], a[1], a[2]); }) == 0);
-    CHECK(nan_results<3>([](const a3& a) { return decode_bandwidth(a[0], a[1], sec(a[2])); }) == 0);
-    CHECK(nan_results<4>([](const a4& a) { return mbu(a[0], a[1], sec(a[2]), a[3]); }) == 0);
-    CHECK(nan_results<2>([](const a2& a) { return ridge_point(a[0], a[1]); }) == 0);
-    CHECK(nan_results<5>(
-              [](const a5& a) { return decode_intensity(a[0], a[1], a[2], a[3], a[4]); }) == 0);
-    CHECK(nan_results<3>([](const a3& a) { return decode_intensity_limit(a[0], a[1], a[2]); }) ==
-          0);
-    CHECK(nan_results<2>([](const a2& a) { return mfu_ceiling(a[0], a[1]); }) == 0);
+    CHECK(nan_results<2>([](const a2& a) {
+            return weight_bytes({.parameters = a[0], .bytes_per_parameter = a[1]});
+          }) == 0);
     CHECK(nan_results<3>([](const a3& a) {
-            return attainable_flops_per_second(a[0], accelerator_spec{"x", a[1], a[2], 1.0});
+            return kv_cache_bytes(
+                {.batch = a[0], .context_tokens = a[1], .kv_bytes_per_token = a[2]});
           }) == 0);
-    CHECK(nan_results<3>([](const a3& a) { return max_compute_bound_context(a[0], a[1], a[2]); }) ==
-          0);
+    CHECK(nan_results<3>([](const a3& a) {
+            return mfu(
+                {.parameters = a[0], .tokens_per_second = a[1], .peak_flops_per_second = a[2]});
+          }) == 0);
+    CHECK(nan_results<3>([](const a3& a) {
+            return decode_bandwidth({.weight_bytes = a[0], .kv_bytes = a[1], .tpot = sec(a[2])});
+          }) == 0);
+    CHECK(nan_results<4>([](const a4& a) {
+            return mbu({.weight_bytes = a[0],
+                        .kv_bytes = a[1],
+                        .tpot = sec(a[2]),
+                        .peak_bytes_per_second = a[3]});
+          }) == 0);
+    CHECK(nan_results<2>([](const a2& a) {
+            return ridge_point({.peak_flops_per_second = a[0], .peak_bytes_per_second = a[1]});
+          }) == 0);
     CHECK(nan_results<5>([](const a5& a) {
-            return max_compute_bound_context(a[0], a[1], a[2], a[3], a[4]).value_or(0.0);
+            return decode_intensity({.parameters = a[0],
+                                     .weight_bytes = a[1],
+                                     .batch = a[2],
+                                     .context_tokens = a[3],
+                                     .kv_bytes_per_token = a[4]});
           }) == 0);
-    CHECK(nan_results<4>(
-              [](const a4& a) { return roofline_time(a[0], a[1], a[2], a[3]).count(); }) == 0);
+    CHECK(nan_results<3>([](const a3& a) {
+            return decode_intensity_limit(
+                {.parameters = a[0], .context_tokens = a[1], .kv_bytes_per_token = a[2]});
+          }) == 0);
+    CHECK(nan_results<2>(
+              [](const a2& a) { return mfu_ceiling({.intensity = a[0], .ridge = a[1]}); }) == 0);
+    CHECK(nan_results<3>([](const a3& a) {
+            return attainable_flops_per_second(a[0], accelerator_spec{.name = "x",
+                                                                      .peak_flops_per_second = a[1],
+                                                                      .peak_bytes_per_second = a[2],
+                                                                      .memory_bytes = 1.0});
+          }) == 0);
+    CHECK(nan_results<3>([](const a3& a) {
+            return max_compute_bound_context(
+                {.parameters = a[0], .kv_bytes_per_token = a[1], .ridge = a[2]});
+          }) == 0);
+    CHECK(nan_results<5>([](const a5& a) {
+            return max_compute_bound_context_at_batch({.parameters = a[0],
+                                                       .weight_bytes = a[1],
+                                                       .batch = a[2],
+                                                       .kv_bytes_per_token = a[3],
+                                                       .ridge = a[4]})
+                .value_or(0.0);
+          }) == 0);
+    CHECK(nan_results<4>([](const a4& a) {
+            return roofline_time({.flops = a[0], .bytes = a[1]},
+                                 {.peak_flops_per_second = a[2], .peak_bytes_per_second = a[3]})
+                .count();
+          }) == 0);
     // cost.hpp
-    CHECK(nan_results<2>([](const a2& a) { return replica_token_rate(a[0], a[1]); }) == 0);
+    CHECK(nan_results<2>([](const a2& a) {
+            return replica_token_rate({.capacity_per_second = a[0], .mean_output_tokens = a[1]});
+          }) == 0);
     CHECK(nan_results<1>([](const a1& a) { return tokens_per_hour(a[0]); }) == 0);
-    CHECK(nan_results<2>([](const a2& a) { return mean_utilisation(a[0], a[1]); }) == 0);
-    CHECK(nan_results<3>([](const a3& a) { return cost_per_token(a[0], a[1], a[2]); }) == 0);
-    CHECK(nan_results<3>([](const a3& a) { return cost_per_million_tokens(a[0], a[1], a[2]); }) ==
-          0);
+    CHECK(nan_results<2>([](const a2& a) {
+            return mean_utilization({.served = a[0], .servable = a[1]});
+          }) == 0);
+    CHECK(nan_results<3>([](const a3& a) {
+            return cost_per_token(
+                {.hourly_cost = a[0], .tokens_per_second = a[1], .mean_utilization = a[2]});
+          }) == 0);
+    CHECK(nan_results<3>([](const a3& a) {
+            return cost_per_million_tokens(
+                {.hourly_cost = a[0], .tokens_per_second = a[1], .mean_utilization = a[2]});
+          }) == 0);
     CHECK(nan_results<2>([](const a2& a) {
             return replica_hours(std::array<double, 2>{a[0], a[0]}, sec(a[1]));
           }) == 0);
-    CHECK(nan_results<2>([](const a2& a) { return fleet_hourly_cost(a[0], a[1]); }) == 0);
-    CHECK(nan_results<3>([](const a3& a) { return spot_cost(a[0], a[1], a[2]); }) == 0);
+    CHECK(nan_results<2>([](const a2& a) {
+            return fleet_hourly_cost({.replicas = a[0], .price_per_replica_hour = a[1]});
+          }) == 0);
+    CHECK(nan_results<3>([](const a3& a) {
+            return spot_cost({.on_demand_cost = a[0], .discount = a[1], .lost_work = a[2]});
+          }) == 0);
     for (const std::int64_t replicas : {std::int64_t{1}, std::int64_t{1} << 62}) {
       CHECK(nan_results<4>([replicas](const a4& a) {
               const two_tier_plan p =
-                  two_tier_split(two_tier_inputs{replicas, 0, a[0], a[1], a[2], a[3]});
+                  two_tier_split(two_tier_inputs{.replicas = replicas,
+                                                 .minimum_replicas = 0,
+                                                 .non_interruptible_share = a[0],
+                                                 .on_demand_price_per_hour = a[1],
+                                                 .spot_discount = a[2],
+                                                 .lost_work = a[3]});
               return p.hourly_cost + p.all_on_demand_hourly_cost + p.blended_factor;
             }) == 0);
     }
     CHECK(nan_results<5>([](const a5& a) {
-            const phase_costs p = split_cost_by_gpu_time(a[0], a[1], sec(a[2]), a[3], sec(a[4]));
+            const phase_costs p = split_cost_by_gpu_time({.hourly_cost = a[0],
+                                                          .prefill_tokens = a[1],
+                                                          .prefill_gpu_time = sec(a[2]),
+                                                          .decode_tokens = a[3],
+                                                          .decode_gpu_time = sec(a[4])});
             return p.prefill_share + p.decode_share + p.prefill_cost_per_token +
                    p.decode_cost_per_token;
           }) == 0);
     // queueing.hpp
     CHECK(nan_results<2>([](const a2& a) { return littles_law_in_flight(a[0], sec(a[1])); }) == 0);
     CHECK(nan_results<2>([](const a2& a) { return littles_law_rate(a[0], sec(a[1])); }) == 0);
-    CHECK(nan_results<3>([](const a3& a) { return target_concurrency(a[0], a[1], sec(a[2])); }) ==
-          0);
     CHECK(nan_results<3>([](const a3& a) {
-            return static_cast<double>(replicas_needed(a[0], a[1], a[2]));
-          }) == 0);
-    CHECK(nan_results<3>(
-              [](const a3& a) { return closed_loop_rate(a[0], sec(a[1]), sec(a[2])); }) == 0);
-    CHECK(nan_results<3>([](const a3& a) {
-            return closed_loop_response_time(a[0], a[1], sec(a[2])).count();
+            return target_concurrency({.target_utilization = a[0],
+                                       .capacity_per_second = a[1],
+                                       .mean_sojourn = sec(a[2])});
           }) == 0);
     CHECK(nan_results<3>([](const a3& a) {
-            return mm1_sojourn_conformance(a[0], a[1], sec(a[2])) +
-                   mm1_wait_conformance(a[0], a[1], sec(a[2]));
+            return static_cast<double>(replicas_needed({.arrival_rate_per_second = a[0],
+                                                        .target_utilization = a[1],
+                                                        .capacity_per_second = a[2]}));
+          }) == 0);
+    CHECK(nan_results<3>([](const a3& a) {
+            return closed_loop{.users = a[0], .think_time = sec(a[2])}.rate(sec(a[1]));
+          }) == 0);
+    CHECK(nan_results<3>([](const a3& a) {
+            return closed_loop{.users = a[0], .think_time = sec(a[2])}.response_time(a[1]).count();
+          }) == 0);
+    CHECK(nan_results<3>([](const a3& a) {
+            return mm1_queue{.arrival_rate_per_second = a[0], .service_rate_per_second = a[1]}
+                       .sojourn_conformance(sec(a[2])) +
+                   mm1_queue{.arrival_rate_per_second = a[0], .service_rate_per_second = a[1]}
+                       .wait_conformance(sec(a[2]));
           }) == 0);
     CHECK(nan_results<2>([](const a2& a) {
-            return mm1_mean_sojourn(a[0], a[1]).count() + mm1_mean_wait(a[0], a[1]).count() +
-                   mm1_mean_in_system(a[0], a[1]) + mm1_mean_queue_length(a[0], a[1]);
+            return mm1_queue{.arrival_rate_per_second = a[0], .service_rate_per_second = a[1]}
+                       .mean_sojourn()
+                       .count() +
+                   mm1_queue{.arrival_rate_per_second = a[0], .service_rate_per_second = a[1]}
+                       .mean_wait()
+                       .count() +
+                   mm1_queue{.arrival_rate_per_second = a[0], .service_rate_per_second = a[1]}
+                       .mean_in_system() +
+                   mm1_queue{.arrival_rate_per_second = a[0], .service_rate_per_second = a[1]}
+                       .mean_queue_length();
           }) == 0);
     // M/M/c costs O(c) for an offered load a = λ/μ (up to 2^53 accepted): loads kept small.
     const auto small_load = [](const auto& a) { return a[0] <= 1e3 * a[1]; };
     for (const std::int64_t c : {std::int64_t{1}, std::int64_t{2}, std::int64_t{100}}) {
       CHECK(nan_results<3>([&](const a3& a) {
-              return small_load(a) ? mmc_wait_conformance(a[0], a[1], c, sec(a[2])) : 0.0;
+              return small_load(a) ? mmc_queue{.arrival_rate_per_second = a[0],
+                                               .service_rate_per_second = a[1],
+                                               .servers = c}
+                                         .wait_conformance(sec(a[2]))
+                                   : 0.0;
             }) == 0);
       CHECK(nan_results<2>([&](const a2& a) {
-              return small_load(a) ? mmc_mean_sojourn(a[0], a[1], c).count() +
-                                         mmc_mean_queue_length(a[0], a[1], c)
+              return small_load(a) ? mmc_queue{.arrival_rate_per_second = a[0],
+                                               .service_rate_per_second = a[1],
+                                               .servers = c}
+                                             .mean_sojourn()
+                                             .count() +
+                                         mmc_queue{.arrival_rate_per_second = a[0],
+                                                   .service_rate_per_second = a[1],
+                                                   .servers = c}
+                                             .mean_queue_length()
                                    : 0.0;
             }) == 0);
     }
     CHECK(nan_results<3>([&](const a3& a) {
             return small_load(a)
-                       ? static_cast<double>(mmc_servers_needed(a[0], a[1], sec(a[2]), 0.9))
+                       ? static_cast<double>(mmc_servers_needed({.arrival_rate_per_second = a[0],
+                                                                 .service_rate_per_second = a[1],
+                                                                 .threshold = sec(a[2]),
+                                                                 .quota = 0.9}))
                        : 0.0;
           }) == 0);
-    CHECK(nan_results<3>([](const a3& a) { return mg1_mean_sojourn(a[0], a[1], a[2]).count(); }) ==
-          0);
+    CHECK(nan_results<3>([](const a3& a) {
+            return mg1_queue{.arrival_rate_per_second = a[0],
+                             .service_rate_per_second = a[1],
+                             .service_cv = a[2]}
+                .mean_sojourn()
+                .count();
+          }) == 0);
     // coldstart.hpp
     CHECK(nan_results<4>([](const a4& a) {
-            return static_cast<double>(ramp_reserve(a[0], sec(a[1]), a[2], a[3]));
+            return static_cast<double>(ramp_reserve({.max_ramp_per_second = a[0],
+                                                     .start_time = sec(a[1]),
+                                                     .target_utilization = a[2],
+                                                     .capacity_per_second = a[3]}));
           }) == 0);
     CHECK(nan_results<3>([](const a3& a) {
-            return static_cast<double>(step_reserve(a[0], a[1], a[2]));
+            return static_cast<double>(step_reserve({.step_rate_per_second = a[0],
+                                                     .target_utilization = a[1],
+                                                     .capacity_per_second = a[2]}));
           }) == 0);
     CHECK(nan_results<2>([](const a2& a) {
-            return weight_load_time(a[0], a[1], 8, channel_sharing::independent).count();
+            return weight_load_time({.weight_bytes = a[0],
+                                     .channel_bytes_per_second = a[1],
+                                     .gpus = 8,
+                                     .sharing = channel_sharing::independent})
+                .count();
           }) == 0);
   }
 #endif

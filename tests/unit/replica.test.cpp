@@ -92,7 +92,10 @@ TEST_SUITE("replica") {
     REQUIRE(run.stats.finished == requests.size());
     const auto xs = sojourns(run);
     const auto w = batch_means(xs, 1000, 1000);
-    const double expected_w = headroom::mm1_mean_sojourn(lambda, mu).count();
+    const double expected_w =
+        headroom::mm1_queue{.arrival_rate_per_second = lambda, .service_rate_per_second = mu}
+            .mean_sojourn()
+            .count();
     CHECK(expected_w == doctest::Approx(0.2));
     CHECK(std::abs(w.mean - expected_w) <= 5.0 * w.standard_error);
     CHECK(w.standard_error < 0.01);  // the bound is tight enough to mean something
@@ -101,7 +104,9 @@ TEST_SUITE("replica") {
     std::vector<double> hits;
     for (double x : xs) hits.push_back(x <= tau ? 1.0 : 0.0);
     const auto share = batch_means(hits, 1000, 1000);
-    const double expected_share = headroom::mm1_sojourn_conformance(lambda, mu, seconds_d(tau));
+    const double expected_share =
+        headroom::mm1_queue{.arrival_rate_per_second = lambda, .service_rate_per_second = mu}
+            .sojourn_conformance(seconds_d(tau));
     CHECK(expected_share == doctest::Approx(1.0 - std::exp(-1.5)));
     CHECK(std::abs(share.mean - expected_share) <= 5.0 * share.standard_error);
     // The same through capacity.hpp (TTFT = sojourn with one output token).
@@ -119,7 +124,10 @@ TEST_SUITE("replica") {
     const auto run = sim::simulate(single_server, requests, sim::constant_step_time{.step = 0.1s});
     REQUIRE(run.stats.finished == requests.size());
     const auto w = batch_means(sojourns(run), 1000, 1000);
-    const double expected = headroom::md1_mean_sojourn(6.0, 10.0).count();
+    const double expected =
+        headroom::md1_queue{.arrival_rate_per_second = 6.0, .service_rate_per_second = 10.0}
+            .mean_sojourn()
+            .count();
     CHECK(expected == doctest::Approx(0.175));
     CHECK(std::abs(w.mean - expected) <= 5.0 * w.standard_error);
     CHECK(w.standard_error < 0.005);
@@ -137,17 +145,18 @@ TEST_SUITE("replica") {
                                            rates, one_token, objective, options);
     REQUIRE(sweep.curve.size() == rates.size());
     const auto found = headroom::find_capacity(sweep.curve, {.interpolate = true});
-    REQUIRE(found.capacity_per_s.has_value());
-    const double expected = headroom::mm1_capacity(10.0, 1s, 0.9);
+    REQUIRE(found.capacity_per_second.has_value());
+    const double expected =
+        headroom::mm1_capacity({.service_rate_per_second = 10.0, .threshold = 1s, .quota = 0.9});
     CHECK(expected == doctest::Approx(10.0 - std::log(10.0)));
-    CHECK(std::abs(*found.capacity_per_s - expected) < 0.5);
+    CHECK(std::abs(*found.capacity_per_second - expected) < 0.5);
     CHECK(found.saturated);
   }
 
   TEST_CASE("replica: sweep replications are independent runs with a t interval") {
     // M/M/1, μ = 10/s, λ = 7/s, τ = 1 s: true conformance 1 − e^{−3} = 0.9502. Ten
     // replications of 4000 requests: replication 0 uses the sweep's seed and the model as
-    // given, replication r >= 1 the seed replication_seed(seed, r) and a model reseeded with
+    // given, replication r >= 1 seeds replication_seed(seed, r) and a model reseeded with
     // replication_seed(~that, r); the point is replicated_conformance of the ten runs.
     const headroom::slo objective{.ttft = 1s, .tpot = 1s};
     const sim::sweep_options options{.requests_per_point = 4000, .seed = 5, .replications = 10};
@@ -161,7 +170,9 @@ TEST_SUITE("replica") {
     CHECK(e.basis == headroom::interval_basis::replications);
     CHECK(e.batches == 10);
     CHECK(e.degrees_of_freedom == 9.0);
-    const double truth = headroom::mm1_sojourn_conformance(7.0, 10.0, 1s);
+    const double truth =
+        headroom::mm1_queue{.arrival_rate_per_second = 7.0, .service_rate_per_second = 10.0}
+            .sojourn_conformance(1s);
     CHECK(truth == doctest::Approx(1.0 - std::exp(-3.0)));
     CHECK(e.lower <= truth);
     CHECK(truth <= e.upper);
@@ -216,13 +227,18 @@ TEST_SUITE("replica") {
     //   = max(20 ms, 2.1 ms) + 1 ms = 21 ms.
     // Decode with 1001 then 1002 KV tokens: max(0.02 ms, 2.1001 ms) + 1 ms = 3.1001 ms, then
     // 3.1002 ms. One request, prompt 1000, output 3: first token 21 ms, done 27.2003 ms.
-    constexpr headroom::accelerator_spec spec{"test", 1e14, 1e12, 80e9};
+    constexpr headroom::accelerator_spec spec{.name = "test",
+                                              .peak_flops_per_second = 1e14,
+                                              .peak_bytes_per_second = 1e12,
+                                              .memory_bytes = 80e9};
     const auto model = sim::make_roofline_step_time(spec, 1e9, 2.0, 1e5, 1.0, 1.0, 1ms);
     CHECK(model.weight_bytes == doctest::Approx(2e9));
     const sim::step_shape prefill{1, 1000, 0, 1000};
     CHECK(model(prefill).count() == doctest::Approx(0.021));
     CHECK(model(prefill).count() ==
-          doctest::Approx(seconds_d(headroom::roofline_time(2e12, 2.1e9, spec) + 1ms).count()));
+          doctest::Approx(
+              seconds_d(headroom::roofline_time({.flops = 2e12, .bytes = 2.1e9}, spec) + 1ms)
+                  .count()));
     sim::replica_config whole{.max_batch = 4,
                               .kv_budget_tokens = 4096,
                               .max_batched_tokens = 2048,
@@ -250,7 +266,7 @@ TEST_SUITE("replica") {
 
     // MFU over the whole-prefill run: 1002 tokens in 27.2003 ms on a 1e14 peak:
     // 2·1e9·1002/0.0272003/1e14 ≈ 0.7368; busy all the time.
-    const auto u = sim::utilisation_of(r.stats, model, spec);
+    const auto u = sim::utilization_of(r.stats, model, spec);
     CHECK(u.busy_fraction == doctest::Approx(1.0));
     CHECK(u.mfu == doctest::Approx(2e9 * 1002.0 / 0.0272003 / 1e14));
     // MBU: bytes (2e9 + 1000e5) + (2e9 + 1001e5) + (2e9 + 1002e5) over 27.2003 ms, / 1e12.
@@ -310,7 +326,10 @@ TEST_SUITE("replica") {
       prompts += r.prompt_tokens;
       outputs += r.output_tokens;
     }
-    constexpr headroom::accelerator_spec spec{"test", 1e14, 1e12, 80e9};
+    constexpr headroom::accelerator_spec spec{.name = "test",
+                                              .peak_flops_per_second = 1e14,
+                                              .peak_bytes_per_second = 1e12,
+                                              .memory_bytes = 80e9};
     const auto model = sim::make_roofline_step_time(spec, 1e9, 2.0, 1e5, 1.0, 1.0, 1ms);
     for (const auto policy : {sim::kv_policy::reserve_full, sim::kv_policy::preempt_youngest}) {
       for (const auto mode : {sim::prefill_mode::chunked, sim::prefill_mode::whole}) {
@@ -406,7 +425,7 @@ TEST_SUITE("replica") {
     for (const auto& o : run.outcomes) w += headroom::end_to_end_latency(o).count();
     w /= 6000.0;
     const double throughput = 6000.0 / (run.stats.end.count() - run.stats.first_arrival.count());
-    CHECK(throughput == doctest::Approx(users.offered_rate_per_s(seconds_d(w))).epsilon(0.03));
+    CHECK(throughput == doctest::Approx(users.offered_rate_per_second(seconds_d(w))).epsilon(0.03));
   }
 
   TEST_CASE("replica: coordinated omission / closed-loop tail far below the open-loop one") {
@@ -421,7 +440,10 @@ TEST_SUITE("replica") {
     CHECK(rate > 8.5);
     CHECK(rate < 10.0);
     const double closed_p99 = quantile(sojourns(closed), 0.99);
-    const double open_p99_theory = headroom::mm1_sojourn_quantile(rate, 10.0, 0.99).count();
+    const double open_p99_theory =
+        headroom::mm1_queue{.arrival_rate_per_second = rate, .service_rate_per_second = 10.0}
+            .sojourn_quantile(0.99)
+            .count();
     CHECK(closed_p99 < 0.5 * open_p99_theory);
     // And the simulated open loop at that rate agrees with the closed form's order.
     const auto open = sim::simulate(single_server, poisson_requests(rate, 20000, 33),

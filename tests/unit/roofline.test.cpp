@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// SPEC §6's worked numbers and hand calculations, each shown beside its check. SPEC's example
-// accelerator is P_peak = 1e15 FLOP/s dense 16-bit and B_peak = 3e12 B/s.
+// The worked numbers of docs/roofline.md and hand calculations, each shown beside its check.
+// The round example accelerator is P_peak = 1e15 FLOP/s dense 16-bit and B_peak = 3e12 B/s.
 #include <headroom/roofline.hpp>
 
 #include <doctest/doctest.h>
@@ -19,118 +19,172 @@ namespace {
 
 using headroom::test::rejected;
 
-constexpr double not_a_number = std::numeric_limits<double>::quiet_NaN();
-constexpr double infinity = std::numeric_limits<double>::infinity();
+using headroom::test::infinity;
+using headroom::test::not_a_number;
 
-constexpr bool near(double a, double b, double tolerance) {
-  return (a > b ? a - b : b - a) <= tolerance;
-}
+using headroom::test::near;
 
-constexpr double p_peak = 1e15;  // SPEC §6
-constexpr double b_peak = 3e12;  // SPEC §6
+constexpr double p_peak = 1e15;  // FLOP/s, a round accelerator
+constexpr double b_peak = 3e12;  // B/s
 constexpr double n_params = 8e9;
 constexpr double m_kv = 128 * 1024;  // 131072 bytes per token
 
 }  // namespace
 
 TEST_SUITE("roofline") {
-  TEST_CASE("roofline: SPEC §6 MFU = 2·N_p·ν / P_peak = 4.1 %") {
+  TEST_CASE("roofline: MFU = 2·N_p·ν / P_peak = 4.1 %") {
     // 2 × 8e9 × 2560 / 1e15 = 4.096e13 / 1e15 = 0.04096.
-    CHECK(headroom::mfu(n_params, 2560.0, p_peak) == doctest::Approx(0.04096));
-    static_assert(near(headroom::mfu(n_params, 2560.0, p_peak), 0.04096, 1e-15));
+    CHECK(headroom::mfu({.parameters = n_params,
+                         .tokens_per_second = 2560.0,
+                         .peak_flops_per_second = p_peak}) == doctest::Approx(0.04096));
+    static_assert(near(
+        headroom::mfu(
+            {.parameters = n_params, .tokens_per_second = 2560.0, .peak_flops_per_second = p_peak}),
+        0.04096, 1e-15));
   }
 
-  TEST_CASE("roofline: SPEC §6 MBU of 16 GB of bf16 weights at TPOT 25 ms on 3 TB/s is 21 %") {
+  TEST_CASE("roofline: MBU of 16 GB of bf16 weights at TPOT 25 ms on 3 TB/s is 21 %") {
     // M_w = 8e9 × 2 bytes = 16e9; 16e9 / 0.025 s = 6.4e11 B/s = 640 GB/s; / 3e12 = 0.2133.
-    const double w = headroom::weight_bytes(n_params, 2.0);
+    const double w = headroom::weight_bytes({.parameters = n_params, .bytes_per_parameter = 2.0});
     CHECK(w == 16e9);
-    CHECK(headroom::decode_bandwidth(w, 0.0, 25ms) == doctest::Approx(640e9));
-    CHECK(headroom::mbu(w, 0.0, 25ms, b_peak) == doctest::Approx(0.213333333));
-    static_assert(near(headroom::mbu(16e9, 0.0, std::chrono::duration<double>(0.025), b_peak),
+    CHECK(headroom::decode_bandwidth({.weight_bytes = w, .kv_bytes = 0.0, .tpot = 25ms}) ==
+          doctest::Approx(640e9));
+    CHECK(
+        headroom::mbu(
+            {.weight_bytes = w, .kv_bytes = 0.0, .tpot = 25ms, .peak_bytes_per_second = b_peak}) ==
+        doctest::Approx(0.213333333));
+    static_assert(near(headroom::mbu({.weight_bytes = 16e9,
+                                      .kv_bytes = 0.0,
+                                      .tpot = std::chrono::duration<double>(0.025),
+                                      .peak_bytes_per_second = b_peak}),
                        0.213333333333333, 1e-12));
     // The KV cache "of the same order" at 64 sequences of 2000 tokens: 64 × 2000 × 131072 =
     // 1.6777e10 bytes (16.8 GB vs 16 GB of weights); MBU with it: 32.78e9/0.025/3e12 = 0.437.
-    const double kv = headroom::kv_cache_bytes(64.0, 2000.0, m_kv);
+    const double kv = headroom::kv_cache_bytes(
+        {.batch = 64.0, .context_tokens = 2000.0, .kv_bytes_per_token = m_kv});
     CHECK(kv == doctest::Approx(16.777216e9));
-    CHECK(headroom::mbu(w, kv, 25ms, b_peak) == doctest::Approx(0.43702955));
+    CHECK(headroom::mbu(
+              {.weight_bytes = w, .kv_bytes = kv, .tpot = 25ms, .peak_bytes_per_second = b_peak}) ==
+          doctest::Approx(0.43702955));
   }
 
   TEST_CASE("roofline: KV bytes per token from a model shape") {
     // Llama-3-8B-like GQA: 32 layers × 8 KV heads × 128 head dim × 2 bytes × 2 (K and V)
-    // = 131072 = 128 KiB (SPEC §6: "GQA with eight KV heads").
-    CHECK(headroom::kv_bytes_per_token(32, 8, 128, 2.0) == 131072.0);
-    static_assert(headroom::kv_bytes_per_token(32, 8, 128, 2.0) == m_kv);
+    // = 131072 = 128 KiB (GQA with eight KV heads).
+    CHECK(headroom::kv_bytes_per_token(
+              {.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0}) == 131072.0);
+    static_assert(headroom::kv_bytes_per_token(
+                      {.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0}) == m_kv);
     // An fp8 cache halves it; full multi-head attention (32 KV heads) quadruples it.
-    CHECK(headroom::kv_bytes_per_token(32, 8, 128, 1.0) == 65536.0);
-    CHECK(headroom::kv_bytes_per_token(32, 32, 128, 2) == 524288.0);
+    CHECK(headroom::kv_bytes_per_token(
+              {.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 1.0}) == 65536.0);
+    CHECK(headroom::kv_bytes_per_token(
+              {.layers = 32, .kv_heads = 32, .head_dim = 128, .dtype_bytes = 2}) == 524288.0);
   }
 
-  TEST_CASE("roofline: SPEC §3 140 GB of weights need at least two 80 GB GPUs") {
+  TEST_CASE("roofline: 140 GB of weights need at least two 80 GB GPUs") {
     // 70e9 × 2 = 140e9 bytes; ceil(140/80) = 2.
-    CHECK(headroom::weight_bytes(70e9, 2.0) == 140e9);
-    CHECK(headroom::min_gpus_for_weights(140e9, 80e9) == 2);
-    CHECK(headroom::min_gpus_for_weights(140e9, headroom::accelerators::h100_sxm.memory_bytes) ==
-          2);
-    CHECK(headroom::min_gpus_for_weights(140e9, headroom::accelerators::h200_sxm.memory_bytes) ==
-          1);
-    static_assert(headroom::min_gpus_for_weights(160e9, 80e9) == 2);
+    CHECK(headroom::weight_bytes({.parameters = 70e9, .bytes_per_parameter = 2.0}) == 140e9);
+    CHECK(headroom::min_gpus_for_weights({.weight_bytes = 140e9, .gpu_memory_bytes = 80e9}) == 2);
+    CHECK(headroom::min_gpus_for_weights(
+              {.weight_bytes = 140e9,
+               .gpu_memory_bytes = headroom::accelerators::h100_sxm.memory_bytes}) == 2);
+    CHECK(headroom::min_gpus_for_weights(
+              {.weight_bytes = 140e9,
+               .gpu_memory_bytes = headroom::accelerators::h200_sxm.memory_bytes}) == 1);
+    static_assert(
+        headroom::min_gpus_for_weights({.weight_bytes = 160e9, .gpu_memory_bytes = 80e9}) == 2);
   }
 
   TEST_CASE(
-      "roofline: SPEC §6 decode intensity limit ≈ 61 FLOP/byte against a ridge ≈ 333 caps MFU at "
+      "roofline: decode intensity limit ≈ 61 FLOP/byte against a ridge ≈ 333 caps MFU at "
       "18 %") {
     // Limit 2·N_p/(n_ctx·m_kv) = 1.6e10 / (2000 × 131072) = 1.6e10 / 2.62144e8 = 61.035.
-    const double limit = headroom::decode_intensity_limit(n_params, 2000.0, m_kv);
+    const double limit = headroom::decode_intensity_limit(
+        {.parameters = n_params, .context_tokens = 2000.0, .kv_bytes_per_token = m_kv});
     CHECK(limit == doctest::Approx(61.03515625));
     // Ridge P_peak/B_peak = 1e15 / 3e12 = 333.33.
-    const double ridge = headroom::ridge_point(p_peak, b_peak);
+    const double ridge =
+        headroom::ridge_point({.peak_flops_per_second = p_peak, .peak_bytes_per_second = b_peak});
     CHECK(ridge == doctest::Approx(333.333333));
     // MFU ≤ 61.035/333.33 = 0.1831 ≈ 18 %.
-    CHECK(headroom::mfu_ceiling(limit, ridge) == doctest::Approx(0.18310546875));
-    CHECK_FALSE(headroom::is_compute_bound(limit, ridge));
+    CHECK(headroom::mfu_ceiling({.intensity = limit, .ridge = ridge}) ==
+          doctest::Approx(0.18310546875));
+    CHECK_FALSE(headroom::is_compute_bound({.intensity = limit, .ridge = ridge}));
     // I(b) at b = 64: 2 × 8e9 × 64 / (16e9 + 64 × 2000 × 131072) = 1.024e12 / 3.2777216e10 = 31.24.
-    CHECK(headroom::decode_intensity(n_params, 16e9, 64.0, 2000.0, m_kv) ==
-          doctest::Approx(31.2412));
+    CHECK(headroom::decode_intensity({.parameters = n_params,
+                                      .weight_bytes = 16e9,
+                                      .batch = 64.0,
+                                      .context_tokens = 2000.0,
+                                      .kv_bytes_per_token = m_kv}) == doctest::Approx(31.2412));
     // I(b) rises with b towards the limit and never crosses it.
     double previous = 0;
     for (double b = 1; b <= 1e6; b *= 2) {
-      const double i = headroom::decode_intensity(n_params, 16e9, b, 2000.0, m_kv);
+      const double i = headroom::decode_intensity({.parameters = n_params,
+                                                   .weight_bytes = 16e9,
+                                                   .batch = b,
+                                                   .context_tokens = 2000.0,
+                                                   .kv_bytes_per_token = m_kv});
       REQUIRE(i > previous);
       REQUIRE(i < limit);
       previous = i;
     }
     CHECK(previous == doctest::Approx(limit).epsilon(1e-3));
     static_assert(
-        near(headroom::decode_intensity_limit(n_params, 2000.0, m_kv), 61.03515625, 1e-9));
-    static_assert(near(headroom::ridge_point(p_peak, b_peak), 333.333333333333, 1e-9));
+        near(headroom::decode_intensity_limit(
+                 {.parameters = n_params, .context_tokens = 2000.0, .kv_bytes_per_token = m_kv}),
+             61.03515625, 1e-9));
+    static_assert(near(
+        headroom::ridge_point({.peak_flops_per_second = p_peak, .peak_bytes_per_second = b_peak}),
+        333.333333333333, 1e-9));
   }
 
-  TEST_CASE("roofline: SPEC §6 decode is compute-bound only below ≈ 366–370 tokens of context") {
+  TEST_CASE("roofline: decode is compute-bound only below ≈ 366–370 tokens of context") {
     // n* = 2·N_p / (ridge · m_kv) = 1.6e10 / (333.33 × 131072) = 1.6e10 × 3e12 / (1e15 × 131072)
     //    = 4.8e7 / 131072 = 366.21 tokens.
-    const double ridge = headroom::ridge_point(p_peak, b_peak);
-    const double n = headroom::max_compute_bound_context(n_params, m_kv, ridge);
+    const double ridge =
+        headroom::ridge_point({.peak_flops_per_second = p_peak, .peak_bytes_per_second = b_peak});
+    const double n = headroom::max_compute_bound_context(
+        {.parameters = n_params, .kv_bytes_per_token = m_kv, .ridge = ridge});
     CHECK(n == doctest::Approx(366.2109375));
     CHECK(std::floor(n) == 366.0);
     CHECK(n > 360.0);
     CHECK(n < 370.0);
     // Just below n* the limit intensity is above the ridge, just above it is below.
-    CHECK(
-        headroom::is_compute_bound(headroom::decode_intensity_limit(n_params, 366.0, m_kv), ridge));
-    CHECK_FALSE(
-        headroom::is_compute_bound(headroom::decode_intensity_limit(n_params, 367.0, m_kv), ridge));
+    CHECK(headroom::is_compute_bound(
+        {.intensity = headroom::decode_intensity_limit(
+             {.parameters = n_params, .context_tokens = 366.0, .kv_bytes_per_token = m_kv}),
+         .ridge = ridge}));
+    CHECK_FALSE(headroom::is_compute_bound(
+        {.intensity = headroom::decode_intensity_limit(
+             {.parameters = n_params, .context_tokens = 367.0, .kv_bytes_per_token = m_kv}),
+         .ridge = ridge}));
     // At a finite batch b = 1024 with 16 GB of weights:
     // (2 × 8e9 × 1024 − 333.33 × 16e9) / (333.33 × 1024 × 131072) = (1.6384e13 − 5.3333e12) /
     // 4.4739e10 = 1.10507e13 / 4.4739e10 = 247.0 tokens.
-    const auto at_1024 = headroom::max_compute_bound_context(n_params, 16e9, 1024.0, m_kv, ridge);
+    const auto at_1024 = headroom::max_compute_bound_context_at_batch({.parameters = n_params,
+                                                                       .weight_bytes = 16e9,
+                                                                       .batch = 1024.0,
+                                                                       .kv_bytes_per_token = m_kv,
+                                                                       .ridge = ridge});
     REQUIRE(at_1024.has_value());
     CHECK(*at_1024 == doctest::Approx(247.0).epsilon(1e-3));
-    CHECK(headroom::decode_intensity(n_params, 16e9, 1024.0, *at_1024, m_kv) ==
-          doctest::Approx(ridge));
+    CHECK(headroom::decode_intensity({.parameters = n_params,
+                                      .weight_bytes = 16e9,
+                                      .batch = 1024.0,
+                                      .context_tokens = *at_1024,
+                                      .kv_bytes_per_token = m_kv}) == doctest::Approx(ridge));
     // At b = 64, even an empty context is bandwidth-bound: 2 × 8e9 × 64 / 16e9 = 64 < 333.
-    CHECK_FALSE(headroom::max_compute_bound_context(n_params, 16e9, 64.0, m_kv, ridge).has_value());
+    CHECK_FALSE(headroom::max_compute_bound_context_at_batch({.parameters = n_params,
+                                                              .weight_bytes = 16e9,
+                                                              .batch = 64.0,
+                                                              .kv_bytes_per_token = m_kv,
+                                                              .ridge = ridge})
+                    .has_value());
     static_assert(
-        near(headroom::max_compute_bound_context(n_params, m_kv, 1e15 / 3e12), 366.2109375, 1e-9));
+        near(headroom::max_compute_bound_context(
+                 {.parameters = n_params, .kv_bytes_per_token = m_kv, .ridge = 1e15 / 3e12}),
+             366.2109375, 1e-9));
   }
 
   TEST_CASE("roofline: accelerator specs carry dense figures from the datasheets") {
@@ -166,61 +220,139 @@ TEST_SUITE("roofline") {
   TEST_CASE("roofline: step time is the larger of bytes/B and FLOPs/P") {
     // A decode step at b = 64 on an H100: FLOPs 2 × 8e9 × 64 = 1.024e12 → 1.035 ms at
     // 989.4e12; bytes 16e9 + 1.6777e10 = 3.2777e10 → 9.784 ms at 3.35e12: bandwidth wins.
-    const double bytes = 16e9 + headroom::kv_cache_bytes(64.0, 2000.0, m_kv);
-    const auto t = headroom::roofline_time(1.024e12, bytes, headroom::accelerators::h100_sxm);
+    const double bytes =
+        16e9 + headroom::kv_cache_bytes(
+                   {.batch = 64.0, .context_tokens = 2000.0, .kv_bytes_per_token = m_kv});
+    const auto t = headroom::roofline_time({.flops = 1.024e12, .bytes = bytes},
+                                           headroom::accelerators::h100_sxm);
     CHECK(t.count() == doctest::Approx(bytes / 3.35e12));
     CHECK(t.count() == doctest::Approx(9.7842e-3).epsilon(1e-4));
     // Prefill of 4096 tokens: 2 × 8e9 × 4096 = 6.55e13 FLOP → 66.2 ms; 16 GB → 4.8 ms: compute.
-    CHECK(headroom::roofline_time(6.5536e13, 16e9, 989.4e12, 3.35e12).count() ==
-          doctest::Approx(6.5536e13 / 989.4e12));
+    CHECK(headroom::roofline_time(
+              {.flops = 6.5536e13, .bytes = 16e9},
+              {.peak_flops_per_second = 989.4e12, .peak_bytes_per_second = 3.35e12})
+              .count() == doctest::Approx(6.5536e13 / 989.4e12));
     // Attainable FLOP/s at I = 61: 61 × 3.35e12 = 2.04e14 (below the 989e12 roof).
     CHECK(headroom::attainable_flops_per_second(61.0, headroom::accelerators::h100_sxm) ==
           doctest::Approx(61.0 * 3.35e12));
     CHECK(headroom::attainable_flops_per_second(1000.0, headroom::accelerators::h100_sxm) ==
           989.4e12);
-    static_assert(headroom::roofline_time(2.0, 1.0, 1.0, 1.0).count() == 2.0);
+    static_assert(
+        headroom::roofline_time({.flops = 2.0, .bytes = 1.0},
+                                {.peak_flops_per_second = 1.0, .peak_bytes_per_second = 1.0})
+            .count() == 2.0);
   }
 
   TEST_CASE("roofline: invalid arguments name the parameter") {
-    CHECK(rejected([] { (void)headroom::mfu(-1.0, 2560.0, p_peak); }) == "parameters");
-    CHECK(rejected([] { (void)headroom::mfu(n_params, not_a_number, p_peak); }) ==
-          "tokens_per_second");
-    CHECK(rejected([] { (void)headroom::mfu(n_params, 2560.0, 0.0); }) == "peak_flops_per_second");
-    CHECK(rejected([] { (void)headroom::mbu(16e9, 0.0, 0ms, b_peak); }) == "tpot");
-    CHECK(rejected([] { (void)headroom::mbu(16e9, -1.0, 25ms, b_peak); }) == "kv_bytes");
-    CHECK(rejected([] { (void)headroom::mbu(16e9, 0.0, 25ms, infinity); }) ==
-          "peak_bytes_per_second");
-    CHECK(rejected([] { (void)headroom::kv_bytes_per_token(0, 8, 128, 2.0); }) == "layers");
-    CHECK(rejected([] { (void)headroom::kv_bytes_per_token(32, 0, 128, 2.0); }) == "kv_heads");
-    CHECK(rejected([] { (void)headroom::kv_bytes_per_token(32, 8, -1, 2.0); }) == "head_dim");
-    CHECK(rejected([] { (void)headroom::kv_bytes_per_token(32, 8, 128, 0.0); }) == "dtype_bytes");
-    CHECK(rejected([] { (void)headroom::weight_bytes(8e9, 0.0); }) == "bytes_per_parameter");
-    CHECK(rejected([] { (void)headroom::min_gpus_for_weights(140e9, 0.0); }) == "gpu_memory_bytes");
-    CHECK(rejected([] { (void)headroom::ridge_point(p_peak, 0.0); }) == "peak_bytes_per_second");
-    CHECK(rejected([] { (void)headroom::decode_intensity_limit(n_params, 0.0, m_kv); }) ==
-          "context_tokens");
-    CHECK(rejected([] { (void)headroom::decode_intensity(n_params, 0.0, 1.0, 0.0, m_kv); }) ==
-          "weight_bytes");
-    CHECK(rejected([] { (void)headroom::decode_intensity(n_params, 16e9, -1.0, 10.0, m_kv); }) ==
-          "batch");
-    CHECK(rejected([] { (void)headroom::max_compute_bound_context(n_params, m_kv, 0.0); }) ==
-          "ridge");
     CHECK(rejected([] {
-            (void)headroom::max_compute_bound_context(n_params, 16e9, 0.0, m_kv, 300.0);
+            (void)headroom::mfu(
+                {.parameters = -1.0, .tokens_per_second = 2560.0, .peak_flops_per_second = p_peak});
+          }) == "parameters");
+    CHECK(rejected([] {
+            (void)headroom::mfu({.parameters = n_params,
+                                 .tokens_per_second = not_a_number,
+                                 .peak_flops_per_second = p_peak});
+          }) == "tokens_per_second");
+    CHECK(rejected([] {
+            (void)headroom::mfu({.parameters = n_params,
+                                 .tokens_per_second = 2560.0,
+                                 .peak_flops_per_second = 0.0});
+          }) == "peak_flops_per_second");
+    CHECK(rejected([] {
+            (void)headroom::mbu({.weight_bytes = 16e9,
+                                 .kv_bytes = 0.0,
+                                 .tpot = 0ms,
+                                 .peak_bytes_per_second = b_peak});
+          }) == "tpot");
+    CHECK(rejected([] {
+            (void)headroom::mbu({.weight_bytes = 16e9,
+                                 .kv_bytes = -1.0,
+                                 .tpot = 25ms,
+                                 .peak_bytes_per_second = b_peak});
+          }) == "kv_bytes");
+    CHECK(rejected([] {
+            (void)headroom::mbu({.weight_bytes = 16e9,
+                                 .kv_bytes = 0.0,
+                                 .tpot = 25ms,
+                                 .peak_bytes_per_second = infinity});
+          }) == "peak_bytes_per_second");
+    CHECK(rejected([] {
+            (void)headroom::kv_bytes_per_token(
+                {.layers = 0, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0});
+          }) == "layers");
+    CHECK(rejected([] {
+            (void)headroom::kv_bytes_per_token(
+                {.layers = 32, .kv_heads = 0, .head_dim = 128, .dtype_bytes = 2.0});
+          }) == "kv_heads");
+    CHECK(rejected([] {
+            (void)headroom::kv_bytes_per_token(
+                {.layers = 32, .kv_heads = 8, .head_dim = -1, .dtype_bytes = 2.0});
+          }) == "head_dim");
+    CHECK(rejected([] {
+            (void)headroom::kv_bytes_per_token(
+                {.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 0.0});
+          }) == "dtype_bytes");
+    CHECK(rejected([] {
+            (void)headroom::weight_bytes({.parameters = 8e9, .bytes_per_parameter = 0.0});
+          }) == "bytes_per_parameter");
+    CHECK(rejected([] {
+            (void)headroom::min_gpus_for_weights({.weight_bytes = 140e9, .gpu_memory_bytes = 0.0});
+          }) == "gpu_memory_bytes");
+    CHECK(rejected([] {
+            (void)headroom::ridge_point(
+                {.peak_flops_per_second = p_peak, .peak_bytes_per_second = 0.0});
+          }) == "peak_bytes_per_second");
+    CHECK(rejected([] {
+            (void)headroom::decode_intensity_limit(
+                {.parameters = n_params, .context_tokens = 0.0, .kv_bytes_per_token = m_kv});
+          }) == "context_tokens");
+    CHECK(rejected([] {
+            (void)headroom::decode_intensity({.parameters = n_params,
+                                              .weight_bytes = 0.0,
+                                              .batch = 1.0,
+                                              .context_tokens = 0.0,
+                                              .kv_bytes_per_token = m_kv});
+          }) == "weight_bytes");
+    CHECK(rejected([] {
+            (void)headroom::decode_intensity({.parameters = n_params,
+                                              .weight_bytes = 16e9,
+                                              .batch = -1.0,
+                                              .context_tokens = 10.0,
+                                              .kv_bytes_per_token = m_kv});
           }) == "batch");
-    CHECK(rejected([] { (void)headroom::mfu_ceiling(-1.0, 300.0); }) == "intensity");
-    CHECK(rejected([] { (void)headroom::roofline_time(1.0, 1.0, 0.0, 1.0); }) ==
-          "flops_per_second");
     CHECK(rejected([] {
-            (void)headroom::attainable_flops_per_second(1.0,
-                                                        headroom::accelerator_spec{"x", 0, 1, 1});
+            (void)headroom::max_compute_bound_context(
+                {.parameters = n_params, .kv_bytes_per_token = m_kv, .ridge = 0.0});
+          }) == "ridge");
+    CHECK(rejected([] {
+            (void)headroom::max_compute_bound_context_at_batch({.parameters = n_params,
+                                                                .weight_bytes = 16e9,
+                                                                .batch = 0.0,
+                                                                .kv_bytes_per_token = m_kv,
+                                                                .ridge = 300.0});
+          }) == "batch");
+    CHECK(rejected([] { (void)headroom::mfu_ceiling({.intensity = -1.0, .ridge = 300.0}); }) ==
+          "intensity");
+    CHECK(rejected([] {
+            (void)headroom::roofline_time(
+                {.flops = 1.0, .bytes = 1.0},
+                {.peak_flops_per_second = 0.0, .peak_bytes_per_second = 1.0});
+          }) == "spec.peak_flops_per_second");
+    CHECK(rejected([] {
+            (void)headroom::attainable_flops_per_second(
+                1.0, headroom::accelerator_spec{.name = "x",
+                                                .peak_flops_per_second = 0,
+                                                .peak_bytes_per_second = 1,
+                                                .memory_bytes = 1});
           }) == "spec.peak_flops_per_second");
   }
 
   TEST_CASE("roofline: generic over the floating type") {
-    const float m = headroom::mfu(8e9f, 2560.0f, 1e15f);
+    const float m = headroom::mfu<float>(
+        {.parameters = 8e9f, .tokens_per_second = 2560.0f, .peak_flops_per_second = 1e15f});
     CHECK(m == doctest::Approx(0.04096f));
-    const long double n = headroom::max_compute_bound_context(8e9L, 131072.0L, 1e15L / 3e12L);
+    const long double n = headroom::max_compute_bound_context<long double>(
+        {.parameters = 8e9L, .kv_bytes_per_token = 131072.0L, .ridge = 1e15L / 3e12L});
     CHECK(static_cast<double>(n) == doctest::Approx(366.2109375));
   }
 }

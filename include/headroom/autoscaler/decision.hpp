@@ -7,6 +7,8 @@
 #include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
 #if HEADROOM_HAS_CXX20
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -70,6 +72,40 @@ enum class scale_reason : std::uint8_t {
   return "Unknown";
 }
 
+/// Every scale_reason in declaration order, for code (and tests) that iterate the reasons.
+inline constexpr std::array all_scale_reasons{
+    scale_reason::desired_within_range,
+    scale_reason::within_tolerance,
+    scale_reason::scale_up_stabilized,
+    scale_reason::scale_down_stabilized,
+    scale_reason::scale_up_limited,
+    scale_reason::scale_down_limited,
+    scale_reason::too_many_replicas,
+    scale_reason::too_few_replicas,
+    scale_reason::above_max_replicas,
+    scale_reason::below_min_replicas,
+    scale_reason::scaling_disabled,
+    scale_reason::metric_missing,
+    scale_reason::panic,
+    scale_reason::forecast,
+    scale_reason::waiting_for_starting,
+};
+
+namespace detail {
+/// True when `all` holds the enumerators 0, 1, ..., N − 1 in order, each named, and the value
+/// N has no name (`unknown`). to_string's switch has no default, so -Wswitch makes every new
+/// enumerator a case there, and this check then fails until the list holds it too.
+template <class Enum, std::size_t N>
+constexpr bool lists_every_enumerator(const std::array<Enum, N>& all, std::string_view unknown) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (static_cast<std::size_t>(all[i]) != i || to_string(all[i]) == unknown) return false;
+  return to_string(static_cast<Enum>(N)) == unknown;
+}
+}  // namespace detail
+
+static_assert(detail::lists_every_enumerator(all_scale_reasons, "Unknown"),
+              "all_scale_reasons must list every scale_reason, in declaration order");
+
 /// The status of one HPA condition after a sync; `unset` = this sync did not set it (the
 /// HPA keeps the previous value).
 enum class condition_status : std::uint8_t { unset, is_true, is_false };
@@ -112,7 +148,8 @@ enum class hpa_reason : std::uint8_t {
   not_scaled_to_zero,                    ///< ScaledToZero: NotScaledToZero
 };
 
-/// Upstream's spelling ("DesiredWithinRange", "FailedGetPodsMetric", ...; "" for none).
+/// Upstream's spelling ("DesiredWithinRange", "FailedGetPodsMetric", ...; "" for none;
+/// "Unknown" for a value that is no enumerator).
 [[nodiscard]] constexpr std::string_view to_string(hpa_reason reason) noexcept {
   switch (reason) {
     case hpa_reason::none:
@@ -156,8 +193,34 @@ enum class hpa_reason : std::uint8_t {
     case hpa_reason::not_scaled_to_zero:
       return "NotScaledToZero";
   }
-  return "";
+  return "Unknown";
 }
+
+/// Every hpa_reason in declaration order (none first), for code that iterates the reasons.
+inline constexpr std::array all_hpa_reasons{
+    hpa_reason::none,
+    hpa_reason::succeeded_get_scale,
+    hpa_reason::succeeded_rescale,
+    hpa_reason::ready_for_new_scale,
+    hpa_reason::scale_up_stabilized,
+    hpa_reason::scale_down_stabilized,
+    hpa_reason::valid_metric_found,
+    hpa_reason::scaling_disabled,
+    hpa_reason::failed_get_resource_metric,
+    hpa_reason::failed_get_container_resource_metric,
+    hpa_reason::failed_get_pods_metric,
+    hpa_reason::failed_get_object_metric,
+    hpa_reason::failed_get_external_metric,
+    hpa_reason::desired_within_range,
+    hpa_reason::scale_up_limit,
+    hpa_reason::scale_down_limit,
+    hpa_reason::too_many_replicas,
+    hpa_reason::too_few_replicas,
+    hpa_reason::scaled_to_zero,
+    hpa_reason::not_scaled_to_zero,
+};
+static_assert(detail::lists_every_enumerator(all_hpa_reasons, "Unknown"),
+              "all_hpa_reasons must list every hpa_reason, in declaration order");
 
 /// One HPA status condition as a sync leaves it.
 struct hpa_condition {

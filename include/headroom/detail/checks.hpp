@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Argument checks shared by every header. Each is constexpr (usable in constant
 // expressions when the check passes) and throws headroom::invalid_argument naming
-// the parameter and value when it fails. NaN fails every check.
+// the parameter and value when it fails. NaN fails every check. Also the marker that makes
+// a parameter aggregate accept designated initializers only.
 #pragma once
 
 #include "config.hpp"  // first: the C++20 check and the compiler macros
@@ -14,6 +15,16 @@
 namespace headroom {
 inline namespace v0 {
 namespace detail {
+
+/// The first member of every parameter aggregate, declared
+/// `[[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};`
+/// (no size): a positional brace list such as replicas_needed({60.0, 0.8, 8.0}) would
+/// initialise it from 60.0, which does not compile, so every field must be named
+/// (`{.arrival_rate_per_second = 60.0, ...}`) and two quantities of one type cannot be
+/// swapped silently. Leave it out of the braces; it takes its default.
+struct designated_initializers_only {
+  constexpr designated_initializers_only() noexcept = default;
+};
 
 template <class T>
 [[nodiscard]] constexpr bool is_nan(T v) noexcept {
@@ -48,7 +59,7 @@ constexpr T require_open_unit(const char* name, T value) {
   if (!(value > T(0) && value < T(1))) fail(name, value, "must lie in the open interval (0, 1)");
   return value;
 }
-/// value must lie in the half-open interval (0, 1] (a utilisation or a target fraction).
+/// value must lie in the half-open interval (0, 1] (a utilization or a target fraction).
 template <class T>
 constexpr T require_unit_positive(const char* name, T value) {
   if (!(value > T(0) && value <= T(1))) fail(name, value, "must lie in (0, 1]");

@@ -8,10 +8,11 @@
 //     compares the two). This keeps every formula of those headers usable in a
 //     static_assert. A few special functions with no std:: counterpart (erfcx, ln Γ*, the
 //     Poisson deviance) are built from those, for Erlang B at large c.
-//  2. the number-type plumbing: each public formula is a template over the type of its
-//     first real parameter, A, and computes in real_t<A> (A itself when A is a
-//     floating-point type, double when it is an integer), so f(60, ...) and f(60.0f, ...)
-//     both work and f(60.0L, ...) computes in long double.
+//  2. the number-type plumbing of the positional formulas (those whose arguments differ in
+//     type; the others take a basic_X<T> aggregate of named fields): each is a template
+//     over the type of its first real parameter, A, and computes in real_t<A> (A itself when
+//     A is a floating-point type, double when it is an integer), so f(60, ...) and
+//     f(60.0f, ...) both work and f(60.0L, ...) computes in long double.
 //  3. argument checks for durations and counts, in the style of detail/checks.hpp.
 #pragma once
 

@@ -377,6 +377,92 @@ inline constexpr std::uint64_t powers_of_five[21] = {1,
   return true;
 }
 
+/// An infinity or NaN word at p: where it ends and its (positive) value; end == nullptr when
+/// p starts neither.
+struct special_value {
+  const char* end = nullptr;
+  double value = 0.0;
+};
+
+/// "inf", "infinity", "nan" or "nan(n-char-sequence)" at p, in any case.
+[[nodiscard]] inline special_value parse_special(const char* p, const char* last) noexcept {
+  if (starts_with_word(p, last, "inf")) {
+    p += 3;
+    if (starts_with_word(p, last, "inity")) p += 5;
+    return {p, std::numeric_limits<double>::infinity()};
+  }
+  if (starts_with_word(p, last, "nan")) {
+    p += 3;
+    if (p != last && *p == '(') {  // "nan(" n-char-sequence ")", else "nan" alone
+      const char* q = p + 1;
+      while (q != last && (is_digit(*q) || (lower(*q) >= 'a' && lower(*q) <= 'z') || *q == '_'))
+        ++q;
+      if (q != last && *q == ')') p = q + 1;
+    }
+    return {p, std::numeric_limits<double>::quiet_NaN()};
+  }
+  return {};
+}
+
+/// The significand's digits at p, advancing p: significant ones (from the first non-zero) go
+/// into d; d.point counts the integer digits from the first significant one, less the zeros
+/// that lead a fraction. False when no digit was read.
+[[nodiscard]] constexpr bool read_significand(const char*& p, const char* last,
+                                              decimal& d) noexcept {
+  bool any_digit = false;
+  bool seen_point = false;
+  for (; p != last; ++p) {
+    const char c = *p;
+    if (c == '.') {
+      if (seen_point) break;
+      seen_point = true;
+      continue;
+    }
+    if (!is_digit(c)) break;
+    any_digit = true;
+    const auto digit = static_cast<std::uint8_t>(c - '0');
+    if (d.count == 0 && digit == 0) {
+      if (seen_point) --d.point;
+      continue;
+    }
+    if (!seen_point) ++d.point;
+    if (d.count < decimal::capacity)
+      d.digit[d.count++] = digit;
+    else if (digit != 0)
+      d.truncated = true;
+  }
+  return any_digit;
+}
+
+/// An exponent at p ('e' or 'E', an optional sign, digits) added to d.point; p advances past
+/// it only if digits follow the 'e'.
+constexpr void read_exponent(const char*& p, const char* last, decimal& d) noexcept {
+  if (p == last || (*p != 'e' && *p != 'E')) return;
+  const char* q = p + 1;
+  const bool exponent_negative = q != last && *q == '-';
+  if (q != last && (*q == '+' || *q == '-')) ++q;
+  if (q == last || !is_digit(*q)) return;
+  long long e = 0;
+  for (; q != last && is_digit(*q); ++q)
+    if (e < 100'000'000'000'000'000) e = e * 10 + (*q - '0');  // saturates, stays huge
+  d.point += exponent_negative ? -e : e;
+  p = q;
+}
+
+/// The bits of the double nearest to a trimmed non-zero decimal: Clinger's fast path, then
+/// the 128-bit path for up to 19 digits, then the exact conversion.
+[[nodiscard]] inline converted nearest_double(decimal& d) noexcept {
+  if (d.count <= 19 && d.point >= -400 && d.point <= 400) {
+    std::uint64_t m = 0;
+    for (int i = 0; i < d.count; ++i) m = m * 10 + d.digit[i];
+    double x = 0.0;
+    if (fast_path(m, d.point - d.count, x)) return {std::bit_cast<std::uint64_t>(x), false};
+    std::uint64_t bits = 0;
+    if (wide_path(m, d.point - d.count, bits)) return {bits, false};
+  }
+  return convert_exact(d);
+}
+
 }  // namespace float_parse
 
 /// std::from_chars(first, last, value, std::chars_format::general) for double, implemented
@@ -389,90 +475,21 @@ inline constexpr std::uint64_t powers_of_five[21] = {1,
   const bool negative = p != last && *p == '-';
   if (negative) ++p;
   if (p == last) return {first, std::errc::invalid_argument};
-
   if (fp::lower(*p) == 'i' || fp::lower(*p) == 'n') {
-    if (fp::starts_with_word(p, last, "inf")) {
-      p += 3;
-      if (fp::starts_with_word(p, last, "inity")) p += 5;
-      value = negative ? -std::numeric_limits<double>::infinity()
-                       : std::numeric_limits<double>::infinity();
-      return {p, std::errc{}};
-    }
-    if (fp::starts_with_word(p, last, "nan")) {
-      p += 3;
-      if (p != last && *p == '(') {  // "nan(" n-char-sequence ")", else "nan" alone
-        const char* q = p + 1;
-        while (q != last &&
-               (fp::is_digit(*q) || (fp::lower(*q) >= 'a' && fp::lower(*q) <= 'z') || *q == '_'))
-          ++q;
-        if (q != last && *q == ')') p = q + 1;
-      }
-      value = negative ? -std::numeric_limits<double>::quiet_NaN()
-                       : std::numeric_limits<double>::quiet_NaN();
-      return {p, std::errc{}};
-    }
-    return {first, std::errc::invalid_argument};
+    const fp::special_value special = fp::parse_special(p, last);
+    if (special.end == nullptr) return {first, std::errc::invalid_argument};
+    value = negative ? -special.value : special.value;
+    return {special.end, std::errc{}};
   }
-
-  // Digits: significant ones (from the first non-zero) go into d; d.point counts the
-  // integer digits from the first significant one, less the zeros that lead a fraction.
   fp::decimal d;
-  bool any_digit = false;
-  bool seen_point = false;
-  for (; p != last; ++p) {
-    const char c = *p;
-    if (c == '.') {
-      if (seen_point) break;
-      seen_point = true;
-      continue;
-    }
-    if (!fp::is_digit(c)) break;
-    any_digit = true;
-    const auto digit = static_cast<std::uint8_t>(c - '0');
-    if (d.count == 0 && digit == 0) {
-      if (seen_point) --d.point;
-      continue;
-    }
-    if (!seen_point) ++d.point;
-    if (d.count < fp::decimal::capacity)
-      d.digit[d.count++] = digit;
-    else if (digit != 0)
-      d.truncated = true;
-  }
-  if (!any_digit) return {first, std::errc::invalid_argument};
-  if (p != last && (*p == 'e' || *p == 'E')) {  // an exponent only if digits follow
-    const char* q = p + 1;
-    const bool exponent_negative = q != last && *q == '-';
-    if (q != last && (*q == '+' || *q == '-')) ++q;
-    if (q != last && fp::is_digit(*q)) {
-      long long e = 0;
-      for (; q != last && fp::is_digit(*q); ++q)
-        if (e < 100'000'000'000'000'000) e = e * 10 + (*q - '0');  // saturates, stays huge
-      d.point += exponent_negative ? -e : e;
-      p = q;
-    }
-  }
+  if (!fp::read_significand(p, last, d)) return {first, std::errc::invalid_argument};
+  fp::read_exponent(p, last, d);
   d.trim();
   if (d.count == 0) {
     value = negative ? -0.0 : 0.0;
     return {p, std::errc{}};
   }
-  if (d.count <= 19 && d.point >= -400 && d.point <= 400) {
-    std::uint64_t m = 0;
-    for (int i = 0; i < d.count; ++i) m = m * 10 + d.digit[i];
-    double x = 0.0;
-    if (fp::fast_path(m, d.point - d.count, x)) {
-      value = negative ? -x : x;
-      return {p, std::errc{}};
-    }
-    std::uint64_t bits = 0;
-    if (fp::wide_path(m, d.point - d.count, bits)) {
-      const double magnitude = std::bit_cast<double>(bits);
-      value = negative ? -magnitude : magnitude;
-      return {p, std::errc{}};
-    }
-  }
-  const fp::converted c = fp::convert_exact(d);
+  const fp::converted c = fp::nearest_double(d);
   if (c.out_of_range) return {p, std::errc::result_out_of_range};
   const double magnitude = std::bit_cast<double>(c.bits);
   value = negative ? -magnitude : magnitude;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The simulated day (SPEC §4): a fleet stepped at a fixed period (a minute by default) over
-// any traffic profile. It composes the library's real components and re-implements none:
-// the controller is headroom::autoscaler (configured to the seed's policy: scale up at once
-// counting replicas on their way, scale down only to the maximum of the last `window`
+// The simulated day (docs/background.md §8): a fleet stepped at a fixed period (a minute by
+// default) over any traffic profile. It composes the library's real components and re-implements
+// none: the controller is headroom::autoscaler (configured to the reference policy: scale up at
+// once counting replicas on their way, scale down only to the maximum of the last `window`
 // recommendations and only when none are on their way), the start delay is a
 // std::chrono duration (e.g. start_breakdown::start_time() from coldstart.hpp), replicas
 // needed follow queueing.hpp's ceil(λ/(ρ*μ*)) through the controller's AverageValue target,
@@ -42,10 +42,10 @@ namespace sim {
 // Traffic
 // ============================================================================================
 
-/// The seed's day, requests/s at `minute` in [0, 1440): 12 + 48·max(0, 1 − x²)², with
-/// x = (minute − 840)/300 (a polynomial afternoon hump from 12 to 60 req/s at 14:00), plus
-/// 30 req/s for the 20 minutes from 21:00. Evaluated in the seed's operation order, so the
-/// values are bit-identical to its numpy program.
+/// The reference day (docs/background.md §8), requests/s at `minute` in [0, 1440): 12 + 48·max(0, 1
+/// − x²)², with x = (minute − 840)/300 (a polynomial afternoon hump from 12 to 60 req/s at 14:00),
+/// plus 30 req/s for the 20 minutes from 21:00. Evaluated in this fixed operation order, so the
+/// values are bit-identical to a NumPy evaluation of the same expression.
 [[nodiscard]] constexpr double reference_day_rate(std::int32_t minute) {
   if (minute < 0 || minute >= 1440) detail::fail("minute", minute, "must lie in [0, 1440)");
   const double x = static_cast<double>(minute - 14 * 60) / 300.0;
@@ -55,7 +55,7 @@ namespace sim {
   return rate;
 }
 
-/// The seed's whole day, 1440 per-minute rates in requests/s (see reference_day_rate).
+/// The reference day, 1440 per-minute rates in requests/s (see reference_day_rate).
 [[nodiscard]] inline std::vector<double> reference_day_traffic() {
   std::vector<double> rates(1440);
   for (std::int32_t m = 0; m < 1440; ++m)
@@ -157,11 +157,11 @@ struct fleet_policy {
 }
 
 /// The fleet and its economics. The controller wants every replica at
-/// target_utilisation × capacity_per_replica (ρ*μ*); it scales down only to the maximum of
-/// the last scale_down_window_steps recommendations (the seed: 5).
+/// target_utilization × capacity_per_replica (ρ*μ*); it scales down only to the maximum of
+/// the last scale_down_window_steps recommendations (the reference policy: 5).
 struct fleet_day_config {
   double capacity_per_replica = 8.0;  ///< μ*, requests/s one replica serves within the SLO; > 0
-  double target_utilisation = 0.8;    ///< ρ*, in (0, 1]
+  double target_utilization = 0.8;    ///< ρ*, in (0, 1]
   std::chrono::duration<double> step = std::chrono::minutes{1};  ///< the period; > 0
   std::int32_t scale_down_window_steps = 5;  ///< recommendations the scale-down looks at; >= 1
   std::int32_t max_replicas = 1'000'000;     ///< the controller's ceiling; >= 1
@@ -212,7 +212,7 @@ struct fleet_step_record {
   scale_reason reason = scale_reason::desired_within_range;  ///< why the controller decided
 };
 
-/// The day in five numbers (the seed's columns) plus its cost.
+/// The day in five numbers (docs/simulated-day.md's columns) plus its cost.
 struct fleet_day_summary {
   double replica_hours = 0.0;      ///< Σ paid × step, in hours (starting replicas are paid)
   std::int64_t short_steps = 0;    ///< steps where ready capacity < arrivals
@@ -239,7 +239,7 @@ class fleet_day_simulator {
   /// Validates the configuration (headroom::invalid_argument naming the field and value).
   explicit fleet_day_simulator(fleet_day_config config) : config_(config) {
     detail::require_positive("config.capacity_per_replica", config_.capacity_per_replica);
-    detail::require_unit_positive("config.target_utilisation", config_.target_utilisation);
+    detail::require_unit_positive("config.target_utilization", config_.target_utilization);
     if (!(config_.step.count() > 0.0 && detail::is_finite(config_.step.count())))
       detail::fail("config.step", config_.step, "must be finite and > 0");
     if (config_.scale_down_window_steps < 1)
@@ -279,7 +279,7 @@ class fleet_day_simulator {
         .metrics = {{.name = "requests_per_second",
                      .source = metric_source::external,
                      .target_type = metric_target_type::average_value,
-                     .target = config_.target_utilisation * config_.capacity_per_replica}},
+                     .target = config_.target_utilization * config_.capacity_per_replica}},
         .scale_up_tolerance = 0.0,
         .scale_down_tolerance = 0.0,
         .behavior = scaling_behavior{.scale_up = {.stabilization_window = std::chrono::seconds{0},
@@ -311,7 +311,7 @@ class fleet_day_simulator {
 
   /// Runs one day over `traffic_per_second` (one rate per step, each finite and >= 0, at
   /// least one) and returns its summary; with `trace`, also every step (resized to fit).
-  /// The initial fleet is what the first step's traffic asks for, as in the seed.
+  /// The initial fleet is what the first step's traffic asks for (the reference policy).
   [[nodiscard]] fleet_day_summary run(std::span<const double> traffic_per_second,
                                       const fleet_policy& policy,
                                       std::vector<fleet_step_record>* trace = nullptr) {
@@ -361,15 +361,16 @@ class fleet_day_simulator {
     const autoscaler controller(controller_config(policy));
     becoming_ready_.assign(steps + delay + 1, 0);
 
-    // The first fleet is what the first minute asks for (the seed: servono(arrivi[0]) +
+    // The first fleet is what the first minute asks for (replicas needed for λ(0), plus the
     // reserve); the history starts as five copies of it: seed it one step before t0, so the
     // first window holds it and the steps since.
     // (A first rate beyond what max_replicas can serve asks for max_replicas.)
-    const double most_servable = config_.target_utilisation * config_.capacity_per_replica *
+    const double most_servable = config_.target_utilization * config_.capacity_per_replica *
                                  static_cast<double>(config_.max_replicas);
     const std::int64_t first =
-        replicas_needed(std::min(traffic[0], most_servable), config_.target_utilisation,
-                        config_.capacity_per_replica) +
+        replicas_needed({.arrival_rate_per_second = std::min(traffic[0], most_servable),
+                         .target_utilization = config_.target_utilization,
+                         .capacity_per_second = config_.capacity_per_replica}) +
         policy.spare_replicas;
     std::int32_t ready =
         static_cast<std::int32_t>(std::min<std::int64_t>(first, config_.max_replicas));
@@ -452,7 +453,8 @@ class fleet_day_simulator {
     s.over_share = arrivals > 0.0 ? over / arrivals : 0.0;
     s.mean_use = capacity_total > 0.0 ? served / capacity_total : 0.0;
     s.requests_served = served / scale * step_seconds;
-    s.cost = fleet_cost(s.replica_hours, config_.price_per_replica_hour);
+    s.cost = fleet_cost({.replica_hours = s.replica_hours,
+                         .price_per_replica_hour = config_.price_per_replica_hour});
     if (config_.price_per_replica_hour > 0.0 && config_.tokens_per_request > 0.0 && served > 0.0) {
       // ρ̄ over what was paid for: served / (paid replicas × μ*), per step summed. At most 1
       // (served <= ready × μ* <= paid × μ*) but for rounding; it may underflow to 0 with
@@ -460,8 +462,9 @@ class fleet_day_simulator {
       const double paid_use = std::min(served / (paid_total * mu * scale), 1.0);
       const double tokens_per_second = mu * config_.tokens_per_request;
       if (paid_use > 0.0 && tokens_per_second > 0.0 && detail::is_finite(tokens_per_second)) {
-        const double price =
-            cost_per_million_tokens(config_.price_per_replica_hour, tokens_per_second, paid_use);
+        const double price = cost_per_million_tokens({.hourly_cost = config_.price_per_replica_hour,
+                                                      .tokens_per_second = tokens_per_second,
+                                                      .mean_utilization = paid_use});
         if (detail::is_finite(price)) s.cost_per_million_tokens = price;
       }
     }

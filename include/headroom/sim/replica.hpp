@@ -12,7 +12,7 @@
 //   sim/replica_config.hpp  replica_config, run_options, kv_budget_tokens
 //   sim/requests.hpp        request, length samplers, make_requests
 //   sim/step_time.hpp       step_shape, StepTimeModel, roofline/constant/exponential steps
-//   sim/replica_result.hpp  replica_result, replica_stats, step_record, utilisation_of
+//   sim/replica_result.hpp  replica_result, replica_stats, step_record, utilization_of
 //   sim/replica_core.hpp    the engine (internal)
 // What the model leaves out, calibration, and the M/M/1 and M/D/1 checks: docs/simulation.md.
 #pragma once
@@ -235,7 +235,7 @@ requires LengthSampler<L, std::mt19937_64> && std::copy_constructible<M> &&
     for (std::size_t r = 0; r < options.replications; ++r) {
       const std::uint64_t seed = r == 0 ? options.seed : replication_seed(options.seed, r);
       std::mt19937_64 engine(seed);
-      const gamma_gaps gaps(rate, options.arrival_cv);
+      const gamma_gaps gaps({.rate_per_second = rate, .cv = options.arrival_cv});
       const auto schedule = open_loop_schedule(gaps, options.requests_per_point, engine);
       L sampler = lengths;
       const auto requests = make_requests(schedule, sampler, engine);

@@ -404,7 +404,7 @@ class replica_core {
   bool chunked_;
   bool trace_on_;
   std::vector<replica_sequence> seqs_;
-  ring<std::size_t> waiting_;  // the admission queue
+  ring<std::size_t> waiting_;             // the admission queue
   std::vector<std::size_t> prefilling_;   // admission order
   std::vector<replica_finish> decoding_;  // min-heap on the finishing step
   std::vector<replica_age> ages_;         // admission order, lazily pruned (preemption)

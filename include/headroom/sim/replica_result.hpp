@@ -70,7 +70,7 @@ struct replica_result {
 };
 
 /// MFU and MBU of a run over [0, end], with the roofline model's bytes (roofline.hpp mfu, mbu).
-struct utilisation {
+struct utilization {
   double tokens_per_second = 0.0;  ///< (prefill + decode tokens) / end
   double busy_fraction = 0.0;      ///< busy / end
   double mfu = 0.0;                ///< 2·N_p·ν / P_peak (roofline.hpp mfu)
@@ -79,20 +79,25 @@ struct utilisation {
 
 /// MFU and MBU of a run whose steps the roofline model timed, against the spec's PEAK
 /// figures (not the effective ones). All zero when the run had no step.
-[[nodiscard]] inline utilisation utilisation_of(const replica_stats& stats,
+[[nodiscard]] inline utilization utilization_of(const replica_stats& stats,
                                                 const roofline_step_time& model,
                                                 const accelerator_spec& spec) {
   detail::require_positive("spec.peak_flops_per_second", spec.peak_flops_per_second);
   detail::require_positive("spec.peak_bytes_per_second", spec.peak_bytes_per_second);
-  utilisation u;
+  utilization u;
   if (stats.steps == 0 || !(stats.end.count() > 0.0) || !(stats.busy.count() > 0.0)) return u;
   const double tokens = static_cast<double>(stats.prefill_tokens + stats.decode_tokens);
   u.tokens_per_second = tokens / stats.end.count();
   u.busy_fraction = stats.busy.count() / stats.end.count();
-  u.mfu = mfu(model.parameters, u.tokens_per_second, spec.peak_flops_per_second);
+  u.mfu = mfu({.parameters = model.parameters,
+               .tokens_per_second = u.tokens_per_second,
+               .peak_flops_per_second = spec.peak_flops_per_second});
   const double steps = static_cast<double>(stats.steps);
   const double mean_kv_bytes = stats.kv_token_steps / steps * model.kv_bytes_per_token;
-  u.mbu = mbu(model.weight_bytes, mean_kv_bytes, stats.busy / steps, spec.peak_bytes_per_second) *
+  u.mbu = mbu({.weight_bytes = model.weight_bytes,
+               .kv_bytes = mean_kv_bytes,
+               .tpot = stats.busy / steps,
+               .peak_bytes_per_second = spec.peak_bytes_per_second}) *
           u.busy_fraction;
   return u;
 }

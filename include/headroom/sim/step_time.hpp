@@ -74,7 +74,8 @@ struct roofline_step_time {
     std::chrono::duration<double> overhead) {
   roofline_step_time m;
   m.parameters = detail::require_positive("parameters", parameters);
-  m.weight_bytes = weight_bytes(parameters, bytes_per_parameter);
+  m.weight_bytes =
+      weight_bytes({.parameters = parameters, .bytes_per_parameter = bytes_per_parameter});
   m.kv_bytes_per_token = detail::require_non_negative("kv_bytes_per_token", kv_bytes_per_token);
   m.flops_per_second =
       detail::require_positive("spec.peak_flops_per_second", spec.peak_flops_per_second) *

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
+// Must not compile: servers and offered load swapped, which used to compile (the load
+// converted to a server count) and return C(8, 10) = 1, the unstable limit, for a queue that
+// waits with probability 0.409. Built with -DHEADROOM_NAMED it is the named call.
+// first error names: erlang_c
+#include <cstdint>
+
+#include <headroom/queueing.hpp>
+
+int main() {
+  const std::int64_t servers = 10;
+  const double offered_load = 8.0;  // Erlangs
+#if defined(HEADROOM_NAMED)
+  const double wait = headroom::erlang_c({.servers = servers, .offered_load = offered_load});
+#else
+  const double wait = headroom::erlang_c(offered_load, servers);
+#endif
+  return wait < 1.0 ? 0 : 1;
+}
