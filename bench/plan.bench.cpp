@@ -51,7 +51,8 @@ std::vector<plan::problem> example_grid(std::size_t requests_per_run) {
                .parameters = 70.553706496e9,
                .layers = 80,
                .hidden_size = 8192,
-               .kv_bytes_per_token = headroom::kv_bytes_per_token(80, 8, 128, 2.0)};
+               .kv_bytes_per_token = headroom::kv_bytes_per_token(
+                   {.layers = 80, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0})};
   big.target.tpot = 200ms;
   plan::problem small = base;
   small.name = "demo-day-8b";
@@ -59,7 +60,8 @@ std::vector<plan::problem> example_grid(std::size_t requests_per_run) {
                  .parameters = 8.030261248e9,
                  .layers = 32,
                  .hidden_size = 4096,
-                 .kv_bytes_per_token = headroom::kv_bytes_per_token(32, 8, 128, 2.0)};
+                 .kv_bytes_per_token = headroom::kv_bytes_per_token(
+                     {.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0})};
   small.target.tpot = 100ms;
   return {big, small};
 }

@@ -151,14 +151,16 @@ std::vector<plan::problem> problems(const options& o) {
                 .parameters = 70.553706496e9,
                 .layers = 80,
                 .hidden_size = 8192,
-                .kv_bytes_per_token = headroom::kv_bytes_per_token(80, 8, 128, 2.0)},
+                .kv_bytes_per_token = headroom::kv_bytes_per_token(
+                    {.layers = 80, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0})},
                200ms),
           make("demo-day-8b",
                {.name = "Llama-3.1-8B",
                 .parameters = 8.030261248e9,
                 .layers = 32,
                 .hidden_size = 4096,
-                .kv_bytes_per_token = headroom::kv_bytes_per_token(32, 8, 128, 2.0)},
+                .kv_bytes_per_token = headroom::kv_bytes_per_token(
+                    {.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0})},
                100ms)};
 }
 

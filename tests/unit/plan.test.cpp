@@ -47,7 +47,8 @@ const plan::model_shape llama_8b{
     .parameters = 8.030261248e9,
     .layers = 32,
     .hidden_size = 4096,
-    .kv_bytes_per_token = headroom::kv_bytes_per_token(32, 8, 128, 2.0),
+    .kv_bytes_per_token = headroom::kv_bytes_per_token(
+        {.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0}),
     .bytes_per_parameter = 2.0,
     .activation_bytes = 2.0};
 const plan::model_shape llama_70b{
@@ -55,7 +56,8 @@ const plan::model_shape llama_70b{
     .parameters = 70.553706496e9,
     .layers = 80,
     .hidden_size = 8192,
-    .kv_bytes_per_token = headroom::kv_bytes_per_token(80, 8, 128, 2.0),
+    .kv_bytes_per_token = headroom::kv_bytes_per_token(
+        {.layers = 80, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0}),
     .bytes_per_parameter = 2.0,
     .activation_bytes = 2.0};
 
@@ -175,22 +177,23 @@ std::vector<expected_row> brute_force(const plan::problem& p) {
           const double start = plan::starting_rate(model, config, stats);
           const headroom::capacity_search_options search{
               .quota = q,
-              .rate_low_per_s = start / 2,
-              .rate_high_per_s = start,
+              .rate_low_per_second = start / 2,
+              .rate_high_per_second = start,
               .relative_tolerance = p.search.relative_tolerance,
               .max_measurements = p.search.max_measurements,
               .max_runs_per_rate = p.search.max_runs_per_rate};
           const auto found = headroom::search_capacity(measure, search);
-          if (!found.capacity_per_s) {
+          if (!found.capacity_per_second) {
             e.status = plan::feasibility::slo_unmet_at_any_rate;
             rows.push_back(e);
             continue;
           }
-          e.capacity = *found.capacity_per_s;
+          e.capacity = *found.capacity_per_second;
           // The operating point ρ*·μ*: nearest-rank q-quantiles of TTFT and TPOT.
           std::mt19937_64 engine(sim::replication_seed(seed, 0));
           const auto schedule = headroom::open_loop_schedule(
-              headroom::gamma_gaps(rho * e.capacity, 1.0), p.search.requests_per_run, engine);
+              headroom::gamma_gaps({.rate_per_second = rho * e.capacity, .cv = 1.0}),
+              p.search.requests_per_run, engine);
           sim::lognormal_lengths draw = mix;
           const auto requests = sim::make_requests(schedule, draw, engine);
           const auto run = sim::simulate(config, requests, model);
@@ -210,12 +213,14 @@ std::vector<expected_row> brute_force(const plan::problem& p) {
                               1 - tpot[at] / p.target.tpot->count());
           // The day.
           sim::fleet_day_simulator simulator({.capacity_per_replica = e.capacity,
-                                              .target_utilisation = rho,
+                                              .target_utilization = rho,
                                               .price_per_replica_hour = gpu.price_per_gpu_hour * tp,
                                               .tokens_per_request = stats.mean_output_tokens});
           e.cost =
               *simulator.run(p.traffic.rates_per_second, p.fleet.policy).cost_per_million_tokens;
-          e.replicas = headroom::replicas_needed(peak, rho, e.capacity);
+          e.replicas = headroom::replicas_needed({.arrival_rate_per_second = peak,
+                                                  .target_utilization = rho,
+                                                  .capacity_per_second = e.capacity});
           rows.push_back(e);
         }
   return rows;
@@ -659,7 +664,8 @@ TEST_SUITE("plan") {
     const double parameters = big ? 70.553706496e9 : 8.030261248e9;  // config.json shapes
     // KV cache: FP8 for the FP8 checkpoints (Model Optimizer's PTQ quantizes it by default),
     // bf16 otherwise.
-    const double kv = headroom::kv_bytes_per_token(big ? 80 : 32, 8, 128, fp8 ? 1.0 : 2.0);
+    const double kv = headroom::kv_bytes_per_token(
+        {.layers = big ? 80 : 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = fp8 ? 1.0 : 2.0});
     headroom::accelerator_spec spec = r.accelerator == "H100 SXM"
                                           ? headroom::accelerators::h100_sxm
                                           : headroom::accelerators::h200_sxm;

@@ -38,7 +38,8 @@ namespace detail {
 
 // roofline.hpp's weight_bytes: N_p × bytes per parameter.
 [[nodiscard]] inline double weight_bytes_of(const model_shape& model) {
-  return weight_bytes(model.parameters, model.bytes_per_parameter);
+  return weight_bytes(weight_bytes_inputs{.parameters = model.parameters,
+                                          .bytes_per_parameter = model.bytes_per_parameter});
 }
 
 // sim::kv_budget_tokens of `memory_bytes` of which `memory_fraction` holds weights and KV.
@@ -54,8 +55,8 @@ namespace detail {
                                                               const search_options& s) {
   capacity_search_options o;
   o.quota = quota;
-  o.rate_high_per_s = rate_high_per_second;
-  o.rate_low_per_s = 0.5 * rate_high_per_second;
+  o.rate_high_per_second = rate_high_per_second;
+  o.rate_low_per_second = 0.5 * rate_high_per_second;
   o.relative_tolerance = s.relative_tolerance;
   o.max_measurements = s.max_measurements;
   o.max_runs_per_rate = s.max_runs_per_rate;
@@ -68,14 +69,17 @@ struct capacity_found {
   double high_per_second = std::numeric_limits<double>::infinity();
 };
 [[nodiscard]] inline capacity_found capacity_of(const capacity_search_result& found) {
-  return {found.capacity_per_s, found.bracket_high_per_s};
+  return {.capacity_per_second = found.capacity_per_second,
+          .high_per_second = found.bracket_high_per_second};
 }
 
 // queueing.hpp's replicas_needed: ceil(peak / (ρ*·μ*)).
 [[nodiscard]] inline std::int64_t replicas_for_peak(double peak_per_second,
                                                     double target_utilization,
                                                     double capacity_per_second) {
-  return replicas_needed(peak_per_second, target_utilization, capacity_per_second);
+  return replicas_needed(replicas_needed_inputs{.arrival_rate_per_second = peak_per_second,
+                                                .target_utilization = target_utilization,
+                                                .capacity_per_second = capacity_per_second});
 }
 
 // The fleet day of replicas of capacity μ* at ρ*, each paying `price_per_replica_hour`,
@@ -85,7 +89,7 @@ struct capacity_found {
                                                       double tokens_per_request) {
   sim::fleet_day_config day;
   day.capacity_per_replica = capacity_per_second;
-  day.target_utilisation = p.fleet.target_utilization;
+  day.target_utilization = p.fleet.target_utilization;
   day.step = p.traffic.step;
   day.scale_down_window_steps = p.fleet.scale_down_window_steps;
   day.price_per_replica_hour = price_per_replica_hour;

@@ -163,8 +163,9 @@ void measure_operating_point(row& r, const stage_inputs& in, const L& sampler) {
   const search_options& s = in.p.search;
   r.operating_rate_per_second = in.p.fleet.target_utilization * r.capacity_per_second;
   std::mt19937_64 engine(sim::replication_seed(in.seed, 0));
-  const auto schedule = open_loop_schedule(gamma_gaps(r.operating_rate_per_second, s.arrival_cv),
-                                           s.requests_per_run, engine);
+  const auto schedule = open_loop_schedule(
+      gamma_gaps({.rate_per_second = r.operating_rate_per_second, .cv = s.arrival_cv}),
+      s.requests_per_run, engine);
   L draw = sampler;
   const auto requests = sim::make_requests(schedule, draw, engine);
   const auto run = sim::simulate(in.replica, std::span<const sim::request>(requests), in.model);
@@ -173,7 +174,7 @@ void measure_operating_point(row& r, const stage_inputs& in, const L& sampler) {
       latencies_in_window(run, s.warm_up_fraction * span_s, span_s - s.cool_down_fraction * span_s,
                           in.bounds.tpot_kind);
   record_quantiles(r, w, in.p.target);
-  const auto u = sim::utilisation_of(run.stats, in.model.roofline,
+  const auto u = sim::utilization_of(run.stats, in.model.roofline,
                                      replica_spec(in.gpu.spec, r.config.tensor_parallel));
   r.mfu = u.mfu;
   r.mbu = u.mbu;

@@ -28,8 +28,10 @@ namespace plan {
 [[nodiscard]] constexpr accelerator_spec replica_spec(const accelerator_spec& gpu,
                                                       std::int32_t tensor_parallel) noexcept {
   const double n = static_cast<double>(tensor_parallel);
-  return {gpu.name, gpu.peak_flops_per_second * n, gpu.peak_bytes_per_second * n,
-          gpu.memory_bytes * n};
+  return {.name = gpu.name,
+          .peak_flops_per_second = gpu.peak_flops_per_second * n,
+          .peak_bytes_per_second = gpu.peak_bytes_per_second * n,
+          .memory_bytes = gpu.memory_bytes * n};
 }
 
 /// The step time of a tensor-parallel replica: the roofline over all its GPUs (weights and

@@ -87,7 +87,7 @@ struct row {
   /// min over the SLO's bounds of 1 − quantile/bound: the share of each bound left unused
   /// by the q-th slowest request at the operating point (1: instant, 0: at the bound).
   double latency_margin = 0.0;
-  double mfu = 0.0;  ///< model FLOPs utilization there (sim::utilisation_of, replica peaks)
+  double mfu = 0.0;  ///< model FLOPs utilization there (sim::utilization_of, replica peaks)
   double mbu = 0.0;  ///< model bandwidth utilization there
   // ---- the day (sim/fleet_day.hpp) ----
   std::int64_t replicas_for_peak = 0;    ///< ceil(peak λ / (ρ*·μ*))

@@ -79,7 +79,7 @@ struct trace_summary {
     return requests == 0 ? 0.0 : static_cast<double>(output_tokens) / static_cast<double>(requests);
   }
   /// The mean rate of the requests yielded, (n − 1)/(last − first) req/s (arrivals.hpp's
-  /// observed_rate_per_s); empty with fewer than two distinct arrival times.
+  /// observed_rate_per_second); empty with fewer than two distinct arrival times.
   [[nodiscard]] std::optional<double> rate_per_second() const noexcept {
     const double span = (last_arrival - first_arrival).count();
     if (requests < 2 || !(span > 0.0)) return std::nullopt;
