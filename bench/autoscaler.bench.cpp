@@ -1,41 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // Cost of one autoscaler recommendation, and proof that a warm step does not allocate.
 //
-// Allocation check: this translation unit replaces the global operator new/delete with a
-// counting pass-through to malloc/free. A replaced operator new applies to the whole
-// headroom_bench executable; it only adds a relaxed atomic increment, so the other
-// benchmarks are unaffected in practice. Each benchmark below reports "allocs/step" and
-// fails (SkipWithError) if any step in the timed loop allocated.
+// Allocation check: the executable's global operator new counts (bench/allocation_counter.hpp).
+// Each benchmark below reports "allocs/step" and fails (SkipWithError) if any step in the
+// timed loop allocated.
 #include <headroom/autoscaler.hpp>
 
 #include <benchmark/benchmark.h>
 
-#include <atomic>
+#include "allocation_counter.hpp"
+
 #include <chrono>
 #include <cstdint>
-#include <cstdlib>
-#include <new>
 #include <vector>
-
-namespace {
-std::atomic<std::uint64_t> allocation_count{0};
-// Out of line so that GCC does not pair an inlined free() with a visible operator new
-// (-Wmismatched-new-delete).
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-void release(void* p) noexcept {
-  std::free(p);
-}
-}  // namespace
-
-void* operator new(std::size_t size) {
-  allocation_count.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { release(p); }
-void operator delete(void* p, std::size_t) noexcept { release(p); }
 
 namespace {
 
@@ -82,16 +59,16 @@ void run_steps(benchmark::State& bench, bool with_behavior, std::chrono::seconds
   const auto one_step = [&] {
     const auto load_milli = static_cast<std::int64_t>(
         bench_target * 1000.0 * (0.6 + 0.8 * static_cast<double>((t * 37) % 101) / 100.0));
-    for (auto& p : pods) p.value = headroom::quantity{load_milli};
+    for (auto& p : pods) p.value = headroom::quantity{.milli = load_milli};
     const auto d = controller.step(state, std::chrono::seconds{t}, input);
     benchmark::DoNotOptimize(d);
     ++t;
     return d.desired_replicas;
   };
   for (int i = 0; i < warm_up_steps; ++i) (void)one_step();
-  const std::uint64_t before = allocation_count.load(std::memory_order_relaxed);
+  const std::uint64_t before = headroom_bench::allocations();
   for (auto _ : bench) benchmark::DoNotOptimize(one_step());
-  const std::uint64_t allocations = allocation_count.load(std::memory_order_relaxed) - before;
+  const std::uint64_t allocations = headroom_bench::allocations() - before;
   bench.counters["allocs/step"] = benchmark::Counter(static_cast<double>(allocations) /
                                                      static_cast<double>(bench.iterations()));
   bench.counters["window_entries"] = static_cast<double>(state.window_entries());

@@ -16,7 +16,6 @@
 #include <headroom/kubernetes.hpp>
 #include <headroom/prometheus.hpp>
 
-#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -26,8 +25,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <vector>
+
+#include "flags.hpp"
 
 namespace {
 
@@ -67,35 +67,6 @@ bool read_all(std::FILE* f, std::string& out) {
   return std::ferror(f) == 0;
 }
 
-// strtod, not std::from_chars: libc++ before LLVM 20 has no from_chars for double. This
-// program never calls setlocale, so strtod reads '.' as the decimal point (the "C" locale).
-bool parse_number(std::string_view text, double& out) {
-  const std::string s(text);
-  char* end = nullptr;
-  const double value = std::strtod(s.c_str(), &end);
-  if (s.empty() || end != s.c_str() + s.size()) return false;
-  out = value;
-  return true;
-}
-bool parse_count(std::string_view text, std::int32_t& out) {
-  const auto r = std::from_chars(text.data(), text.data() + text.size(), out);
-  return r.ec == std::errc{} && r.ptr == text.data() + text.size();
-}
-
-void usage(std::FILE* to) {
-  std::fputs(
-      "usage: autoscale_from_metrics [options] [FILE|- ...]\n"
-      "  FILE              a replica's /metrics text; '-' reads stdin; none: embedded demo\n"
-      "  --engine E        vllm | sglang (default vllm)\n"
-      "  --model NAME      model_name to keep ('' = every series; default "
-      "meta-llama/Llama-3.1-8B-Instruct)\n"
-      "  --capacity R      mu*, req/s per replica within the SLO (default 8)\n"
-      "  --rho F           rho*, target fraction of mu* (default 0.8)\n"
-      "  --sojourn S       mean time in the system W, seconds (default 8)\n"
-      "  --min N, --max N  replica bounds (default 1, 20)\n",
-      to);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -106,48 +77,21 @@ int main(int argc, char** argv) {
   double capacity = 8.0, rho = 0.8, sojourn_s = 8.0;
   std::int32_t min_replicas = 1, max_replicas = 20;
   std::vector<std::string> sources;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      usage(stdout);
-      return 0;
-    }
-    if (arg == "-" || !arg.starts_with("--")) {
-      sources.emplace_back(arg);
-      continue;
-    }
-    if (i + 1 >= argc) {
-      std::fprintf(stderr, "autoscale_from_metrics: %s needs a value\n", argv[i]);
-      return 2;
-    }
-    const std::string_view value = argv[++i];
-    bool ok = true;
-    if (arg == "--engine")
-      engine = value;
-    else if (arg == "--model")
-      model = value;
-    else if (arg == "--capacity")
-      ok = parse_number(value, capacity);
-    else if (arg == "--rho")
-      ok = parse_number(value, rho);
-    else if (arg == "--sojourn")
-      ok = parse_number(value, sojourn_s);
-    else if (arg == "--min")
-      ok = parse_count(value, min_replicas);
-    else if (arg == "--max")
-      ok = parse_count(value, max_replicas);
-    else
-      ok = false;
-    if (!ok) {
-      std::fprintf(stderr, "autoscale_from_metrics: bad option %s %s\n", argv[i - 1], argv[i]);
-      usage(stderr);
-      return 2;
-    }
-  }
-  if (engine != "vllm" && engine != "sglang") {
-    std::fprintf(stderr, "autoscale_from_metrics: --engine must be vllm or sglang\n");
-    return 2;
-  }
+  example::flags f("autoscale_from_metrics",
+                   "One autoscaling decision from the /metrics pages of N replicas: each "
+                   "replica's in-flight\nrequests (running + waiting) against the target "
+                   "L* = rho* mu* W. No file: three embedded vLLM pages.");
+  f.positionals(sources, "FILE|-", "a replica's /metrics text; '-' reads stdin")
+      .choice("--engine", engine, {"vllm", "sglang"}, "the metric names to read")
+      .text("--model", model, "NAME", "model_name label to keep ('' keeps every series)")
+      .number("--capacity", capacity, {0, 1e9, true, false}, "requests/s",
+              "mu*, what one replica serves within the SLO")
+      .number("--rho", rho, {0, 1, true, false}, "fraction", "rho*, the target fraction of mu*")
+      .number("--sojourn", sojourn_s, {0, 1e6, true, false}, "seconds",
+              "W, the mean time a request spends in the system")
+      .whole("--min", min_replicas, {0, 2147483647}, "replicas", "fewest replicas")
+      .whole("--max", max_replicas, {1, 2147483647}, "replicas", "most replicas");
+  f.parse(argc, argv);
   // The pages' text must outlive the parsed pages (they are views into it).
   std::vector<std::string> texts;
   std::vector<std::string> names;
@@ -161,33 +105,34 @@ int main(int argc, char** argv) {
   for (const auto& source : sources) {
     std::string text;
     const bool from_stdin = source == "-";
-    std::FILE* f = from_stdin ? stdin : std::fopen(source.c_str(), "rb");
-    if (f == nullptr || !read_all(f, text)) {
-      std::fprintf(stderr, "autoscale_from_metrics: cannot read %s\n", source.c_str());
-      if (f != nullptr && !from_stdin) std::fclose(f);
-      return 1;
-    }
-    if (!from_stdin) std::fclose(f);
+    std::FILE* file = from_stdin ? stdin : std::fopen(source.c_str(), "rb");
+    const bool read = file != nullptr && read_all(file, text);
+    if (file != nullptr && !from_stdin) std::fclose(file);
+    if (!read) f.fail("cannot read '" + source + "'");
     texts.push_back(std::move(text));
     names.push_back(from_stdin ? "stdin" : source);
   }
 
+  example::output_buffer out;
   try {
-    // Target from capacity, SPEC §2: L* = 0.8 x 8 req/s x 8 s = 51.2 -> 51 per replica.
+    // Target from capacity: L* = 0.8 x 8 req/s x 8 s = 51.2 -> 51 per replica.
     const double target = headroom::kubernetes::in_flight_target(
         rho, capacity, std::chrono::duration<double>(sojourn_s));
-    headroom::autoscaler_config config;
-    config.min_replicas = min_replicas;
-    config.max_replicas = max_replicas;
-    config.metrics = {{"in-flight per replica", headroom::metric_source::pods,
-                       headroom::metric_target_type::average_value, target}};
-    config.behavior = headroom::scaling_behavior{};  // the Kubernetes defaults
+    const headroom::autoscaler_config config{
+        .min_replicas = min_replicas,
+        .max_replicas = max_replicas,
+        .metrics = {{.name = "in-flight per replica",
+                     .source = headroom::metric_source::pods,
+                     .target_type = headroom::metric_target_type::average_value,
+                     .target = target}},
+        .behavior = headroom::scaling_behavior{},  // the Kubernetes defaults
+    };
     const headroom::autoscaler controller(config);
 
-    std::printf("engine %s, model \"%s\", target L* = %g in flight per replica\n\n",
-                preset.engine.data(), model.c_str(), target);
-    std::printf("%-14s %8s %8s %10s %6s  %s\n", "replica", "running", "waiting", "in-flight", "kv",
-                "status");
+    out.printf("engine %s, model \"%s\", target L* = %g in flight per replica\n\n",
+               preset.engine.data(), model.c_str(), target);
+    out.printf("%-14s %8s %8s %10s %6s  %s\n", "replica", "running", "waiting", "in-flight", "kv",
+               "status");
     std::vector<headroom::pod_sample> samples;
     prom::page page;
     for (std::size_t i = 0; i < texts.size(); ++i) {
@@ -207,9 +152,9 @@ int main(int argc, char** argv) {
         const auto& bad = load.running.value ? load.waiting : load.running;
         status = std::string(bad.metric) + ": " + std::string(prom::describe(bad.missing));
       }
-      std::printf("%-14s %8.0f %8.0f %10.0f %6.2f  %s\n", names[i].c_str(), show(load.running),
-                  show(load.waiting), in_flight ? *in_flight : std::nan(""), show(load.kv_usage),
-                  status.c_str());
+      out.printf("%-14s %8.0f %8.0f %10.0f %6.2f  %s\n", names[i].c_str(), show(load.running),
+                 show(load.waiting), in_flight ? *in_flight : std::nan(""), show(load.kv_usage),
+                 status.c_str());
     }
 
     const auto replicas = static_cast<std::int32_t>(samples.size());
@@ -220,16 +165,16 @@ int main(int argc, char** argv) {
                         {.replicas = {.spec = replicas, .status = replicas, .ready = replicas},
                          .metrics = {&observation, 1}});
 
-    std::printf("\nreplicas %d -> %d  (%s", decision.current_replicas, decision.desired_replicas,
-                headroom::to_string(decision.reason).data());
+    out.printf("\nreplicas %d -> %d  (%s", decision.current_replicas, decision.desired_replicas,
+               headroom::to_string(decision.reason).data());
     if (decision.raw_recommendation >= 0)
-      std::printf(", metrics alone ask for %d", decision.raw_recommendation);
-    std::printf(")\n");
+      out.printf(", metrics alone ask for %d", decision.raw_recommendation);
+    out.printf(")\n");
     if (decision.failed_metrics > 0)
-      std::printf("no replica reported %s: holding\n", config.metrics[0].name.c_str());
+      out.printf("no replica reported %s: holding\n", config.metrics[0].name.c_str());
   } catch (const headroom::invalid_argument& e) {
-    std::fprintf(stderr, "autoscale_from_metrics: %s\n", e.what());
-    return 1;
+    f.fail(e.what());
   }
+  out.print(f.program());
   return 0;
 }

@@ -11,19 +11,29 @@
 #include <string>
 #include <vector>
 
-int main() {
-  using namespace std::chrono_literals;
+#include "flags.hpp"
 
-  // HPA-like configuration: target 51 in flight per replica (SPEC: rho* mu* W = 0.8 x 8 x 8),
-  // the Kubernetes default behavior (fast up, 300 s down window), 1..20 replicas.
-  headroom::autoscaler_config config;
-  config.min_replicas = 1;
-  config.max_replicas = 20;
-  config.metrics = {{"vllm:num_requests_running", headroom::metric_source::pods,
-                     headroom::metric_target_type::average_value, 51.0}};
-  config.behavior = headroom::scaling_behavior{};
-  config.sync_period = 15s;
-  const headroom::autoscaler controller(config);
+int main(int argc, char** argv) {
+  using namespace std::chrono_literals;
+  example::flags f("autoscale_loop",
+                   "An operator's control loop around headroom::autoscaler over 15 minutes of "
+                   "simulated load\n(a morning ramp and a spike; replicas take 2 minutes to "
+                   "start). No flags.");
+  f.parse(argc, argv);
+  example::output_buffer out;
+
+  // HPA-like configuration: target 51 in flight per replica (rho* mu* W = 0.8 x 8 req/s x 8 s
+  // = 51.2), the Kubernetes default behavior (fast up, 300 s down window), 1..20 replicas.
+  const headroom::autoscaler controller(headroom::autoscaler_config{
+      .min_replicas = 1,
+      .max_replicas = 20,
+      .metrics = {{.name = "vllm:num_requests_running",
+                   .source = headroom::metric_source::pods,
+                   .target_type = headroom::metric_target_type::average_value,
+                   .target = 51.0}},
+      .behavior = headroom::scaling_behavior{},
+      .sync_period = 15s,
+  });
   headroom::autoscaler_state state = controller.initial_state();  // persist this to restart
 
   const auto start_delay = 120s;
@@ -31,8 +41,8 @@ int main() {
   std::vector<std::chrono::seconds> starting;  // when each requested replica becomes ready
   std::vector<headroom::pod_sample> samples;
 
-  std::printf("%6s %8s %6s %9s %8s  %s\n", "t [s]", "load", "ready", "starting", "desired",
-              "reason");
+  out.printf("%6s %8s %6s %9s %8s  %s\n", "t [s]", "load", "ready", "starting", "desired",
+             "reason");
   for (auto t = 0s; t <= 900s; t += 15s) {
     // Replicas whose start delay has elapsed become ready.
     for (auto it = starting.begin(); it != starting.end();) {
@@ -58,9 +68,9 @@ int main() {
         controller.step(state, t,
                         {.replicas = {.spec = requested, .status = requested, .ready = ready},
                          .metrics = {&observation, 1}});
-    std::printf("%6lld %8.1f %6d %9zu %8d  %s\n", static_cast<long long>(t.count()), load, ready,
-                starting.size(), decision.desired_replicas,
-                std::string(headroom::to_string(decision.reason)).c_str());
+    out.printf("%6lld %8.1f %6d %9zu %8d  %s\n", static_cast<long long>(t.count()), load, ready,
+               starting.size(), decision.desired_replicas,
+               std::string(headroom::to_string(decision.reason)).c_str());
 
     // Act: start replicas (ready after the delay) or stop ready ones.
     for (std::int32_t i = 0; i < decision.delta(); ++i) starting.push_back(t + start_delay);
@@ -71,5 +81,6 @@ int main() {
         --ready;
     }
   }
+  out.print(f.program());
   return 0;
 }

@@ -28,13 +28,15 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+
 #include <cstdlib>
-#include <cstring>
 #include <random>
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "flags.hpp"
 
 namespace {
 
@@ -239,18 +241,6 @@ struct tally {
   [[nodiscard]] double mean(double sum) const { return sum / static_cast<double>(count); }
 };
 
-std::vector<double> parse_list(const char* text) {
-  std::vector<double> values;
-  std::string s(text);
-  std::size_t start = 0;
-  while (start <= s.size()) {
-    const std::size_t comma = std::min(s.find(',', start), s.size());
-    values.push_back(std::strtod(s.substr(start, comma - start).c_str(), nullptr));
-    start = comma + 1;
-  }
-  return values;
-}
-
 std::string power_of_ten(std::size_t n) {
   std::size_t e = 0;
   std::size_t m = n;
@@ -272,50 +262,37 @@ int main(int argc, char** argv) {
   std::size_t search_seeds = 1;
   std::vector<double> search_requests{1e4};
   bool compare = false;
-  for (int i = 1; i < argc; ++i) {
-    const bool has_value = i + 1 < argc;
-    if (std::strcmp(argv[i], "--full") == 0) {
-      replications = 400;
-      request_counts = {1e4, 1e5};
-      loads = {0.5, 0.8, 0.9, 0.95};
-      search_seeds = 50;
-      search_requests = {1e4, 1e5};
-      compare = true;
-    } else if (std::strcmp(argv[i], "--replications") == 0 && has_value) {
-      replications = static_cast<std::size_t>(std::strtoull(argv[++i], nullptr, 10));
-    } else if (std::strcmp(argv[i], "--requests") == 0 && has_value) {
-      request_counts = parse_list(argv[++i]);
-    } else if (std::strcmp(argv[i], "--rho") == 0 && has_value) {
-      loads = parse_list(argv[++i]);
-    } else if (std::strcmp(argv[i], "--search-seeds") == 0 && has_value) {
-      search_seeds = static_cast<std::size_t>(std::strtoull(argv[++i], nullptr, 10));
-    } else if (std::strcmp(argv[i], "--search-requests") == 0 && has_value) {
-      search_requests = parse_list(argv[++i]);
-    } else if (std::strcmp(argv[i], "--compare") == 0) {
-      compare = true;
-    } else {
-      std::fprintf(stderr,
-                   "usage: %s [--full] [--replications R] [--requests N,...] [--rho r,...]\n"
-                   "          [--search-seeds S] [--search-requests N,...] [--compare]\n",
-                   argv[0]);
-      return 2;
-    }
+  bool full = false;
+  example::flags flags(
+      "conformance_coverage",
+      "How often the conformance interval covers the truth: M/M/1 replicas (mu = 1) "
+      "simulated\nat loads rho, an interval per run, coverage over replications; "
+      "and the mu* search over seeds.");
+  flags
+      .toggle("--full", full,
+              "the tables of docs/capacity.md: 400 replications of 1e4 and 1e5 requests at rho = "
+              "0.5, 0.8, 0.9, 0.95, --compare, 50 search seeds (overrides the other flags)")
+      .whole("--replications", replications, {.low = 2, .high = 1e6}, "runs",
+             "independent runs per cell")
+      .numbers("--requests", request_counts, {.low = 100, .high = 1e9}, "requests",
+               "requests per run, one cell each")
+      .numbers("--rho", loads, {.low = 0, .high = 1, .low_open = true, .high_open = true}, "",
+               "loads lambda/mu, one cell each")
+      .whole("--search-seeds", search_seeds, {.low = 0, .high = 1e6}, "seeds",
+             "mu* searches, one per seed (0: none)")
+      .numbers("--search-requests", search_requests, {.low = 100, .high = 1e9}, "requests",
+               "requests per run in the mu* search")
+      .toggle("--compare", compare,
+              "also the intervals the library did not choose, on the same runs");
+  flags.parse(argc, argv);
+  if (full) {
+    replications = 400;
+    request_counts = {1e4, 1e5};
+    loads = {0.5, 0.8, 0.9, 0.95};
+    search_seeds = 50;
+    search_requests = {1e4, 1e5};
+    compare = true;
   }
-  if (replications < 2) {
-    std::fprintf(stderr, "--replications must be >= 2\n");
-    return 2;
-  }
-  for (const double rho : loads)
-    if (!(rho > 0.0 && rho < 1.0)) {
-      std::fprintf(stderr, "--rho values must lie in (0, 1)\n");
-      return 2;
-    }
-  for (const auto* list : {&request_counts, &search_requests})
-    for (const double n : *list)
-      if (!(n >= 100.0 && n <= 1e9)) {
-        std::fprintf(stderr, "--requests and --search-requests values must lie in [100, 1e9]\n");
-        return 2;
-      }
   const auto started = std::chrono::steady_clock::now();
 
   // ---- 1. coverage of one run's interval ------------------------------------------------

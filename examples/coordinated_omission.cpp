@@ -4,13 +4,13 @@
 // and an open-loop one (Poisson) offered the SAME rate. The closed loop slows down with
 // the server and never holds more than N requests, so the requests that would have met the
 // long queue are never sent: its tail looks small. The open loop keeps the schedule and
-// measures the queue. Capacity must be measured open loop (SPEC §1, docs/arrivals.md).
+// measures the queue. Capacity must be measured open loop (docs/arrivals.md).
 //
 // Same replica as capacity_sweep.cpp: 8e9 parameters bf16 on an H100 SXM at 50 % / 80 %
 // of peak FLOP/s / bandwidth, 1 ms per step, 256 sequences, chunked prefill; log-normal
 // lengths (prompt median 200, σ 1.0; output median 150, σ 0.9); SLO TTFT <= 1 s, TPOT
 // <= 50 ms, q = 0.9. Exponential think times. Usage: coordinated_omission [--full]
-// (default 2000 requests per point, --full 20000).
+// (default 2000 requests per point, --full 20000; --help lists the flags).
 #include <headroom/arrivals.hpp>
 #include <headroom/capacity.hpp>
 #include <headroom/roofline.hpp>
@@ -19,10 +19,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <random>
 #include <span>
 #include <vector>
+
+#include "flags.hpp"
 
 namespace {
 
@@ -64,7 +65,14 @@ tail summarise(const sim::replica_result& run, const headroom::slo& objective) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool full = argc > 1 && std::strcmp(argv[1], "--full") == 0;
+  bool full = false;
+  example::flags f("coordinated_omission",
+                   "A closed-loop and an open-loop load generator offered the same rates on a "
+                   "simulated replica:\nthe closed loop hides the queue. Measure capacity open "
+                   "loop.");
+  f.toggle("--full", full, "20000 requests per rate instead of 2000");
+  f.parse(argc, argv);
+  example::output_buffer out;
   const std::size_t requests = full ? 20000 : 2000;
 
   const auto& gpu = headroom::accelerators::h100_sxm;
@@ -76,19 +84,20 @@ int main(int argc, char** argv) {
                                     .max_batched_tokens = 8192,
                                     .prefill = sim::prefill_mode::chunked,
                                     .kv = sim::kv_policy::preempt_youngest};
-  const sim::lognormal_lengths mix(200.0, 1.0, 150.0, 0.9, {4, 1}, {4096, 2048});
+  const sim::lognormal_lengths mix(200.0, 1.0, 150.0, 0.9, {.prompt_tokens = 4, .output_tokens = 1},
+                                   {.prompt_tokens = 4096, .output_tokens = 2048});
   const headroom::slo objective{.ttft = 1s, .tpot = 50ms};
 
   // Each rate λ is offered twice: by N = 200 users thinking Z = N/λ on average (what a
   // closed-loop tool configured "for λ" does) and by a Poisson schedule at λ.
   constexpr std::size_t users = 200;
-  std::printf(
+  out.printf(
       "offered rate lambda: closed loop of %zu users with mean think time Z = N/lambda, "
       "vs open-loop Poisson at lambda; %zu requests each\n\n",
       users, requests);
-  std::printf("%8s | %-37s | %-28s\n", "", "closed loop", "open loop");
-  std::printf("%8s | %8s %8s %8s %10s | %8s %8s %10s\n", "lambda/s", "achieved", "p50 TTFT",
-              "p99 TTFT", "conform", "p50 TTFT", "p99 TTFT", "conform");
+  out.printf("%8s | %-37s | %-28s\n", "", "closed loop", "open loop");
+  out.printf("%8s | %8s %8s %8s %10s | %8s %8s %10s\n", "lambda/s", "achieved", "p50 TTFT",
+             "p99 TTFT", "conform", "p50 TTFT", "p99 TTFT", "conform");
   std::vector<headroom::capacity_point> closed_curve;
   std::vector<headroom::capacity_point> open_curve;
   for (const double rate : {10.0, 20.0, 30.0, 40.0, 45.0, 50.0, 55.0, 60.0, 70.0}) {
@@ -103,15 +112,15 @@ int main(int argc, char** argv) {
     const auto open = sim::simulate(replica, offered, model);
     const auto c = summarise(closed, objective);
     const auto o = summarise(open, objective);
-    std::printf("%8.1f | %8.1f %7.3fs %7.3fs %10.3f | %7.3fs %7.3fs %10.3f\n", rate,
-                c.achieved_rate_per_s, c.p50_ttft_s, c.p99_ttft_s, c.conformance.share,
-                o.p50_ttft_s, o.p99_ttft_s, o.conformance.share);
+    out.printf("%8.1f | %8.1f %7.3fs %7.3fs %10.3f | %7.3fs %7.3fs %10.3f\n", rate,
+               c.achieved_rate_per_s, c.p50_ttft_s, c.p99_ttft_s, c.conformance.share, o.p50_ttft_s,
+               o.p99_ttft_s, o.conformance.share);
     closed_curve.push_back({rate, c.conformance});
     open_curve.push_back({rate, o.conformance});
   }
   const auto closed_mu = headroom::find_capacity(closed_curve);
   const auto open_mu = headroom::find_capacity(open_curve);
-  std::printf(
+  out.printf(
       "\nmu* read off the closed-loop curve: %.0f req/s%s; off the open-loop curve: %.0f "
       "req/s.\nThe closed loop slows down with the server (achieved < offered) and never "
       "holds more than N requests: the requests that would have met the queue are never "
@@ -119,5 +128,6 @@ int main(int argc, char** argv) {
       closed_mu.capacity_per_s.value_or(0.0),
       closed_mu.saturated ? "" : " (or more: every rate passed)",
       open_mu.capacity_per_s.value_or(0.0));
+  out.print(f.program());
   return 0;
 }

@@ -9,7 +9,7 @@
 //
 // The stub is an M/M/1 queue (one request at a time, exponential prefill of mean 0.1 s, so
 // μ = 10 req/s) followed by a decode at 40 tokens/s, so its μ* has a closed form to compare
-// with: μ − ln(1/(1−q))/τ for a TTFT threshold τ (SPEC §1).
+// with: μ − ln(1/(1−q))/τ for a TTFT threshold τ (docs/queueing.md).
 #include <headroom/arrivals.hpp>
 #include <headroom/capacity.hpp>
 #include <headroom/queueing.hpp>
@@ -19,6 +19,8 @@
 #include <cstdio>
 #include <random>
 #include <vector>
+
+#include "flags.hpp"
 
 namespace {
 
@@ -56,7 +58,12 @@ std::vector<headroom::request_outcome> run_load_test(double rate, std::size_t co
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  example::flags f("measure_capacity",
+                   "Measures a replica's capacity mu* end to end against a stub M/M/1 server: "
+                   "the curve, the\nsearch, and the target for the autoscaler. No flags.");
+  f.parse(argc, argv);
+  example::output_buffer out;
   const headroom::slo objective{.ttft = 1s, .tpot = 0.05s};
   const double quota = 0.9;
   const std::size_t requests_per_point = 20000;
@@ -64,27 +71,27 @@ int main() {
   // 1. A sweep over a grid: conformance after a warm-up, with its 95 % interval (batch means
   // in arrival order) and the effective sample size; Wilson's, which assumes independent
   // requests, for comparison.
-  std::printf("rate req/s   n      conformance  [95 %% interval]   ESS     [Wilson 95 %%]\n");
+  out.printf("rate req/s   n      conformance  [95 %% interval]   ESS     [Wilson 95 %%]\n");
   std::vector<headroom::capacity_point> curve;
   for (const double rate : {5.0, 6.0, 7.0, 7.5, 8.0, 8.5, 9.0}) {
     const auto outcomes = run_load_test(rate, requests_per_point, 42);
     const auto estimate =
         headroom::measure_conformance(outcomes, objective, {.warm_up = 60s, .cool_down = 10s});
     curve.push_back({rate, estimate});
-    std::printf("%9.2f  %6zu   %8.4f    [%.4f, %.4f] %6.0f   [%.4f, %.4f]\n", rate, estimate.n,
-                estimate.share, estimate.lower, estimate.upper, estimate.effective_sample_size,
-                estimate.wilson_lower, estimate.wilson_upper);
+    out.printf("%9.2f  %6zu   %8.4f    [%.4f, %.4f] %6.0f   [%.4f, %.4f]\n", rate, estimate.n,
+               estimate.share, estimate.lower, estimate.upper, estimate.effective_sample_size,
+               estimate.wilson_lower, estimate.wilson_upper);
   }
   const auto grid = headroom::find_capacity(curve, {.quota = quota});
   const auto careful = headroom::find_capacity(
       curve, {.quota = quota, .rule = headroom::capacity_rule::lower_bound});
   const auto interpolated = headroom::find_capacity(curve, {.quota = quota, .interpolate = true});
   const double closed_form = headroom::mm1_capacity(service_rate_per_s, objective.ttft, quota);
-  std::printf("\nmu* on the grid %.2f, by the lower bound %.2f, interpolated %.2f req/s\n",
-              grid.capacity_per_s.value_or(0.0), careful.capacity_per_s.value_or(0.0),
-              interpolated.capacity_per_s.value_or(0.0));
-  std::printf("M/M/1 closed form mu - ln10/tau = %.3f req/s%s\n", closed_form,
-              grid.monotone ? "" : "  (warning: the curve is not monotone)");
+  out.printf("\nmu* on the grid %.2f, by the lower bound %.2f, interpolated %.2f req/s\n",
+             grid.capacity_per_s.value_or(0.0), careful.capacity_per_s.value_or(0.0),
+             interpolated.capacity_per_s.value_or(0.0));
+  out.printf("M/M/1 closed form mu - ln10/tau = %.3f req/s%s\n", closed_form,
+             grid.monotone ? "" : "  (warning: the curve is not monotone)");
 
   // 2. The search: bracket, then bisect. Each call is a new load test (its own seed); a rate
   // whose interval holds q is tested again, up to 3 times, and the runs are pooled.
@@ -100,7 +107,7 @@ int main() {
                                                          .relative_tolerance = 0.01,
                                                          .max_measurements = 24,
                                                          .max_runs_per_rate = 3});
-  std::printf(
+  out.printf(
       "\nsearch: %zu rates, %zu runs, %zu requests: mu* in [%.3f, %.3f) req/s at %.0f %% (%s)\n",
       found.measured.size(), found.runs, found.requests, found.bracket_low_per_s,
       found.bracket_high_per_s, 100.0 * found.confidence,
@@ -115,11 +122,12 @@ int main() {
     // W̄ at the operating point: measure there.
     const auto at_target = headroom::measure_conformance(
         run_load_test(rho * mu_star, requests_per_point, 9), objective, {.warm_up = 60s});
-    std::printf(
+    out.printf(
         "\noperating at rho* = %.1f: L* = rho* mu* W = %.2f in flight per replica; "
         "60 req/s needs %lld replicas\n",
         rho, headroom::target_concurrency(rho, mu_star, at_target.mean_latency),
         static_cast<long long>(headroom::replicas_needed(60.0, rho, mu_star)));
   }
+  out.print(f.program());
   return 0;
 }

@@ -7,7 +7,7 @@
 // model are then placed on the scheduler's kept index, each committed to it. Last, the
 // replicas of that model are ranked for scale down, and the first model's decision is shown
 // with the gpustack preset (GPUStack's own candidate list, scores and pick). Runs with no
-// arguments.
+// arguments (--help says so).
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -16,6 +16,8 @@
 #include <vector>
 
 #include <headroom/scheduler.hpp>
+
+#include "flags.hpp"
 
 namespace {
 using namespace headroom;
@@ -73,25 +75,25 @@ my_instance instance_of(const placement_result& r, const my_model& m, std::uint6
   return inst;
 }
 
-void print_placement(const std::vector<my_worker>& workers, const my_model& m,
-                     const placement_result& r, const explanation& why) {
-  std::printf("\n%s (%s):\n", m.name.c_str(),
-              m.placement == placement_policy::spread ? "spread" : "binpack");
+void print_placement(example::output_buffer& out, const std::vector<my_worker>& workers,
+                     const my_model& m, const placement_result& r, const explanation& why) {
+  out.printf("\n%s (%s):\n", m.name.c_str(),
+             m.placement == placement_policy::spread ? "spread" : "binpack");
   for (const rejection& x : why.rejected)
-    std::printf("  - %-10s rejected by %-14s %.*s\n", workers[x.worker].name.c_str(),
-                std::string(x.filter).c_str(), static_cast<int>(x.reason.size()), x.reason.data());
+    out.printf("  - %-10s rejected by %-14s %.*s\n", workers[x.worker].name.c_str(),
+               std::string(x.filter).c_str(), static_cast<int>(x.reason.size()), x.reason.data());
   if (!r) {
     const std::string_view reason = to_string(r.reason);
-    std::printf("  no placement: %.*s\n", static_cast<int>(reason.size()), reason.data());
+    out.printf("  no placement: %.*s\n", static_cast<int>(reason.size()), reason.data());
     return;
   }
   const std::string_view strategy = to_string(r.strategy);
-  std::printf("  -> %s, GPUs", workers[r.worker].name.c_str());
+  out.printf("  -> %s, GPUs", workers[r.worker].name.c_str());
   for (const claim_record& c : r.claims_of(r.parts[0]))
-    std::printf(" %u (%.1f GiB)", c.index,
-                static_cast<double>(c.vram_bytes) / static_cast<double>(GiB));
-  std::printf("; %.*s, %zu candidates, score %.3f\n", static_cast<int>(strategy.size()),
-              strategy.data(), r.candidates, r.score);
+    out.printf(" %u (%.1f GiB)", c.index,
+               static_cast<double>(c.vram_bytes) / static_cast<double>(GiB));
+  out.printf("; %.*s, %zu candidates, score %.3f\n", static_cast<int>(strategy.size()),
+             strategy.data(), r.candidates, r.score);
 }
 
 std::vector<my_worker> lab_cluster() {
@@ -127,7 +129,13 @@ std::vector<my_worker> lab_cluster() {
 }
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  example::flags f("place_models",
+                   "Places four models on a small heterogeneous cluster described with the "
+                   "caller's own structs,\nexplains each placement, then ranks one model's "
+                   "replicas for scale-down. No flags.");
+  f.parse(argc, argv);
+  example::output_buffer out;
   const std::vector<my_worker> workers = lab_cluster();
   const std::vector<my_model> models{
       {.id = 11,
@@ -160,10 +168,10 @@ int main() {
   std::vector<my_instance> instances;  // the cluster's instances: none yet
   std::uint64_t next_id = 1;
 
-  std::printf("Placing models with the default chain (best fit / anti-affinity, normalised):\n");
+  out.printf("Placing models with the default chain (best fit / anti-affinity, normalised):\n");
   for (const my_model& m : models) {
     const auto [r, why] = up.explain(workers, instances, m);
-    print_placement(workers, m, r, why);
+    print_placement(out, workers, m, r, why);
     if (r) instances.push_back(instance_of(r, m, next_id++));
   }
   // Two more replicas of the spread model on the kept index (indexed by the last decision
@@ -172,7 +180,7 @@ int main() {
   up.index(workers, instances, spread);
   for (int k = 0; k < 2; ++k) {
     const auto [r, why] = up.explain(workers, spread);
-    print_placement(workers, spread, r, why);
+    print_placement(out, workers, spread, r, why);
     if (!r) continue;
     instances.push_back(instance_of(r, spread, next_id++));
     up.commit(r);  // anti-affinity sends the next replica elsewhere
@@ -182,16 +190,16 @@ int main() {
   // Scale llama-3.2-3b down from 3 replicas to 1.
   auto down = gpustack_scale_down_ranker();
   const auto ranked = down.rank(workers, instances, spread);
-  std::printf("\nScale down %s from %zu to 1 replica (lowest score removed first):\n",
-              spread.name.c_str(), ranked.size());
+  out.printf("\nScale down %s from %zu to 1 replica (lowest score removed first):\n",
+             spread.name.c_str(), ranked.size());
   for (std::size_t i = 0; i < ranked.size(); ++i) {
     const my_instance& inst = instances[ranked[i].position];
     std::string where = "?";
     for (const my_worker& w : workers)
       if (inst.worker_id && w.id == *inst.worker_id) where = w.name;
-    std::printf("  %s instance %llu on %s, score %.4f\n",
-                i + 1 < ranked.size() ? "remove" : "keep  ",
-                static_cast<unsigned long long>(inst.id), where.c_str(), ranked[i].score);
+    out.printf("  %s instance %llu on %s, score %.4f\n",
+               i + 1 < ranked.size() ? "remove" : "keep  ",
+               static_cast<unsigned long long>(inst.id), where.c_str(), ranked[i].score);
   }
 
   // The gpustack preset on the empty cluster: GPUStack lists every GPU that fits, in its
@@ -199,16 +207,16 @@ int main() {
   const my_model& first = models[0];
   auto gpustack = gpustack_scheduler(&size_of, basic_filters(nvidia));
   const placement_result r = gpustack.place(workers, std::vector<my_instance>{}, first);
-  std::printf("\n%s with the gpustack preset (GPUStack's candidates, scores and pick):\n",
-              first.name.c_str());
+  out.printf("\n%s with the gpustack preset (GPUStack's candidates, scores and pick):\n",
+             first.name.c_str());
   const scored_candidates scored = score_candidates(gpustack.chain(), gpustack.workspace());
   const cluster_view v = gpustack.workspace().view();
   for (std::size_t i = 0; i < gpustack.workspace().candidates().size(); ++i) {
     const placement_part& p = v.parts_of(gpustack.workspace().candidates()[i])[0];
-    std::printf("  %s %s GPU %u, score %.3f\n", i == scored.best ? "->" : "  ",
-                workers[p.worker].name.c_str(), v.claims_of(p)[0].index, scored.totals[i]);
+    out.printf("  %s %s GPU %u, score %.3f\n", i == scored.best ? "->" : "  ",
+               workers[p.worker].name.c_str(), v.claims_of(p)[0].index, scored.totals[i]);
   }
-  if (r)
-    std::printf("  picked %s (%zu candidates)\n", workers[r.worker].name.c_str(), r.candidates);
+  if (r) out.printf("  picked %s (%zu candidates)\n", workers[r.worker].name.c_str(), r.candidates);
+  out.print(f.program());
   return 0;
 }

@@ -4,7 +4,11 @@
 #include <chrono>
 #include <cstdio>
 
-int main() {
+#include "flags.hpp"  // the examples' --help and flag checks (examples/flags.hpp)
+
+int main(int argc, char** argv) {
+  example::flags("quickstart", "From a measured capacity to a fleet size, a target and a price.")
+      .parse(argc, argv);
   using namespace std::chrono_literals;
   const double capacity = 8.0;  // μ*: req/s one replica serves within the SLO (measured)
   const double target = 0.8;    // ρ*: run each replica at 80 % of it

@@ -1,25 +1,30 @@
 // SPDX-License-Identifier: Apache-2.0
-// The simulated day (SPEC §4): five ways of running a fleet through one day of traffic,
-// built from headroom's real autoscaler, cold-start delay and cost formulas.
+// The simulated day (docs/simulated-day.md): five ways of running a fleet through one day of
+// traffic, built from headroom's real autoscaler, cold-start delay and cost formulas.
 //
-//   simulated_day                       the seed's day and its five-row table
+//   simulated_day                       the reference day and its five-row table
 //   simulated_day --traffic day.csv     your own traffic (one row per minute, rate last)
 //   simulated_day --format csv          machine-readable rows
-//   simulated_day --svg day.svg         the figure: the whole day and the hour around 21:00
+//   simulated_day --svg day.svg         the figure: the whole day and the hour around its
+//                                       largest jump in traffic
 //
-// Run `simulated_day --help` for every flag. See docs/simulated-day.md.
+// Run `simulated_day --help` for every flag. Everything is computed (and the figure written)
+// before the table is printed: a failure is one line on stderr, exit 2, and nothing on stdout.
 #include <headroom/sim/fleet_day.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "flags.hpp"
 
 namespace {
 
@@ -39,119 +44,89 @@ struct options {
   std::string svg_file;
 };
 
-constexpr const char* usage =
-    "usage: simulated_day [--traffic FILE] [--mu REQ_PER_S] [--target FRACTION] [--window N]\n"
-    "                     [--slow-start MIN] [--fast-start MIN] [--spare N] [--price PER_HOUR]\n"
-    "                     [--tokens-per-request N] [--format table|csv] [--svg FILE]\n"
-    "  --traffic FILE          CSV, one row per minute, the rate (req/s) in the last column;\n"
-    "                          a header line is allowed (default: the seed's day)\n"
-    "  --mu                    capacity of one replica, req/s within the SLO (default 8)\n"
-    "  --target                target utilisation of a replica, (0, 1] (default 0.8)\n"
-    "  --window                recommendations the scale-down looks back over (default 5)\n"
-    "  --slow-start/--fast-start  replica start time in minutes (defaults 8 and 1)\n"
-    "  --spare                 spare replicas of the reserve policy (default 3)\n"
-    "  --price, --tokens-per-request  price per replica-hour and tokens per request: add the\n"
-    "                          cost per million tokens to the output\n"
-    "  --format table|csv      output layout (default table)\n"
-    "  --svg FILE              also write the figure as a self-contained SVG\n";
-
-[[noreturn]] void die(const std::string& message) {
-  std::fprintf(stderr, "simulated_day: %s\n", message.c_str());
-  std::exit(2);
-}
-
-double parse_number(std::string_view flag, const std::string& text) {
-  char* end = nullptr;
-  const double value = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(value))
-    die(std::string(flag) + " needs a number, got '" + text + "'");
-  return value;
-}
-
-long parse_count(std::string_view flag, const std::string& text) {
-  const double value = parse_number(flag, text);
-  if (value != std::floor(value) || value < 0 || value > 1e6)
-    die(std::string(flag) + " needs a whole number >= 0, got '" + text + "'");
-  return static_cast<long>(value);
-}
-
-options parse_options(int argc, char** argv) {
+options parse_options(example::flags& f, int argc, char** argv) {
   options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view flag = argv[i];
-    if (flag == "--help" || flag == "-h") {
-      std::fputs(usage, stdout);
-      std::exit(0);
-    }
-    if (i + 1 >= argc) die("missing value after " + std::string(flag) + " (see --help)");
-    const std::string value = argv[++i];
-    if (flag == "--traffic")
-      o.traffic_file = value;
-    else if (flag == "--mu")
-      o.mu = parse_number(flag, value);
-    else if (flag == "--target")
-      o.target = parse_number(flag, value);
-    else if (flag == "--window")
-      o.window = parse_count(flag, value);
-    else if (flag == "--slow-start")
-      o.slow_start_minutes = parse_number(flag, value);
-    else if (flag == "--fast-start")
-      o.fast_start_minutes = parse_number(flag, value);
-    else if (flag == "--spare")
-      o.spare = parse_count(flag, value);
-    else if (flag == "--price")
-      o.price = parse_number(flag, value);
-    else if (flag == "--tokens-per-request")
-      o.tokens_per_request = parse_number(flag, value);
-    else if (flag == "--format")
-      o.format = value;
-    else if (flag == "--svg")
-      o.svg_file = value;
-    else
-      die("unknown flag " + std::string(flag) + " (see --help)");
-  }
-  if (o.format != "table" && o.format != "csv")
-    die("--format must be table or csv, got '" + o.format + "'");
-  if (!(o.mu > 0)) die("--mu must be > 0, got " + std::to_string(o.mu));
-  if (!(o.target > 0 && o.target <= 1))
-    die("--target must lie in (0, 1], got " + std::to_string(o.target));
-  if (o.window < 1) die("--window must be >= 1");
-  if (o.slow_start_minutes < 0 || o.fast_start_minutes < 0) die("start times must be >= 0");
-  if (o.price < 0 || o.tokens_per_request < 0) die("--price and --tokens-per-request must be >= 0");
+  f.text("--traffic", o.traffic_file, "FILE",
+         "traffic CSV: one row per minute, the rate in requests/s in the last column, a "
+         "header line allowed; none: the reference day")
+      .number("--mu", o.mu, {0, 1e9, true, false}, "requests/s",
+              "mu*, the capacity of one replica within the SLO")
+      .number("--target", o.target, {0, 1, true, false}, "fraction",
+              "rho*, the utilization a replica is run at")
+      .whole("--window", o.window, {1, 1e6}, "minutes",
+             "recommendations the scale-down looks back over")
+      .number("--slow-start", o.slow_start_minutes, {0, 1e6}, "minutes",
+              "start time of a replica, slow case")
+      .number("--fast-start", o.fast_start_minutes, {0, 1e6}, "minutes",
+              "start time of a replica, fast case")
+      .whole("--spare", o.spare, {0, 1e6}, "replicas", "spare replicas of the reserve policy")
+      .number("--price", o.price, {0, 1e12}, "per replica-hour",
+              "price of a replica; with --tokens-per-request adds the cost per million tokens")
+      .number("--tokens-per-request", o.tokens_per_request, {0, 1e9}, "tokens",
+              "generated tokens per request")
+      .choice("--format", o.format, {"table", "csv"}, "output layout")
+      .text("--svg", o.svg_file, "FILE", "also write the figure, a self-contained SVG");
+  f.parse(argc, argv);
   return o;
 }
 
-std::vector<double> load_traffic(const options& o) {
+std::vector<double> load_traffic(const example::flags& f, const options& o) {
   if (o.traffic_file.empty()) return sim::reference_day_traffic();
   std::ifstream in(o.traffic_file, std::ios::binary);
-  if (!in) die("cannot read traffic file '" + o.traffic_file + "'");
+  if (!in) f.fail("cannot read traffic file '" + o.traffic_file + "'");
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) f.fail("cannot read traffic file '" + o.traffic_file + "'");
   auto parsed = sim::parse_traffic_csv(text);
   if (!parsed.ok())
-    die(o.traffic_file + ":" + std::to_string(parsed.error_line) + ": " + parsed.error);
+    f.fail(o.traffic_file + ":" + std::to_string(parsed.error_line) + ": " + parsed.error);
   return std::move(parsed.rates_per_second);
 }
 
 struct row {
-  const char* id;     // the csv name
-  const char* label;  // the table label
-  sim::fleet_policy policy;
-  sim::fleet_day_summary summary;
-  std::vector<sim::fleet_step_record> trace;
+  const char* id = "";     // the csv name
+  const char* label = "";  // the table label
+  sim::fleet_policy policy{};
+  sim::fleet_day_summary summary{};
+  std::vector<sim::fleet_step_record> trace{};
 };
 
 // ---- the figure ---------------------------------------------------------------------------
 
 struct panel {
-  double x, y, w, h;        // pixel box
-  std::size_t first, last;  // step range [first, last)
-  double y_max;             // top of the rate axis
+  double x = 0, y = 0, w = 0, h = 0;  // pixel box
+  std::size_t first = 0, last = 0;    // step range [first, last)
+  double y_max = 0;                   // top of the rate axis
 };
 
+// "21:00" on the first day, "day 2 03:15" on later ones.
 std::string clock_label(std::size_t minute) {
-  char buffer[16];
-  std::snprintf(buffer, sizeof buffer, "%02zu:%02zu", (minute / 60) % 100, minute % 60);
+  char buffer[48];
+  if (minute <= 1440)  // the first day's end is 24:00
+    std::snprintf(buffer, sizeof buffer, "%02zu:%02zu", minute / 60, minute % 60);
+  else
+    std::snprintf(buffer, sizeof buffer, "day %zu %02zu:%02zu", minute / 1440 + 1, minute / 60 % 24,
+                  minute % 60);
   return buffer;
+}
+
+// Minutes between the time axis' ticks: a clock-friendly step, at most 12 ticks.
+std::size_t tick_minutes_for(std::size_t span) {
+  for (const std::size_t m : {30u, 60u, 120u, 180u, 240u, 360u, 720u})
+    if (m * 12 >= span) return m;
+  std::size_t days = 1;
+  while (1440 * days * 12 < span) days *= 2;
+  return 1440 * days;
+}
+
+// A round step (1, 2 or 5 times a power of ten, at least `least`) that cuts span into at most
+// `most` intervals: ticks stay few whatever the scale of the axis.
+double tick_step(double span, double most, double least) {
+  if (!(span > 0) || !std::isfinite(span)) return least;
+  const double raw = std::max(span / most, least);
+  const double decade = std::pow(10.0, std::floor(std::log10(raw)));
+  for (const double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * decade >= raw) return m * decade;
+  return 10.0 * decade;
 }
 
 void polyline(std::ostringstream& svg, const panel& p, const std::vector<double>& values,
@@ -183,8 +158,8 @@ void axes(std::ostringstream& svg, const panel& p, const char* title, std::size_
                 p.x, p.y, p.w, p.h, p.x, p.y - 10, title);
   svg << buffer;
   const double span = static_cast<double>(p.last - p.first);
-  for (std::size_t m = (p.first + tick_minutes - 1) / tick_minutes * tick_minutes; m <= p.last;
-       m += tick_minutes) {
+  for (std::size_t m = (p.first + tick_minutes - 1) / tick_minutes * tick_minutes;
+       m <= p.last && m >= p.first; m += tick_minutes) {
     const double x = p.x + static_cast<double>(m - p.first) / span * p.w;
     std::snprintf(buffer, sizeof buffer,
                   "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n"
@@ -192,12 +167,13 @@ void axes(std::ostringstream& svg, const panel& p, const char* title, std::size_
                   x, p.y, x, p.y + p.h, x, p.y + p.h + 15, clock_label(m).c_str());
     svg << buffer;
   }
-  const double y_tick = p.y_max > 80 ? 20 : 10;
-  for (double v = 0; v <= p.y_max + 1e-9; v += y_tick) {
+  const double y_tick = tick_step(p.y_max, 8, 10);
+  for (int k = 0; k <= 10 && k * y_tick <= p.y_max * (1 + 1e-12); ++k) {
+    const double v = k * y_tick;
     const double y = p.y + p.h - v / p.y_max * p.h;
     std::snprintf(buffer, sizeof buffer,
                   "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>\n"
-                  "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%.0f</text>\n",
+                  "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%.4g</text>\n",
                   p.x, y, p.x + p.w, y, p.x - 5, y + 4, v);
     svg << buffer;
   }
@@ -228,15 +204,16 @@ std::string render_svg(const std::vector<double>& traffic, const row& chasing, c
   const std::size_t n = traffic.size();
   const std::size_t zoom_first = event_minute >= 30 ? event_minute - 30 : 0;
   const std::size_t zoom_last = std::min(n, zoom_first + 60);
-  const panel day{70, 50, 860, 260, 0, n, top};
-  const panel zoom{70, 390, 860, 260, zoom_first, zoom_last, top};
+  const panel day{.x = 70, .y = 50, .w = 860, .h = 260, .first = 0, .last = n, .y_max = top};
+  const panel zoom{
+      .x = 70, .y = 390, .w = 860, .h = 260, .first = zoom_first, .last = zoom_last, .y_max = top};
 
   std::ostringstream svg;
   svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1000\" height=\"760\" "
          "viewBox=\"0 0 1000 760\" font-family=\"sans-serif\">\n"
          "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   axes(svg, day, "The simulated day: traffic and the capacity of ready replicas",
-       n > 360 ? 120 : 30);
+       tick_minutes_for(n));
   std::string zoom_title = "The hour around " + clock_label(event_minute);
   axes(svg, zoom, zoom_title.c_str(), 10);
   for (const panel* p : {&day, &zoom}) {
@@ -259,7 +236,7 @@ std::string render_svg(const std::vector<double>& traffic, const row& chasing, c
   return svg.str();
 }
 
-// The step where the largest one-step jump in traffic happens (21:00 on the seed's day).
+// The step where the largest one-step jump in traffic happens (21:00 on the reference day).
 std::size_t largest_jump(const std::vector<double>& traffic) {
   std::size_t best = 0;
   double jump = -1;
@@ -268,30 +245,48 @@ std::size_t largest_jump(const std::vector<double>& traffic) {
   return best;
 }
 
+// The largest one-step rise in the replicas a trace's controller requested, as "2 at 20:59,
+// 7 at 21:00"; empty when the requests never rise.
+std::string largest_step_up(const std::vector<sim::fleet_step_record>& trace) {
+  std::size_t best = 0;
+  long long rise = 0;
+  for (std::size_t i = 1; i < trace.size(); ++i) {
+    const long long r = static_cast<long long>(trace[i].requested) - trace[i - 1].requested;
+    if (r > rise) rise = r, best = i;
+  }
+  if (rise == 0) return {};
+  return std::to_string(trace[best - 1].requested) + " at " + clock_label(best - 1) + ", " +
+         std::to_string(trace[best].requested) + " at " + clock_label(best);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  const options o = parse_options(argc, argv);
-  const std::vector<double> traffic = load_traffic(o);
+  example::flags f("simulated_day",
+                   "Five ways of running a fleet through a day of traffic, one minute a step: "
+                   "always at peak,\nchasing it with a fast and a slow start, with spare "
+                   "replicas, and with a calendar of events.");
+  const options o = parse_options(f, argc, argv);
+  const std::vector<double> traffic = load_traffic(f, o);
 
-  sim::fleet_day_config config;
-  config.capacity_per_replica = o.mu;
-  config.target_utilisation = o.target;
-  config.scale_down_window_steps = static_cast<std::int32_t>(o.window);
-  config.price_per_replica_hour = o.price;
-  config.tokens_per_request = o.tokens_per_request;
+  // Everything is computed, and the figure written, before anything is printed: bad input
+  // leaves stdout empty and says why in one line.
+  const sim::fleet_day_config config{
+      .capacity_per_replica = o.mu,
+      .target_utilisation = o.target,
+      .scale_down_window_steps = static_cast<std::int32_t>(o.window),
+      .price_per_replica_hour = o.price,
+      .tokens_per_request = o.tokens_per_request,
+  };
 
   using minutes = std::chrono::duration<double, std::ratio<60>>;
-  const double peak = *std::max_element(traffic.begin(), traffic.end());
-  // Always at peak: enough replicas for the day's maximum at full capacity (no margin).
-  const auto peak_replicas = static_cast<std::int32_t>(std::ceil(peak / o.mu));
   const auto spare = static_cast<std::int32_t>(o.spare);
   std::vector<row> rows = {
-      {"peak", "always at peak", sim::fixed_fleet(peak_replicas), {}, {}},
-      {"chase-fast", "", sim::chase(minutes(o.fast_start_minutes)), {}, {}},
-      {"chase-slow", "", sim::chase(minutes(o.slow_start_minutes)), {}, {}},
-      {"spare", "", sim::chase(minutes(o.slow_start_minutes), spare), {}, {}},
-      {"calendar", "", sim::chase_with_calendar(minutes(o.slow_start_minutes)), {}, {}},
+      {.id = "peak", .label = "always at peak"},
+      {.id = "chase-fast", .policy = sim::chase(minutes(o.fast_start_minutes))},
+      {.id = "chase-slow", .policy = sim::chase(minutes(o.slow_start_minutes))},
+      {.id = "spare", .policy = sim::chase(minutes(o.slow_start_minutes), spare)},
+      {.id = "calendar", .policy = sim::chase_with_calendar(minutes(o.slow_start_minutes))},
   };
   char label_buffer[4][64];
   std::snprintf(label_buffer[0], 64, "chase, %g-min start", o.fast_start_minutes);
@@ -300,54 +295,52 @@ int main(int argc, char** argv) {
   std::snprintf(label_buffer[3], 64, "%g min, with the calendar", o.slow_start_minutes);
   for (int i = 0; i < 4; ++i) rows[static_cast<std::size_t>(i) + 1].label = label_buffer[i];
 
-  // Everything is computed before anything is printed: bad input leaves no partial table.
+  std::string svg;
+  std::string step_up;
   try {
+    // Always at peak: enough replicas for the day's maximum at full capacity (no margin).
+    rows[0].policy = sim::peak_fleet(traffic, config);
     sim::fleet_day_simulator simulator(config);
     for (auto& r : rows) r.summary = simulator.run(traffic, r.policy, &r.trace);
+    if (!o.svg_file.empty()) svg = render_svg(traffic, rows[2], rows[4], largest_jump(traffic));
+    step_up = largest_step_up(rows[1].trace);
   } catch (const std::exception& e) {
-    die(e.what());
+    f.fail(e.what());
   }
-  std::string svg;
-  const std::size_t event = largest_jump(traffic);
-  if (!o.svg_file.empty()) svg = render_svg(traffic, rows[2], rows[4], event);
 
+  example::output_buffer out;
   const bool with_cost = o.price > 0 && o.tokens_per_request > 0;
   if (o.format == "csv") {
-    std::printf("policy,hours,short_minutes,backlog_minutes,over_share,use%s\n",
-                with_cost ? ",cost_per_million_tokens" : "");
+    out.printf("policy,hours,short_minutes,backlog_minutes,over_share,use%s\n",
+               with_cost ? ",cost_per_million_tokens" : "");
     for (const auto& r : rows) {
       const auto& s = r.summary;
-      std::printf("%s,%.6f,%lld,%lld,%.10f,%.10f", r.id, s.replica_hours,
-                  static_cast<long long>(s.short_steps), static_cast<long long>(s.backlog_steps),
-                  s.over_share, s.mean_use);
-      if (with_cost) std::printf(",%.6f", s.cost_per_million_tokens.value_or(0.0));
-      std::printf("\n");
+      out.printf("%s,%.6f,%lld,%lld,%.10f,%.10f", r.id, s.replica_hours,
+                 static_cast<long long>(s.short_steps), static_cast<long long>(s.backlog_steps),
+                 s.over_share, s.mean_use);
+      if (with_cost) out.printf(",%.6f", s.cost_per_million_tokens.value_or(0.0));
+      out.printf("\n");
     }
   } else {
-    std::printf("%-27s%7s%7s%8s%8s%7s%s\n", "policy", "hours", "short", "queued", "over", "use",
-                with_cost ? "  per Mtok" : "");
+    out.printf("%-27s%7s%7s%8s%8s%7s%s\n", "policy", "hours", "short", "queued", "over", "use",
+               with_cost ? "  per Mtok" : "");
     for (const auto& r : rows) {
       const auto& s = r.summary;
-      std::printf("%-27s%7.1f%7lld%8lld%7.2f%%%6.1f%%", r.label, s.replica_hours,
-                  static_cast<long long>(s.short_steps), static_cast<long long>(s.backlog_steps),
-                  100.0 * s.over_share, 100.0 * s.mean_use);
-      if (with_cost) std::printf("%10.3f", s.cost_per_million_tokens.value_or(0.0));
-      std::printf("\n");
+      out.printf("%-27s%7.1f%7lld%8lld%7.2f%%%6.1f%%", r.label, s.replica_hours,
+                 static_cast<long long>(s.short_steps), static_cast<long long>(s.backlog_steps),
+                 100.0 * s.over_share, 100.0 * s.mean_use);
+      if (with_cost) out.printf("%10.3f", s.cost_per_million_tokens.value_or(0.0));
+      out.printf("\n");
     }
-    if (traffic.size() > 21 * 60) {
-      auto asked = [&](std::size_t minute) {
-        return headroom::replicas_needed(traffic[minute], o.target, o.mu);
-      };
-      std::printf("\nreplicas requested: %lld at 20:59, %lld at 21:00\n",
-                  static_cast<long long>(asked(21 * 60 - 1)),
-                  static_cast<long long>(asked(21 * 60)));
-    }
+    // The sharpest rise in what the (fast) chase's controller requested, as the data says.
+    if (!step_up.empty()) out.printf("\nreplicas requested, largest step: %s\n", step_up.c_str());
   }
   if (!o.svg_file.empty()) {
-    std::FILE* out = std::fopen(o.svg_file.c_str(), "wb");
-    if (!out) die("cannot write '" + o.svg_file + "'");
-    const bool written = std::fwrite(svg.data(), 1, svg.size(), out) == svg.size();
-    if (std::fclose(out) != 0 || !written) die("cannot write '" + o.svg_file + "'");
+    std::FILE* file = std::fopen(o.svg_file.c_str(), "wb");
+    if (!file) f.fail("cannot write '" + o.svg_file + "'");
+    const bool written = std::fwrite(svg.data(), 1, svg.size(), file) == svg.size();
+    if (std::fclose(file) != 0 || !written) f.fail("cannot write '" + o.svg_file + "'");
   }
+  out.print(f.program());
   return 0;
 }

@@ -12,8 +12,15 @@
 #include <cstdint>
 #include <cstdio>
 
-int main() {
+#include "flags.hpp"
+
+int main(int argc, char** argv) {
   using namespace std::chrono_literals;
+  example::flags f("size_a_fleet",
+                   "Sizes a fleet from a measured capacity, a traffic peak and ramp, a start-up "
+                   "breakdown and a price.\nNo flags: edit the inputs in the source.");
+  f.parse(argc, argv);
+  example::output_buffer out;
 
   // ---- what was measured and what is promised --------------------------------------------
   const double capacity = 8.0;        // μ*: req/s one replica serves within the SLO (sweep)
@@ -50,18 +57,18 @@ int main() {
   const double target = headroom::target_concurrency(rho_target, capacity, mean_sojourn);
 
   const auto largest = headroom::to_string(start.largest_phase());
-  std::printf(
+  out.printf(
       "start-up: %.1f s (machine %.0f + image %.0f + weights %.1f + warm-up %.0f), "
       "largest term: %.*s\n",
       t_start.count(), start.machine.count(), start.image.count(), start.weights.count(),
       start.warmup.count(), static_cast<int>(largest.size()), largest.data());
-  std::printf("replicas for the peak: ceil(%.0f / (%.1f x %.0f)) = %lld\n", peak_rate, rho_target,
-              capacity, static_cast<long long>(steady));
-  std::printf("ramp reserve: ceil(%.2f x %.1f / %.1f) = %lld\n", steepest_ramp, t_start.count(),
-              rho_target * capacity, static_cast<long long>(ramp));
-  std::printf("replicas to run at the peak: %lld (autoscaler target %.1f in flight per replica)\n",
-              static_cast<long long>(run), target);
-  std::printf(
+  out.printf("replicas for the peak: ceil(%.0f / (%.1f x %.0f)) = %lld\n", peak_rate, rho_target,
+             capacity, static_cast<long long>(steady));
+  out.printf("ramp reserve: ceil(%.2f x %.1f / %.1f) = %lld\n", steepest_ramp, t_start.count(),
+             rho_target * capacity, static_cast<long long>(ramp));
+  out.printf("replicas to run at the peak: %lld (autoscaler target %.1f in flight per replica)\n",
+             static_cast<long long>(run), target);
+  out.printf(
       "a %.0f req/s step needs %lld more replicas held in advance; without them it is "
       "uncovered for %.1f s\n",
       surprise_step, static_cast<long long>(step), uncovered.count());
@@ -71,7 +78,7 @@ int main() {
   const double utilisation = peak_rate / (static_cast<double>(run) * capacity);
   const double per_million =
       headroom::cost_per_million_tokens(price_per_hour, tokens_per_second, utilisation);
-  std::printf(
+  out.printf(
       "cost at the peak: utilisation %.1f %%, %.3f per million tokens "
       "(%.3f at full use)\n",
       100.0 * utilisation, per_million,
@@ -88,12 +95,13 @@ int main() {
   tiers.spot_discount = spot_discount;
   tiers.lost_work = spot_lost_work;
   const auto plan = headroom::two_tier_split(tiers);
-  std::printf("spot: factor (1 - %.2f)/(1 - %.2f) = %.3f, %s\n", spot_discount, spot_lost_work,
-              factor, pays ? "it pays" : "it does not pay");
-  std::printf(
+  out.printf("spot: factor (1 - %.2f)/(1 - %.2f) = %.3f, %s\n", spot_discount, spot_lost_work,
+             factor, pays ? "it pays" : "it does not pay");
+  out.printf(
       "two tiers: %lld on demand + %lld spot, %.2f per hour instead of %.2f; "
       "%.3f per million tokens at the peak\n",
       static_cast<long long>(plan.on_demand_replicas), static_cast<long long>(plan.spot_replicas),
       plan.hourly_cost, plan.all_on_demand_hourly_cost, per_million * plan.blended_factor);
+  out.print(f.program());
   return 0;
 }

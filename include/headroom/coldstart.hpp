@@ -259,7 +259,8 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
   const T start = detail::require_non_negative_seconds<T>("start_time", start_time);
   const T rho = detail::require_unit_positive("rho_target", rho_target);
   const T mu = detail::require_positive("capacity", capacity);
-  return detail::require_ceil_count("max_ramp_per_second", ramp * start / (rho * mu));
+  return detail::require_ceil_count("max_ramp_per_second",
+                                    detail::cxm::product_ratio({ramp, start}, {rho, mu}));
 }
 
 /// Extra replicas that absorb a step of Δλ requests/s with no delay: ceil(Δλ/(ρ*μ*)), paid for
@@ -273,7 +274,8 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
   const T rho = detail::require_unit_positive("rho_target", rho_target);
   const T mu = detail::require_positive("capacity", capacity);
   // replicas_needed's formula, with the overflow check naming this function's parameter.
-  return detail::require_ceil_count("step_rate_per_second", step / (rho * mu));
+  return detail::require_ceil_count("step_rate_per_second",
+                                    detail::cxm::product_ratio({step}, {rho, mu}));
 }
 
 /// true iff `spare_replicas` held at ρ*μ* each cover a step of Δλ: spare >= step_reserve.

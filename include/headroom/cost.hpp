@@ -17,6 +17,7 @@
 #include <concepts>
 #include <cstdint>
 #include <iterator>
+#include <limits>
 #include <type_traits>
 #include <utility>
 
@@ -64,7 +65,7 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
   const T price = detail::require_non_negative("hourly_cost", static_cast<T>(hourly_cost));
   const T nu = detail::require_positive("tokens_per_second", tokens_per_second);
   const T rho = detail::require_unit_positive("mean_utilisation", mean_utilisation);
-  return price / (T(3600) * nu * rho);
+  return detail::cxm::product_ratio({price}, {T(3600), nu, rho});  // never 0/0
 }
 
 /// Cost per million generated tokens, 1e6 · cost_per_token: 0.217 at ρ̄ = 1 and 0.60 at
@@ -73,7 +74,10 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
 [[nodiscard]] constexpr T cost_per_million_tokens(A hourly_cost,
                                                   detail::same_t<T> tokens_per_second,
                                                   detail::same_t<T> mean_utilisation = T(1)) {
-  return T(1e6) * cost_per_token(static_cast<T>(hourly_cost), tokens_per_second, mean_utilisation);
+  const T price = detail::require_non_negative("hourly_cost", static_cast<T>(hourly_cost));
+  const T nu = detail::require_positive("tokens_per_second", tokens_per_second);
+  const T rho = detail::require_unit_positive("mean_utilisation", mean_utilisation);
+  return detail::cxm::product_ratio({T(1e6), price}, {T(3600), nu, rho});
 }
 
 // ============================================================================================
@@ -198,14 +202,17 @@ template <class T>
   if (!plan.spot_pays && replicas > base) base = replicas;
   plan.on_demand_replicas = base;
   plan.spot_replicas = replicas > base ? replicas - base : 0;
-  const T factor = (T(1) - d) / (T(1) - omega);
-  plan.hourly_cost = static_cast<T>(plan.on_demand_replicas) * price +
-                     static_cast<T>(plan.spot_replicas) * price * factor;
-  plan.all_on_demand_hourly_cost =
-      static_cast<T>(plan.on_demand_replicas + plan.spot_replicas) * price;
-  plan.blended_factor = plan.all_on_demand_hourly_cost > T(0)
-                            ? plan.hourly_cost / plan.all_on_demand_hourly_cost
-                            : T(1);
+  const T on_demand = static_cast<T>(plan.on_demand_replicas);
+  const T spot = static_cast<T>(plan.spot_replicas);
+  plan.hourly_cost = detail::cxm::product_ratio({on_demand, price}) +
+                     detail::cxm::product_ratio({spot, price, T(1) - d}, {T(1) - omega});
+  plan.all_on_demand_hourly_cost = detail::cxm::product_ratio({on_demand + spot, price});
+  // The price cancels: (on + spot·f) / (on + spot), finite even where the costs overflow.
+  plan.blended_factor =
+      plan.all_on_demand_hourly_cost > T(0)
+          ? (on_demand + detail::cxm::product_ratio({spot, T(1) - d}, {T(1) - omega})) /
+                (on_demand + spot)
+          : T(1);
   return plan;
 }
 
@@ -238,10 +245,13 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
   if (!(t_prefill + t_decode > T(0)))
     detail::fail("decode_gpu_time", decode_gpu_time, "prefill + decode GPU time must be > 0");
   basic_phase_costs<T> out;
-  out.prefill_share = t_prefill / (t_prefill + t_decode);
-  out.decode_share = t_decode / (t_prefill + t_decode);
-  out.prefill_cost_per_token = price * out.prefill_share / n_prefill;
-  out.decode_cost_per_token = price * out.decode_share / n_decode;
+  // Both times halved when their sum would overflow (exactly: they are then huge).
+  const T scale = t_prefill + t_decode <= std::numeric_limits<T>::max() ? T(1) : T(0.5);
+  const T busy = t_prefill * scale + t_decode * scale;
+  out.prefill_share = t_prefill * scale / busy;
+  out.decode_share = t_decode * scale / busy;
+  out.prefill_cost_per_token = detail::cxm::product_ratio({price, out.prefill_share}, {n_prefill});
+  out.decode_cost_per_token = detail::cxm::product_ratio({price, out.decode_share}, {n_decode});
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include "arrivals.hpp"
 #include "capacity.hpp"
 #include "queueing.hpp"
+#include "traces.hpp"
 
 // decisions
 #include "autoscaler.hpp"

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Kubernetes manifests from measured capacity: the per-replica in-flight target
-// L* = ρ*·μ*·W̄ (SPEC §2), a PromQL query for the in-flight total of one model, and YAML for
-// an autoscaling/v2 HorizontalPodAutoscaler and a KEDA (keda.sh/v1alpha1) ScaledObject whose
-// min/max replicas, targets and behavior are those of a headroom::autoscaler_config, so the
-// cluster's HPA and the library's controller decide alike. See docs/integrations.md.
+// L* = ρ*·μ*·W̄ (docs/queueing.md, target_concurrency), a PromQL query for the in-flight total of
+// one model, and YAML for an autoscaling/v2 HorizontalPodAutoscaler and a KEDA (keda.sh/v1alpha1)
+// ScaledObject whose min/max replicas, targets and behavior are those of a
+// headroom::autoscaler_config, so the cluster's HPA and the library's controller decide alike. See
+// docs/integrations.md.
 //
 // Output: writers append YAML text to a std::string (no streams). Field names are the APIs'
 // own; strings that YAML could misread (numbers, booleans, anything with ':' or '"') are
@@ -31,8 +32,10 @@
 
 #include "autoscaler.hpp"
 #include "detail/checks.hpp"
+#include "detail/utf8.hpp"
 #include "error.hpp"
-#include "prometheus.hpp"
+#include "kubernetes/yaml.hpp"
+#include "prometheus/engines.hpp"
 #include "queueing.hpp"
 
 namespace headroom {
@@ -48,20 +51,33 @@ namespace kubernetes {
 enum class target_rounding : std::uint8_t { whole, milli };
 
 namespace detail {
-/// floor(value * scale) / scale, snapping values within a few ulps of the next step to it, so
-/// that 4.35 (4349.9999... milli) stays 4.35 and 51.2 stays 51.2.
+/// The largest target or threshold written: its milli-units (x 1000) stay far inside int64,
+/// where decimal_milli's rounding is defined.
+inline constexpr double largest_quantity = 1e15;
+/// Relative distance within which floor_to takes a value for the step it rounds to: a few
+/// thousand ulps, far below a milli-unit, far above the error of rho x mu x W.
+inline constexpr double snap_tolerance = 1e-9;
+/// Relative distance within which a target counts as a whole number of milli-units.
+inline constexpr double whole_milli_tolerance = 1e-6;
+/// The largest tolerance written: a band a million times the target, beyond which no ratio
+/// scales anyway; it keeps decimal_milli's milli-units in range.
+inline constexpr double largest_tolerance = 1e6;
+
+/// floor(value * scale) / scale, snapping values within snap_tolerance of the next step to
+/// it, so that 4.35 (4349.9999... milli) stays 4.35 and 51.2 stays 51.2.
 [[nodiscard]] inline double floor_to(double value, double scale) noexcept {
   const double scaled = value * scale;
   const double nearest = std::round(scaled);
-  const double snapped = std::abs(scaled - nearest) <= 1e-9 * std::max(1.0, std::abs(nearest))
-                             ? nearest
-                             : std::floor(scaled);
+  const double snapped =
+      std::abs(scaled - nearest) <= snap_tolerance * std::max(1.0, std::abs(nearest))
+          ? nearest
+          : std::floor(scaled);
   return snapped / scale;
 }
 }  // namespace detail
 
 /// Target in-flight requests per replica for a manifest: L* = ρ*·μ*·W̄ (queueing.hpp's
-/// target_concurrency) rounded down as `rounding` says. SPEC: 0.8 × 8 req/s × 8 s = 51.2 -> 51.
+/// target_concurrency) rounded down as `rounding` says: 0.8 × 8 req/s × 8 s = 51.2 -> 51.
 /// rho_target in (0, 1], capacity_per_second > 0, mean_sojourn > 0; throws when the rounded
 /// target is 0 (parameter "rounding": use target_rounding::milli or revisit the inputs).
 [[nodiscard]] inline double in_flight_target(double rho_target, double capacity_per_second,
@@ -72,20 +88,28 @@ namespace detail {
   headroom::detail::require_unit_positive("rho_target", rho_target);
   headroom::detail::require_positive("capacity_per_second", capacity_per_second);
   const double exact = target_concurrency(rho_target, capacity_per_second, mean_sojourn);
-  const double rounded = detail::floor_to(exact, rounding == target_rounding::whole ? 1.0 : 1000.0);
+  const double scale =
+      rounding == target_rounding::whole ? 1.0 : static_cast<double>(milli_per_unit);
+  const double rounded = detail::floor_to(exact, scale);
   if (!(rounded > 0.0))
     headroom::detail::fail("rounding", exact,
                            "the target rho*mu*W rounds down to 0 in-flight requests per replica");
-  if (!(rounded <= 1e15)) headroom::detail::fail("capacity_per_second", exact, "target too large");
+  if (!(rounded <= detail::largest_quantity))
+    headroom::detail::fail("capacity_per_second", exact, "target too large");
   return rounded;
 }
 
 // ---- names Kubernetes validates -------------------------------------------------------------
 
+/// Kubernetes' DNS1123LabelMaxLength and DNS1123SubdomainMaxLength
+/// (k8s.io/apimachinery/pkg/util/validation).
+inline constexpr std::size_t dns1123_label_max_length = 63;
+inline constexpr std::size_t dns1123_subdomain_max_length = 253;
+
 /// True for a DNS-1123 label: 1-63 characters of [a-z0-9-], starting and ending alphanumeric
 /// (Kubernetes namespaces).
 [[nodiscard]] constexpr bool is_dns1123_label(std::string_view s) noexcept {
-  if (s.empty() || s.size() > 63) return false;
+  if (s.empty() || s.size() > dns1123_label_max_length) return false;
   const auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
   if (!alnum(s.front()) || !alnum(s.back())) return false;
   for (const char c : s)
@@ -96,7 +120,7 @@ namespace detail {
 /// True for a DNS-1123 subdomain: at most 253 characters, dot-separated DNS-1123 labels
 /// (object names such as Deployments, HPAs and ScaledObjects).
 [[nodiscard]] constexpr bool is_dns1123_subdomain(std::string_view s) noexcept {
-  if (s.empty() || s.size() > 253) return false;
+  if (s.empty() || s.size() > dns1123_subdomain_max_length) return false;
   std::size_t start = 0;
   while (true) {
     const std::size_t dot = s.find('.', start);
@@ -129,33 +153,7 @@ namespace detail {
 [[nodiscard]] constexpr bool is_promql_label_name(std::string_view s) noexcept {
   return is_promql_metric_name(s) && s.find(':') == std::string_view::npos;
 }
-/// Appends `value` double-quoted, escaping backslash, quote, newline, tab, carriage return
-/// and other control bytes (as \xhh): escapes that PromQL (Go string literals) and YAML
-/// double-quoted scalars both read.
-inline void append_double_quoted(std::string& out, std::string_view value) {
-  static constexpr char hex[] = "0123456789abcdef";
-  out += '"';
-  for (const char c : value) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '\\' || c == '"') {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (u < 0x20 || u == 0x7f) {
-      out += "\\x";
-      out += hex[u >> 4];
-      out += hex[u & 0xf];
-    } else {
-      out += c;
-    }
-  }
-  out += '"';
-}
+
 inline void append_selector(std::string& out, std::string_view metric, std::string_view label,
                             std::string_view value) {
   out += "sum(";
@@ -173,7 +171,8 @@ inline void append_selector(std::string& out, std::string_view metric, std::stri
 
 /// PromQL for the fleet's in-flight total, sum(running{label="value"}) +
 /// sum(waiting{label="value"}): what a KEDA AverageValue trigger divides by its threshold.
-/// An empty label_value selects every series. The value is escaped as a PromQL string.
+/// An empty label_value selects every series. The value, valid UTF-8, is escaped as a PromQL
+/// string (append_double_quoted).
 [[nodiscard]] inline std::string in_flight_query(std::string_view running_metric,
                                                  std::string_view waiting_metric,
                                                  std::string_view label_name,
@@ -184,6 +183,8 @@ inline void append_selector(std::string& out, std::string_view metric, std::stri
     headroom::detail::fail("waiting_metric", waiting_metric, "must be a PromQL metric name");
   if (!label_value.empty() && !detail::is_promql_label_name(label_name))
     headroom::detail::fail("label_name", label_name, "must be a PromQL label name");
+  if (!headroom::detail::valid_utf8(label_value))
+    headroom::detail::fail("label_value", label_value, "must be valid UTF-8");
   std::string q;
   q.reserve(running_metric.size() + waiting_metric.size() + 2 * label_value.size() + 40);
   detail::append_selector(q, running_metric, label_name, label_value);
@@ -210,162 +211,57 @@ inline void append_selector(std::string& out, std::string_view metric, std::stri
 
 /// What a manifest scales and what it is called (metadata and scaleTargetRef).
 struct scaled_workload {
-  std::string name;            ///< metadata.name of the HPA / ScaledObject; DNS-1123 subdomain
-  std::string namespace_name;  ///< metadata.namespace; DNS-1123 label; empty = omitted
-  std::string target_name;     ///< scaleTargetRef.name (the Deployment); DNS-1123 subdomain
+  std::string name{};            ///< metadata.name of the HPA / ScaledObject; DNS-1123 subdomain
+  std::string namespace_name{};  ///< metadata.namespace; DNS-1123 label; empty = omitted
+  std::string target_name{};     ///< scaleTargetRef.name (the Deployment); DNS-1123 subdomain
   std::string target_kind = "Deployment";      ///< scaleTargetRef.kind
   std::string target_api_version = "apps/v1";  ///< scaleTargetRef.apiVersion
 };
 
-/// KEDA's Prometheus triggers: one query per autoscaler_config metric, index-aligned, each
-/// returning the fleet total (the config's target is the per-replica threshold).
-struct keda_prometheus_options {
-  std::string server_address;        ///< triggers[].metadata.serverAddress, http(s)://...
-  std::vector<std::string> queries;  ///< triggers[i].metadata.query for config.metrics[i]
-  /// triggers[].metadata.activationThreshold: KEDA activates 0 -> 1 above it; >= 0.
+/// KEDA's default spec.cooldownPeriod.
+inline constexpr std::chrono::seconds keda_default_cooldown_period{300};
+
+/// One KEDA Prometheus trigger: the query that returns the fleet total of one of the
+/// config's metrics (whose target is the per-replica threshold), paired with it by name.
+struct keda_prometheus_trigger {
+  std::string metric_name{};  ///< the autoscaler_config::metrics entry it serves, by its name
+  std::string query{};        ///< triggers[].metadata.query: PromQL, the fleet total
+  /// triggers[].metadata.activationThreshold: KEDA scales 0 -> 1 once a trigger's query
+  /// exceeds its own; >= 0.
   double activation_threshold = 0.0;
+};
+
+/// KEDA's Prometheus triggers and the ScaledObject's cooldown.
+struct keda_prometheus_options {
+  std::string server_address{};  ///< triggers[].metadata.serverAddress, http(s)://...
+  /// One trigger per config.metrics entry, matched by metric name (in any order); written in
+  /// the order of config.metrics.
+  std::vector<keda_prometheus_trigger> triggers{};
   /// spec.cooldownPeriod: KEDA waits this long after the last activity before 1 -> 0; >= 0.
-  std::chrono::seconds cooldown_period{300};
+  std::chrono::seconds cooldown_period = keda_default_cooldown_period;
 };
 
 namespace detail {
 
-inline constexpr std::int64_t max_stabilization_window_s = 3600;  // API validation cap
-inline constexpr std::int64_t max_policy_period_s = 1800;         // API validation cap
-inline constexpr double default_tolerance = 0.1;  // --horizontal-pod-autoscaler-tolerance
-
-[[nodiscard]] constexpr bool yaml_keyword(std::string_view s) noexcept {
-  // YAML 1.1 booleans and nulls that a plain lowercase word could be read as.
-  constexpr std::string_view words[] = {"y",   "n",    "yes",   "no",  "on",
-                                        "off", "true", "false", "null"};
-  for (const auto w : words) {
-    if (w.size() != s.size()) continue;
-    bool same = true;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      char c = s[i];
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-      same = same && c == w[i];
-    }
-    if (same) return true;
-  }
-  return false;
-}
-
-/// True when s can be written as a plain YAML scalar and read back as the same string: a
-/// letter, then letters, digits and . _ / -, and not a YAML 1.1 boolean or null.
-[[nodiscard]] constexpr bool yaml_plain_safe(std::string_view s) noexcept {
-  if (s.empty()) return false;
-  const auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
-  if (!letter(s.front())) return false;
-  for (const char c : s)
-    if (!letter(c) && !(c >= '0' && c <= '9') && c != '.' && c != '_' && c != '/' && c != '-')
-      return false;
-  return !yaml_keyword(s);
-}
-
-/// Appends s as a YAML string scalar: plain when safe, single-quoted ('' for ') when printable,
-/// else double-quoted with escapes.
-inline void append_yaml_scalar(std::string& out, std::string_view s) {
-  if (yaml_plain_safe(s)) {
-    out += s;
-    return;
-  }
-  bool printable = true;
-  for (const char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    printable = printable && u >= 0x20 && u != 0x7f;
-  }
-  if (printable) {
-    out += '\'';
-    for (const char c : s) {
-      if (c == '\'') out += '\'';
-      out += c;
-    }
-    out += '\'';
-    return;
-  }
-  append_double_quoted(out, s);
-}
-
-/// A non-negative value to the nearest milli-unit, as a decimal string ("51", "51.2", "0.05").
-[[nodiscard]] inline std::string decimal_milli(double value) {
-  const auto milli = static_cast<std::int64_t>(std::llround(value * 1000.0));
-  std::string s = std::to_string(milli / 1000);
-  std::int64_t frac = milli % 1000;
-  if (frac != 0) {
-    int digits = 3;
-    while (frac % 10 == 0) {
-      frac /= 10;
-      --digits;
-    }
-    std::string f = std::to_string(frac);
-    s += '.';
-    s.append(static_cast<std::size_t>(digits) - f.size(), '0');
-    s += f;
-  }
-  return s;
-}
+/// The HPA API's caps (pkg/apis/autoscaling/validation): stabilizationWindowSeconds and
+/// periodSeconds.
+inline constexpr std::int64_t max_stabilization_window_s = 3600;
+inline constexpr std::int64_t max_policy_period_s = 1800;
 
 /// A target or threshold as a quantity string: finite, > 0 and a whole number of milli-units
 /// (the HPA compares milli-units; KEDA truncates its threshold to them).
 [[nodiscard]] inline std::string target_quantity(const char* name, double value) {
-  if (!(headroom::detail::is_finite(value) && value > 0.0 && value <= 1e15))
+  if (!(headroom::detail::is_finite(value) && value > 0.0 && value <= largest_quantity))
     headroom::detail::fail(name, value, "must be finite and > 0");
-  const double milli = value * 1000.0;
-  if (std::abs(milli - std::round(milli)) > 1e-6 * std::max(1.0, std::abs(milli)) ||
+  const double milli = value * static_cast<double>(milli_per_unit);
+  if (std::abs(milli - std::round(milli)) >
+          whole_milli_tolerance * std::max(1.0, std::abs(milli)) ||
       std::round(milli) < 1.0)
     headroom::detail::fail(name, value,
                            "must be a whole number of milli-units (round it with "
                            "in_flight_target)");
   return decimal_milli(value);
 }
-
-/// Indentation-aware YAML line writer over a std::string.
-class yaml_writer {
- public:
-  explicit yaml_writer(std::string& out) noexcept : out_(out) {}
-  void comment(std::string_view text) {
-    out_ += "# ";
-    out_ += text;
-    out_ += '\n';
-  }
-  /// "key:" opening a nested block.
-  void open(int indent, std::string_view key) {
-    start(indent);
-    out_ += key;
-    out_ += ":\n";
-  }
-  /// "key: value" with value written as a YAML string.
-  void string(int indent, std::string_view key, std::string_view value) {
-    start(indent);
-    out_ += key;
-    out_ += ": ";
-    append_yaml_scalar(out_, value);
-    out_ += '\n';
-  }
-  /// "key: 15" (an integer field).
-  void integer(int indent, std::string_view key, std::int64_t value) {
-    start(indent);
-    out_ += key;
-    out_ += ": ";
-    out_ += std::to_string(value);
-    out_ += '\n';
-  }
-  /// The next key starts a sequence item ("- key: ..."); the item's keys use indent + 2.
-  void item(int indent) {
-    out_.append(static_cast<std::size_t>(indent), ' ');
-    out_ += "- ";
-    item_ = true;
-  }
-
- private:
-  void start(int indent) {
-    if (!item_) out_.append(static_cast<std::size_t>(indent), ' ');
-    item_ = false;
-  }
-  std::string& out_;
-  bool item_ = false;
-};
 
 inline void check_workload(const scaled_workload& w) {
   if (!is_dns1123_subdomain(w.name))
@@ -377,11 +273,11 @@ inline void check_workload(const scaled_workload& w) {
   if (!is_dns1123_subdomain(w.target_name))
     headroom::detail::fail("workload.target_name", w.target_name,
                            "must be a DNS-1123 subdomain (lowercase a-z, 0-9, '-', '.')");
-  if (!is_path_segment_name(w.target_kind) || !prometheus::detail::valid_utf8(w.target_kind))
+  if (!is_path_segment_name(w.target_kind) || !headroom::detail::valid_utf8(w.target_kind))
     headroom::detail::fail("workload.target_kind", w.target_kind, "must be a Kubernetes kind");
   if (w.target_api_version.empty() ||
       w.target_api_version.find_first_of(" \t\n:") != std::string::npos ||
-      !prometheus::detail::valid_utf8(w.target_api_version))
+      !headroom::detail::valid_utf8(w.target_api_version))
     headroom::detail::fail("workload.target_api_version", w.target_api_version,
                            "must be an apiVersion such as apps/v1");
 }
@@ -399,10 +295,10 @@ inline void check_rules(const scaling_rules& r, const char* window_name) {
 /// Validates config as the autoscaler does, plus the API's caps on windows and periods.
 inline void check_config(const autoscaler_config& config) {
   static_cast<void>(autoscaler(config));  // throws invalid_argument naming config.*
-  if (!(config.scale_up_tolerance <= 1e6))
+  if (!(config.scale_up_tolerance <= largest_tolerance))
     headroom::detail::fail("config.scale_up_tolerance", config.scale_up_tolerance,
                            "must be <= 1e6");
-  if (!(config.scale_down_tolerance <= 1e6))
+  if (!(config.scale_down_tolerance <= largest_tolerance))
     headroom::detail::fail("config.scale_down_tolerance", config.scale_down_tolerance,
                            "must be <= 1e6");
   if (config.behavior) {
@@ -427,8 +323,12 @@ inline void write_target_ref(yaml_writer& y, const scaled_workload& w) {
   y.string(4, "name", w.target_name);
 }
 
+/// Which manifest a writer writes: the behavior's tolerance field and some notes differ.
+enum class manifest_kind : std::uint8_t { horizontal_pod_autoscaler, scaled_object };
+
 /// Comments for library settings that no manifest field carries.
-inline void write_notes(yaml_writer& y, const autoscaler_config& c, bool hpa) {
+inline void write_notes(yaml_writer& y, const autoscaler_config& c, manifest_kind kind) {
+  const bool hpa = kind == manifest_kind::horizontal_pod_autoscaler;
   if (hpa && c.min_replicas == 0)
     y.comment("minReplicas 0 needs the HPAScaleToZero feature gate (KEDA does it natively).");
   const bool tolerances =
@@ -442,7 +342,7 @@ inline void write_notes(yaml_writer& y, const autoscaler_config& c, bool hpa) {
       y.comment(
           "headroom: the tolerances differ from 0.1; without a behavior Kubernetes takes them "
           "from --horizontal-pod-autoscaler-tolerance.");
-    if (c.downscale_stabilization != std::chrono::seconds{300})
+    if (c.downscale_stabilization != default_downscale_stabilization)
       y.comment(
           "headroom: downscale_stabilization differs from 300 s; without a behavior Kubernetes "
           "takes it from --horizontal-pod-autoscaler-downscale-stabilization.");
@@ -461,9 +361,18 @@ inline void write_notes(yaml_writer& y, const autoscaler_config& c, bool hpa) {
         "downscale_stabilization.");
 }
 
-inline void write_rules(yaml_writer& y, int indent, std::string_view key, const scaling_rules& r,
-                        bool up, double tolerance, bool with_tolerance, std::int32_t max_replicas) {
-  y.open(indent, key);
+/// The "unlimited" policy written for an empty policy list: each period is the shortest the
+/// API accepts; down, a Percent policy of the whole fleet.
+inline constexpr std::int64_t unlimited_policy_period_s = 1;
+inline constexpr std::int64_t whole_fleet_percent = 100;
+
+/// One direction's HPAScalingRules; its tolerance only in an HPA, and only when it is not
+/// the default.
+inline void write_rules(yaml_writer& y, int indent, const scaling_rules& r,
+                        headroom::detail::scale_direction direction, double tolerance,
+                        manifest_kind kind, std::int32_t max_replicas) {
+  const bool up = direction == headroom::detail::scale_direction::up;
+  y.open(indent, up ? "scaleUp" : "scaleDown");
   // An unset window stays unset: the API server and the controller default it (0 s up, the
   // --horizontal-pod-autoscaler-downscale-stabilization flag down).
   if (r.stabilization_window)
@@ -476,8 +385,8 @@ inline void write_rules(yaml_writer& y, int indent, std::string_view key, const 
     // per 1 s allows trunc(start * 0) = 0 <= minReplicas, so only the min clamp binds.
     y.item(indent + 4);
     y.string(indent + 6, "type", up ? "Pods" : "Percent");
-    y.integer(indent + 6, "value", up ? max_replicas : 100);
-    y.integer(indent + 6, "periodSeconds", 1);
+    y.integer(indent + 6, "value", up ? max_replicas : whole_fleet_percent);
+    y.integer(indent + 6, "periodSeconds", unlimited_policy_period_s);
   }
   for (const auto& p : r.policies) {
     y.item(indent + 4);
@@ -486,22 +395,23 @@ inline void write_rules(yaml_writer& y, int indent, std::string_view key, const 
     y.integer(indent + 6, "periodSeconds", p.period.count());
   }
   // spec.behavior.*.tolerance (Kubernetes 1.33+, feature gate HPAConfigurableTolerance).
-  if (with_tolerance && tolerance != default_tolerance)
+  if (kind == manifest_kind::horizontal_pod_autoscaler && tolerance != default_tolerance)
     y.string(indent + 2, "tolerance", decimal_milli(tolerance));
 }
 
+/// spec.behavior (an HPA) or advanced.horizontalPodAutoscalerConfig.behavior (KEDA).
 inline void write_behavior(yaml_writer& y, int indent, const autoscaler_config& c,
-                           bool with_tolerance) {
+                           manifest_kind kind) {
   if (!c.behavior) return;
   y.open(indent, "behavior");
-  write_rules(y, indent + 2, "scaleUp", c.behavior->scale_up, true, c.scale_up_tolerance,
-              with_tolerance, c.max_replicas);
-  write_rules(y, indent + 2, "scaleDown", c.behavior->scale_down, false, c.scale_down_tolerance,
-              with_tolerance, c.max_replicas);
+  write_rules(y, indent + 2, c.behavior->scale_up, headroom::detail::scale_direction::up,
+              c.scale_up_tolerance, kind, c.max_replicas);
+  write_rules(y, indent + 2, c.behavior->scale_down, headroom::detail::scale_direction::down,
+              c.scale_down_tolerance, kind, c.max_replicas);
 }
 
 inline void check_metric_name(const metric_spec& m) {
-  if (!is_path_segment_name(m.name) || !prometheus::detail::valid_utf8(m.name))
+  if (!is_path_segment_name(m.name) || !headroom::detail::valid_utf8(m.name))
     headroom::detail::fail("config.metrics.name", m.name,
                            "must be valid UTF-8, non-empty, not '.' or '..', without '/' or '%'");
 }
@@ -510,13 +420,9 @@ inline void write_hpa_target(yaml_writer& y, int indent, const metric_spec& m) {
   y.open(indent, "target");
   y.string(indent + 2, "type", to_string(m.target_type));
   switch (m.target_type) {
-    case metric_target_type::utilization: {
-      if (m.target != std::floor(m.target) || m.target > 1e9)
-        headroom::detail::fail("config.metrics.target", m.target,
-                               "must be a whole percent for averageUtilization");
+    case metric_target_type::utilization:  // a whole int32 percent (the autoscaler checked)
       y.integer(indent + 2, "averageUtilization", static_cast<std::int64_t>(m.target));
       break;
-    }
     case metric_target_type::value:
       y.string(indent + 2, "value", target_quantity("config.metrics.target", m.target));
       break;
@@ -546,7 +452,7 @@ inline void append_horizontal_pod_autoscaler(std::string& out, const scaled_work
                              "a ContainerResource metric needs a container name; use Resource");
   }
   detail::yaml_writer y(out);
-  detail::write_notes(y, config, true);
+  detail::write_notes(y, config, detail::manifest_kind::horizontal_pod_autoscaler);
   detail::write_metadata(y, "autoscaling/v2", "HorizontalPodAutoscaler", workload);
   y.open(0, "spec");
   detail::write_target_ref(y, workload);
@@ -573,73 +479,116 @@ inline void append_horizontal_pod_autoscaler(std::string& out, const scaled_work
         break;
     }
   }
-  detail::write_behavior(y, 2, config, true);
+  detail::write_behavior(y, 2, config, detail::manifest_kind::horizontal_pod_autoscaler);
 }
+
+namespace detail {
+
+/// True for an http:// or https:// URL with something after the scheme.
+[[nodiscard]] constexpr bool is_http_url(std::string_view s) noexcept {
+  for (const std::string_view scheme : {std::string_view("http://"), std::string_view("https://")})
+    if (s.starts_with(scheme) && s.size() > scheme.size()) return true;
+  return false;
+}
+
+/// The trigger that serves metric m, or throws: each config metric has exactly one trigger,
+/// found by name, and a trigger that names no config metric is a caller's mix-up.
+[[nodiscard]] inline const keda_prometheus_trigger& trigger_for(const keda_prometheus_options& keda,
+                                                                const metric_spec& m) {
+  const keda_prometheus_trigger* found = nullptr;
+  for (const auto& t : keda.triggers) {
+    if (t.metric_name != m.name) continue;
+    if (found != nullptr)
+      headroom::detail::fail("keda.triggers.metric_name", t.metric_name,
+                             "names one metric in two triggers");
+    found = &t;
+  }
+  if (found == nullptr)
+    headroom::detail::fail("keda.triggers", m.name,
+                           "must hold a trigger for every config.metrics entry (by name)");
+  return *found;
+}
+
+/// Checks what KEDA's ScaledObject needs beyond an HPA: the server, one trigger per metric
+/// (and none for a metric the config lacks), queries, thresholds, the cooldown, whole-second
+/// polling and no Resource or Utilization metric.
+inline void check_keda(const autoscaler_config& config, const keda_prometheus_options& keda) {
+  const auto& address = keda.server_address;
+  if (!is_http_url(address) || !headroom::detail::valid_utf8(address))
+    headroom::detail::fail("keda.server_address", address, "must be an http:// or https:// URL");
+  for (const auto& m : config.metrics) {
+    if (m.source == metric_source::resource || m.source == metric_source::container_resource ||
+        m.target_type == metric_target_type::utilization)
+      headroom::detail::fail("config.metrics.source", m.name,
+                             "a Resource/Utilization metric has no prometheus trigger");
+    static_cast<void>(trigger_for(keda, m));
+  }
+  for (const auto& t : keda.triggers) {
+    const bool known = std::any_of(config.metrics.begin(), config.metrics.end(),
+                                   [&](const metric_spec& m) { return m.name == t.metric_name; });
+    if (!known)
+      headroom::detail::fail("keda.triggers.metric_name", t.metric_name,
+                             "must name a config.metrics entry");
+    if (t.query.find_first_not_of(" \t\n") == std::string::npos)
+      headroom::detail::fail("keda.triggers.query", t.query, "must not be empty");
+    if (!headroom::detail::valid_utf8(t.query))
+      headroom::detail::fail("keda.triggers.query", t.query, "must be valid UTF-8");
+    const double threshold = t.activation_threshold;
+    if (!(headroom::detail::is_finite(threshold) && threshold >= 0.0 &&
+          threshold <= largest_quantity))
+      headroom::detail::fail("keda.triggers.activation_threshold", threshold,
+                             "must be finite and >= 0");
+  }
+  constexpr auto int32_max = std::numeric_limits<std::int32_t>::max();  // KEDA's int32 fields
+  if (keda.cooldown_period.count() < 0 || keda.cooldown_period.count() > int32_max)
+    headroom::detail::fail("keda.cooldown_period", keda.cooldown_period, "must be >= 0");
+  const auto polling = std::chrono::duration_cast<std::chrono::seconds>(config.sync_period);
+  if (polling != config.sync_period || polling.count() > int32_max)
+    headroom::detail::fail("config.sync_period", config.sync_period,
+                           "must be whole seconds (KEDA pollingInterval)");
+}
+
+}  // namespace detail
 
 /// Appends a KEDA ScaledObject (keda.sh/v1alpha1) for `workload`: pollingInterval from
 /// config.sync_period (whole seconds), cooldownPeriod, min/maxReplicaCount, the behavior under
-/// advanced.horizontalPodAutoscalerConfig, and one prometheus trigger per config metric with
-/// metricType AverageValue/Value and threshold = the metric's target (Resource/Utilization
-/// metrics throw: they have no Prometheus trigger here).
+/// advanced.horizontalPodAutoscalerConfig, and one prometheus trigger per config metric (in
+/// config order, with the query of keda's trigger of that name) with metricType
+/// AverageValue/Value and threshold = the metric's target. Throws for a Resource/Utilization
+/// metric (no Prometheus trigger here), and for a metric without its trigger or a trigger
+/// without its metric.
 inline void append_scaled_object(std::string& out, const scaled_workload& workload,
                                  const autoscaler_config& config,
                                  const keda_prometheus_options& keda) {
   detail::check_workload(workload);
   detail::check_config(config);
-  const auto& addr = keda.server_address;
-  if (!(addr.starts_with("http://") || addr.starts_with("https://")) || addr.size() < 9 ||
-      !prometheus::detail::valid_utf8(addr))
-    headroom::detail::fail("keda.server_address", addr, "must be an http:// or https:// URL");
-  if (keda.queries.size() != config.metrics.size())
-    headroom::detail::fail("keda.queries", keda.queries.size(),
-                           "must hold one query per config.metrics entry");
-  for (const auto& q : keda.queries)
-    if (q.find_first_not_of(" \t\n") == std::string::npos)
-      headroom::detail::fail("keda.queries", q, "must not be empty");
-    else if (!prometheus::detail::valid_utf8(q))
-      headroom::detail::fail("keda.queries", q, "must be valid UTF-8");
-  const double act = keda.activation_threshold;
-  if (!(headroom::detail::is_finite(act) && act >= 0.0 && act <= 1e15))
-    headroom::detail::fail("keda.activation_threshold", act, "must be finite and >= 0");
-  if (keda.cooldown_period.count() < 0 ||
-      keda.cooldown_period.count() > std::numeric_limits<std::int32_t>::max())
-    headroom::detail::fail("keda.cooldown_period", keda.cooldown_period, "must be >= 0");
-  const auto polling = config.sync_period;
-  if (polling.count() % 1000 != 0 ||
-      polling.count() / 1000 > std::numeric_limits<std::int32_t>::max())
-    headroom::detail::fail("config.sync_period", polling,
-                           "must be whole seconds (KEDA pollingInterval)");
-  for (const auto& m : config.metrics)
-    if (m.source == metric_source::resource || m.source == metric_source::container_resource ||
-        m.target_type == metric_target_type::utilization)
-      headroom::detail::fail("config.metrics.source", m.name,
-                             "a Resource/Utilization metric has no prometheus trigger");
-
+  detail::check_keda(config, keda);
   detail::yaml_writer y(out);
-  detail::write_notes(y, config, false);
+  detail::write_notes(y, config, detail::manifest_kind::scaled_object);
   detail::write_metadata(y, "keda.sh/v1alpha1", "ScaledObject", workload);
   y.open(0, "spec");
   detail::write_target_ref(y, workload);
-  y.integer(2, "pollingInterval", polling.count() / 1000);
+  y.integer(2, "pollingInterval",
+            std::chrono::duration_cast<std::chrono::seconds>(config.sync_period).count());
   y.integer(2, "cooldownPeriod", keda.cooldown_period.count());
   y.integer(2, "minReplicaCount", config.min_replicas);
   y.integer(2, "maxReplicaCount", config.max_replicas);
   if (config.behavior) {
     y.open(2, "advanced");
     y.open(4, "horizontalPodAutoscalerConfig");
-    detail::write_behavior(y, 6, config, false);
+    detail::write_behavior(y, 6, config, detail::manifest_kind::scaled_object);
   }
   y.open(2, "triggers");
-  for (std::size_t i = 0; i < config.metrics.size(); ++i) {
-    const auto& m = config.metrics[i];
+  for (const auto& m : config.metrics) {
+    const keda_prometheus_trigger& trigger = detail::trigger_for(keda, m);
     y.item(4);
     y.string(6, "type", "prometheus");
     y.string(6, "metricType", to_string(m.target_type));
     y.open(6, "metadata");
-    y.string(8, "serverAddress", addr);
-    y.string(8, "query", keda.queries[i]);
+    y.string(8, "serverAddress", keda.server_address);
+    y.string(8, "query", trigger.query);
     y.string(8, "threshold", detail::target_quantity("config.metrics.target", m.target));
-    y.string(8, "activationThreshold", detail::decimal_milli(act));
+    y.string(8, "activationThreshold", detail::decimal_milli(trigger.activation_threshold));
   }
 }
 

@@ -92,7 +92,8 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
   const T rate = detail::require_non_negative("rate_per_second", static_cast<T>(rate_per_second));
   const T rho = detail::require_unit_positive("rho_target", rho_target);
   const T mu = detail::require_positive("capacity", capacity);
-  return detail::require_ceil_count("rate_per_second", rate / (rho * mu));
+  return detail::require_ceil_count("rate_per_second",
+                                    detail::cxm::product_ratio({rate}, {rho, mu}));
 }
 
 /// Standard error of a conformance measured as a frequency over n requests,
@@ -111,7 +112,8 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
                                                                 detail::same_t<T> standard_error) {
   const T q = detail::require_unit("conformance", static_cast<T>(conformance));
   const T se = detail::require_positive("standard_error", standard_error);
-  return detail::require_ceil_count("standard_error", q * (T(1) - q) / (se * se));
+  return detail::require_ceil_count("standard_error",
+                                    detail::cxm::product_ratio({q, T(1) - q}, {se, se}));
 }
 
 // ============================================================================================
@@ -126,8 +128,11 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
   const T n = detail::require_non_negative("users", static_cast<T>(users));
   const T w = detail::require_non_negative_seconds<T>("sojourn", sojourn);
   const T z = detail::require_non_negative_seconds<T>("think_time", think_time);
-  if (!(w + z > T(0))) detail::fail("sojourn", sojourn, "sojourn + think_time must be > 0");
-  return n / (w + z);
+  if (!(w > T(0) || z > T(0)))
+    detail::fail("sojourn", sojourn, "sojourn + think_time must be > 0");
+  // N / (W + Z), both halved where their sum would overflow (exactly: they are then huge).
+  const T scale = w + z <= std::numeric_limits<T>::max() ? T(1) : T(0.5);
+  return detail::cxm::product_ratio({n, scale}, {w * scale + z * scale});
 }
 
 /// Mean response time of a closed loop that runs at λ: W = N/λ − Z. A rate above N/Z is
@@ -564,20 +569,27 @@ constexpr T erlang_c_value(std::int64_t servers, T a) noexcept {
   return erlang_c_from_b(servers, a, erlang_b_value(servers, a));
 }
 
+// (cμ − λ)·t, the exponent of the M/M/c wait tail, as μ(c − a)·t with a = λ/μ < c: never
+// ∞ × 0 (cμ overflowing while t is 0), which made the conformance NaN and could keep
+// mmc_servers_needed from ever finding its answer.
+template <class T>
+constexpr T mmc_decay(T mu, std::int64_t servers, T a, T t) noexcept {
+  return cxm::product_ratio({mu, static_cast<T>(servers) - a, t});
+}
+
 /// P(W_q <= t) = 1 − C·e^{−(cμ − λ)t} from Erlang B = b, a = λ/μ < c: the one expression
 /// mmc_wait_conformance and mmc_servers_needed both use.
 template <class T>
-constexpr T mmc_wait_conformance_from_b(T lambda, T mu, std::int64_t servers, T a, T t,
-                                        T b) noexcept {
+constexpr T mmc_wait_conformance_from_b(T mu, std::int64_t servers, T a, T t, T b) noexcept {
   const T wait = erlang_c_from_b(servers, a, b);
-  return T(1) - wait * cxm::exp(-(static_cast<T>(servers) * mu - lambda) * t);
+  return T(1) - wait * cxm::exp(-mmc_decay(mu, servers, a, t));
 }
 
 /// P(W_q <= t) of an M/M/c queue with offered load a = λ/μ; 0 when unstable.
 template <class T>
-constexpr T mmc_wait_conformance_value(T lambda, T mu, std::int64_t servers, T a, T t) noexcept {
+constexpr T mmc_wait_conformance_value(T mu, std::int64_t servers, T a, T t) noexcept {
   if (!(a < static_cast<T>(servers))) return T(0);
-  return mmc_wait_conformance_from_b(lambda, mu, servers, a, t, erlang_b_value(servers, a));
+  return mmc_wait_conformance_from_b(mu, servers, a, t, erlang_b_value(servers, a));
 }
 
 /// The smallest c with mmc_wait_conformance_value >= q (λ >= 0, μ > 0, t >= 0, q in (0, 1)).
@@ -597,16 +609,16 @@ constexpr std::int64_t mmc_servers_needed_value(T lambda, T mu, T t, T q) noexce
     const auto wide_a = static_cast<carried>(a);
     carried b = erlang_b_recurrence(low, wide_a);
     for (;;) {
-      if (mmc_wait_conformance_from_b(lambda, mu, low, a, t, static_cast<T>(b)) >= q) return low;
+      if (mmc_wait_conformance_from_b(mu, low, a, t, static_cast<T>(b)) >= q) return low;
       if (low == erlang_recurrence_max_servers) break;
       ++low;
       b = erlang_b_step(low, wide_a, b);
     }
-  } else if (mmc_wait_conformance_value(lambda, mu, low, a, t) >= q) {
+  } else if (mmc_wait_conformance_value(mu, low, a, t) >= q) {
     return low;
   }
   const auto meets = [&](std::int64_t c) {
-    return mmc_wait_conformance_value(lambda, mu, c, a, t) >= q;
+    return mmc_wait_conformance_value(mu, c, a, t) >= q;
   };
   // !meets(low)
   std::int64_t step = 1;
@@ -625,6 +637,7 @@ constexpr std::int64_t mmc_servers_needed_value(T lambda, T mu, T t, T q) noexce
   }
   return high;
 }
+
 }  // namespace detail
 
 /// Erlang B, the blocking probability of an M/M/c/c loss system with offered load a = λ/μ
@@ -677,7 +690,7 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
   const auto c = detail::require_count_at_least("servers", servers, 1);
   const T t = detail::require_non_negative_seconds<T>("threshold", threshold);
   const T a = detail::require_offered_load("arrival_rate", lambda / mu);
-  return detail::mmc_wait_conformance_value(lambda, mu, c, a, t);
+  return detail::mmc_wait_conformance_value(mu, c, a, t);
 }
 
 /// Mean wait in queue W_q = C/(cμ − λ). +infinity when unstable.
@@ -691,7 +704,8 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
   const T a = detail::require_offered_load("arrival_rate", lambda / mu);
   if (!(a < static_cast<T>(c))) return detail::seconds_t<T>(std::numeric_limits<T>::infinity());
   const T wait = detail::erlang_c_value(c, a);
-  return detail::seconds_t<T>(wait / (static_cast<T>(c) * mu - lambda));
+  // wait / (cμ − λ), with cμ − λ = μ(c − a): cμ may overflow where the difference does not.
+  return detail::seconds_t<T>(detail::cxm::product_ratio({wait}, {mu, static_cast<T>(c) - a}));
 }
 
 /// Mean sojourn W = W_q + 1/μ. +infinity when unstable.
@@ -746,8 +760,10 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
   const T mu = detail::require_positive("service_rate", service_rate);
   const T cv = detail::require_non_negative("service_cv", service_cv);
   if (!(lambda < mu)) return detail::seconds_t<T>(std::numeric_limits<T>::infinity());
-  const T rho = lambda / mu;
-  return detail::seconds_t<T>(rho * (T(1) + cv * cv) / (T(2) * (mu - lambda)));
+  // ρ(1 + cv²) / (2(μ − λ)) as two products, so that a large cv cannot meet ρ = 0 (0 × ∞).
+  const T gap = mu - lambda;
+  return detail::seconds_t<T>(detail::cxm::product_ratio({lambda}, {mu, T(2), gap}) +
+                              detail::cxm::product_ratio({lambda, cv, cv}, {mu, T(2), gap}));
 }
 
 /// M/G/1 mean sojourn W = W_q + 1/μ. +infinity when unstable.

@@ -16,6 +16,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string_view>
 
@@ -102,7 +103,8 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
                                          detail::same_t<T> kv_bytes_per_token) {
   const T b = detail::require_non_negative("batch", static_cast<T>(batch));
   const T n = detail::require_non_negative("context_tokens", context_tokens);
-  return b * n * detail::require_non_negative("kv_bytes_per_token", kv_bytes_per_token);
+  const T m = detail::require_non_negative("kv_bytes_per_token", kv_bytes_per_token);
+  return detail::cxm::product_ratio({b, n, m});  // 0 if any is 0, never NaN
 }
 
 /// GPUs whose memory holds the weights at least: ceil(M_w / memory per GPU) (140 GB on 80 GB
@@ -128,7 +130,7 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
   const T n = detail::require_non_negative("parameters", static_cast<T>(parameters));
   const T nu = detail::require_non_negative("tokens_per_second", tokens_per_second);
   const T peak = detail::require_positive("peak_flops_per_second", peak_flops_per_second);
-  return T(2) * n * nu / peak;
+  return detail::cxm::product_ratio({T(2), n, nu}, {peak});  // 0 if N_p or ν is 0, never NaN
 }
 
 /// Bandwidth a decode step demands, (M_w + M_kv)/TPOT in bytes/s: 16 GB every 25 ms is
@@ -138,7 +140,9 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
                                            detail::seconds_arg<T> tpot) {
   const T w = detail::require_non_negative("weight_bytes", static_cast<T>(weight_bytes));
   const T kv = detail::require_non_negative("kv_bytes", kv_bytes);
-  return (w + kv) / detail::require_positive_seconds<T>("tpot", tpot);
+  const T t = detail::require_positive_seconds<T>("tpot", tpot);
+  // (w + kv) / t, the sum halved so that it cannot overflow where the quotient does not.
+  return detail::cxm::product_ratio({w / T(2) + kv / T(2), T(2)}, {t});
 }
 
 /// Model bandwidth utilisation, MBU = ((M_w + M_kv)/TPOT) / B_peak [Databricks 2023]: 16 GB
@@ -148,8 +152,11 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
 [[nodiscard]] constexpr T mbu(A weight_bytes, detail::same_t<T> kv_bytes,
                               detail::seconds_arg<T> tpot,
                               detail::same_t<T> peak_bytes_per_second) {
-  const T demand = decode_bandwidth(static_cast<T>(weight_bytes), kv_bytes, tpot);
-  return demand / detail::require_positive("peak_bytes_per_second", peak_bytes_per_second);
+  const T w = detail::require_non_negative("weight_bytes", static_cast<T>(weight_bytes));
+  const T kv = detail::require_non_negative("kv_bytes", kv_bytes);
+  const T t = detail::require_positive_seconds<T>("tpot", tpot);
+  const T peak = detail::require_positive("peak_bytes_per_second", peak_bytes_per_second);
+  return detail::cxm::product_ratio({w / T(2) + kv / T(2), T(2)}, {t, peak});
 }
 
 // ============================================================================================
@@ -186,9 +193,15 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
   const T b = detail::require_non_negative("batch", batch);
   const T ctx = detail::require_non_negative("context_tokens", context_tokens);
   const T m = detail::require_non_negative("kv_bytes_per_token", kv_bytes_per_token);
-  const T bytes = w + b * ctx * m;
-  if (!(bytes > T(0))) detail::fail("weight_bytes", w, "a step must read some bytes");
-  return T(2) * n * b / bytes;
+  const T cache = detail::cxm::product_ratio({b, ctx, m});  // b·n_ctx·m_kv, maybe +inf
+  if (!(w > T(0) || cache > T(0))) detail::fail("weight_bytes", w, "a step must read some bytes");
+  // 2·N_p·b / (M_w + cache) divided through by the larger term, so that no intermediate
+  // overflows: (2·N_p·b / M_w) / (1 + cache/M_w), or (2·N_p / (n_ctx·m_kv)) / (1 + M_w/cache).
+  if (w >= cache)
+    return detail::cxm::product_ratio({T(2), n, b}, {w}) /
+           (T(1) + detail::cxm::product_ratio({b, ctx, m}, {w}));
+  return detail::cxm::product_ratio({T(2), n}, {ctx, m}) /
+         (T(1) + detail::cxm::product_ratio({w}, {b, ctx, m}));
 }
 
 /// The limit of I(b) as b grows, 2·N_p / (n_ctx·m_kv): batching amortises the weights, not the
@@ -198,7 +211,8 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
                                                  detail::same_t<T> kv_bytes_per_token) {
   const T n = detail::require_non_negative("parameters", static_cast<T>(parameters));
   const T ctx = detail::require_positive("context_tokens", context_tokens);
-  return T(2) * n / (ctx * detail::require_positive("kv_bytes_per_token", kv_bytes_per_token));
+  const T m = detail::require_positive("kv_bytes_per_token", kv_bytes_per_token);
+  return detail::cxm::product_ratio({T(2), n}, {ctx, m});
 }
 
 /// true iff a kernel of this intensity is compute-bound on this ridge (I >= ridge).
@@ -237,7 +251,7 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
                                                     detail::same_t<T> ridge) {
   const T n = detail::require_non_negative("parameters", static_cast<T>(parameters));
   const T m = detail::require_positive("kv_bytes_per_token", kv_bytes_per_token);
-  return T(2) * n / (detail::require_positive("ridge", ridge) * m);
+  return detail::cxm::product_ratio({T(2), n}, {detail::require_positive("ridge", ridge), m});
 }
 
 /// The same at a finite batch b: the n_ctx with I(b) = ridge,
@@ -252,9 +266,21 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
   const T b = detail::require_positive("batch", batch);
   const T m = detail::require_positive("kv_bytes_per_token", kv_bytes_per_token);
   const T r = detail::require_positive("ridge", ridge);
-  const T numerator = T(2) * n * b - r * w;
-  if (numerator < T(0)) return std::nullopt;
-  return numerator / (r * b * m);
+  // (2·N_p·b − ridge·M_w) / (ridge·b·m_kv) = 2·N_p/(ridge·m_kv) − M_w/(b·m_kv): both terms
+  // without intermediate overflow; where both exceed T's range they are taken scaled down by
+  // min()^4 (below 2^-500 for float, 2^-4000 for double), which holds any quotient of these.
+  T compute = detail::cxm::product_ratio({T(2), n}, {r, m});
+  T weights = detail::cxm::product_ratio({w}, {b, m});
+  constexpr T tiny = std::numeric_limits<T>::min();
+  const bool scaled = !(compute <= std::numeric_limits<T>::max()) &&
+                      !(weights <= std::numeric_limits<T>::max());
+  if (scaled) {
+    compute = detail::cxm::product_ratio({T(2), n, tiny, tiny, tiny, tiny}, {r, m});
+    weights = detail::cxm::product_ratio({w, tiny, tiny, tiny, tiny}, {b, m});
+  }
+  if (compute < weights) return std::nullopt;
+  if (!scaled) return compute - weights;
+  return detail::cxm::product_ratio({compute - weights}, {tiny, tiny, tiny, tiny});
 }
 
 /// Roofline time of a step: max(bytes / B, FLOPs / P). Pass peak or effective figures; a

@@ -184,8 +184,10 @@ hr::autoscaler_config decode_config(reader& r) {
                                 kind.first == hr::metric_source::pods && k % 2 == 0
                             ? kinds[2]
                             : kind;
-    c.metrics.push_back({(k & 0x40) != 0 ? "cpu" : "memory", chosen.first, chosen.second,
-                         targets[(k >> 1) % targets.size()]});
+    c.metrics.push_back({.name = (k & 0x40) != 0 ? "cpu" : "memory",
+                         .source = chosen.first,
+                         .target_type = chosen.second,
+                         .target = targets[(k >> 1) % targets.size()]});
   }
   static constexpr std::array<double, 12> tolerances{0.1, 0.0,  0.05,  0.5,  1.0,   0.1,
                                                      0.2, 10.0, 1e300, 0.01, nan_v, -0.1};
@@ -200,7 +202,7 @@ hr::autoscaler_config decode_config(reader& r) {
       c.behavior = hr::scaling_behavior{};
       break;
     default:
-      c.behavior = hr::scaling_behavior{rules(r), rules(r)};
+      c.behavior = hr::scaling_behavior{.scale_up = rules(r), .scale_down = rules(r)};
   }
   c.downscale_stabilization = window(r);
   static constexpr std::array<std::int64_t, 8> syncs{15000, 1000, 60000, 100, 5000, 30000, 250, 0};
@@ -266,14 +268,15 @@ hr::metric_observation decode_observation(reader& r, const hr::metric_spec& m,
   const std::size_t n = mode % 65;
   if (mode >= 195) {  // every pod the same and running: one value
     const auto v = quantity(r);
-    for (std::size_t i = 0; i < n; ++i) pods[i] = {.value = v, .request = hr::quantity{1000}};
+    for (std::size_t i = 0; i < n; ++i)
+      pods[i] = {.value = v, .request = hr::quantity{.milli = 1000}};
   } else {
     for (std::size_t i = 0; i < n; ++i) {
       const std::uint8_t b = r.byte();
       pods[i].value = b % 8 == 7 ? std::nullopt : quantity(r);
       pods[i].status = static_cast<hr::pod_status>((b >> 3) % 4);
       pods[i].request = *hr::to_quantity(std::abs(r.pick(requests)));
-      if (b == 255) pods[i].request = hr::quantity{-1};  // must throw
+      if (b == 255) pods[i].request = hr::quantity{.milli = -1};  // must throw
     }
   }
   o.pods = std::span<const hr::pod_sample>(pods.data(), n);
@@ -457,7 +460,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     REQUIRE_INV(seed >= 0);
     md.started = true;
-    md.history.push_back({at, seed});
+    md.history.push_back({.at = at, .replicas = seed});
     md.scaled_to_zero = seed == 0 && c.min_replicas == 0 && has_total;
   } else {
     state = a.initial_state();
@@ -513,7 +516,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     REQUIRE_INV(d.current_replicas == n);
     REQUIRE_INV(d.delta() == desired - n);
     if (!md.started) {
-      md.history.push_back({now, n});
+      md.history.push_back({.at = now, .replicas = n});
       md.started = true;
     }
 
@@ -563,7 +566,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         }
         REQUIRE_INV(d.stabilized_recommendation == expected);
         REQUIRE_INV(desired >= std::min(n, down) || desired >= c.min_replicas);
-        md.history.push_back({now, raw});
+        md.history.push_back({.at = now, .replicas = raw});
 
         // Rate limits from the model's events.
         if (desired > n && !(n == 0 && desired == c.min_replicas)) {
@@ -599,8 +602,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           if (now - events[i].at > longest) events[i].state = hr::scale_event_state::outdated;
           if (events[i].state == hr::scale_event_state::outdated) reuse = i;
         }
-        const hr::scale_event e{now, up_event ? desired - n : n - desired,
-                                hr::scale_event_state::live};
+        const hr::scale_event e{.at = now,
+                                .change = up_event ? desired - n : n - desired,
+                                .state = hr::scale_event_state::live};
         if (reuse < events.size())
           events[reuse] = e;
         else

@@ -5,9 +5,12 @@
 //   /tmp/prom_fuzz -max_total_time=120 tests/fuzz/corpus/prometheus
 // Invariants: no crash or sanitizer report; lenient never fails; a strict failure names a
 // line within the input; every view (names, label names and values, HELP) lies inside the
-// input; a strict success equals the lenient parse; raw_equals(v, unescape(v)) for values.
+// input; a strict success equals the lenient parse; raw_equals(v, unescape(v)) for values;
+// a parse under limits never holds more than they allow, and a page within them parses as
+// it does without them.
 #include <headroom/prometheus.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -65,7 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     require(e.code != prom::parse_errc::none && !e.reason().empty());
   }
 
-  const prom::page lenient = prom::parse(text, {prom::parse_mode::lenient});
+  const prom::page lenient = prom::parse(text, {.mode = prom::parse_mode::lenient});
   require(lenient.ok());
   require(lenient.line_count() == lines);
   check_views(lenient, text);
@@ -79,8 +82,30 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
 
   const prom::page final_newline =
-      prom::parse(text, {prom::parse_mode::strict, /*require_final_newline=*/true});
+      prom::parse(text, {.mode = prom::parse_mode::strict, .require_final_newline = true});
   require(final_newline.ok() == (strict.ok() && !strict.missing_final_newline()));
+
+  // Limits from the input's length: small enough to be reached by the corpus' pages.
+  const prom::parse_options limited{.mode = prom::parse_mode::lenient,
+                                    .max_labels_per_series = 1 + size % 4,
+                                    .max_series_per_page = 1 + size % 7,
+                                    .max_families_per_page = 1 + size % 5};
+  const prom::page bounded = prom::parse(text, limited);
+  require(bounded.ok());
+  check_views(bounded, text);
+  require(bounded.samples().size() <= limited.max_series_per_page);
+  require(bounded.families().size() <= limited.max_families_per_page);
+  for (const prom::sample& s : bounded.samples())
+    require(s.label_count <= limited.max_labels_per_series);
+  std::size_t most_labels = 0;
+  for (const prom::sample& s : lenient.samples())
+    most_labels = std::max(most_labels, s.label_count);
+  if (lenient.samples().size() <= limited.max_series_per_page &&
+      lenient.families().size() <= limited.max_families_per_page &&
+      most_labels <= limited.max_labels_per_series) {
+    require(bounded.skipped().size() == lenient.skipped().size());
+    require(bounded.samples().size() == lenient.samples().size());
+  }
 
   // The queries must cope with whatever the page holds.
   if (!lenient.samples().empty()) {

@@ -10,7 +10,8 @@
 // rates are empty and error_line lies in [1, max(1, lines)]; a leading blank line gives the
 // same rates and moves the error one line down; a missing final newline changes nothing.
 // When it succeeds with <= 2000 rows, a simulator configured from the first bytes runs the
-// day (a fixed, chasing or calendar policy) and its summary must satisfy: 0 <= over_share
+// day (a fixed, peak (sim::peak_fleet: a count that holds the peak within max_replicas, or
+// rejected by name), chasing or calendar policy) and its summary must satisfy: 0 <= over_share
 // <= 1, 0 <= mean_use <= 1 (+1e-12), short_steps and backlog_steps <= steps, replica_hours
 // >= 0 and equal to the trace's sum of paid x step / 3600, 0 <= ready <= paid at every step,
 // peak_paid = max paid, and the cost per million tokens, when present, finite and >= 0.
@@ -71,19 +72,37 @@ void run_day(std::string_view text, const std::vector<double>& rates) {
 
   // Decoded from the first bytes of the text (whatever they are).
   const std::uint8_t b0 = at(text, 0), b1 = at(text, 1), b2 = at(text, 2), b3 = at(text, 3);
-  sim::fleet_day_config config;
-  config.capacity_per_replica = capacities[b0 % capacities.size()];
-  config.target_utilisation = targets[(b0 >> 3) % targets.size()];
-  config.step = seconds{steps[b1 % steps.size()]};
-  config.scale_down_window_steps = 1 + (b1 >> 3) % 8;
-  config.max_replicas = maxima[b2 % maxima.size()];
-  config.price_per_replica_hour = (b2 & 0x40) ? 2.5 : 0.0;
-  config.tokens_per_request = (b2 & 0x80) ? 200.0 : 0.0;
+  const sim::fleet_day_config config{.capacity_per_replica = capacities[b0 % capacities.size()],
+                                     .target_utilisation = targets[(b0 >> 3) % targets.size()],
+                                     .step = seconds{steps[b1 % steps.size()]},
+                                     .scale_down_window_steps = 1 + (b1 >> 3) % 8,
+                                     .max_replicas = maxima[b2 % maxima.size()],
+                                     .price_per_replica_hour = (b2 & 0x40) ? 2.5 : 0.0,
+                                     .tokens_per_request = (b2 & 0x80) ? 200.0 : 0.0};
   sim::fleet_policy policy;
-  switch (b3 % 3) {
+  switch (b3 % 4) {
     case 0:
       policy = sim::fixed_fleet(static_cast<std::int32_t>(b3 >> 2));
       break;
+    case 3: {
+      // The fleet for the peak: a count that holds the peak with no replica to spare, within
+      // max_replicas, or rejected by name (never a cast past std::int32_t).
+      const double peak = *std::max_element(rates.begin(), rates.end());
+      try {
+        policy = sim::peak_fleet(rates, config);
+      } catch (const hr::invalid_argument& e) {
+        REQUIRE_INV(std::string_view(e.parameter()) == "traffic_per_second");
+        REQUIRE_INV(peak / config.capacity_per_replica > static_cast<double>(config.max_replicas));
+        return;
+      }
+      REQUIRE_INV(policy.fixed_replicas >= 0 && policy.fixed_replicas <= config.max_replicas);
+      REQUIRE_INV(static_cast<double>(policy.fixed_replicas) >=
+                  peak / config.capacity_per_replica * (1 - 1e-12));
+      REQUIRE_INV(policy.fixed_replicas == 0 ||
+                  static_cast<double>(policy.fixed_replicas - 1) <
+                      peak / config.capacity_per_replica * (1 + 1e-12));
+      break;
+    }
     case 1:
       policy =
           sim::chase(seconds{starts[(b3 >> 2) % starts.size()]}, spares[(b3 >> 5) % spares.size()]);

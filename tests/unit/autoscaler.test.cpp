@@ -97,11 +97,7 @@ scaling_behavior unlimited_behavior() {
 
 autoscaler_config config_with(metric_spec metric, std::int32_t min_r = 1,
                               std::int32_t max_r = 100) {
-  autoscaler_config c;
-  c.min_replicas = min_r;
-  c.max_replicas = max_r;
-  c.metrics = {std::move(metric)};
-  return c;
+  return {.min_replicas = min_r, .max_replicas = max_r, .metrics = {std::move(metric)}};
 }
 
 // spec = status = ready = n: a settled workload.
@@ -273,8 +269,15 @@ TEST_SUITE("autoscaler") {
   TEST_CASE("autoscaler: Percent rounding / ceil up and truncate down") {
     auto c = config_with(external_average(1.0));
     c.behavior = scaling_behavior{
-        scaling_rules{0s, select_policy::max, {{scaling_policy_type::percent, 50, 60s}}},
-        scaling_rules{0s, select_policy::max, {{scaling_policy_type::percent, 50, 60s}}}};
+        .scale_up =
+            scaling_rules{
+                .stabilization_window = 0s,
+                .select = select_policy::max,
+                .policies = {{.type = scaling_policy_type::percent, .value = 50, .period = 60s}}},
+        .scale_down = scaling_rules{
+            .stabilization_window = 0s,
+            .select = select_policy::max,
+            .policies = {{.type = scaling_policy_type::percent, .value = 50, .period = 60s}}}};
     autoscaler a(c);
     auto s = a.initial_state();
     // Up from 3 by 50 %: ceil(3 x 1.5) = ceil(4.5) = 5.
@@ -287,8 +290,10 @@ TEST_SUITE("autoscaler") {
     CHECK(d.desired_replicas == 2);
     CHECK(d.reason == scale_reason::scale_down_limited);
     // Ceil lets a small percent grow 1 replica: 1 x 1.1 -> 2; truncation: 3 x 0.9 = 2.7 -> 2.
-    c.behavior->scale_up.policies = {{scaling_policy_type::percent, 10, 60s}};
-    c.behavior->scale_down.policies = {{scaling_policy_type::percent, 10, 60s}};
+    c.behavior->scale_up.policies = {
+        {.type = scaling_policy_type::percent, .value = 10, .period = 60s}};
+    c.behavior->scale_down.policies = {
+        {.type = scaling_policy_type::percent, .value = 10, .period = 60s}};
     autoscaler small(c);
     s = small.initial_state();
     CHECK(step_total(small, s, 0s, 1, 100.0).desired_replicas == 2);
@@ -301,14 +306,20 @@ TEST_SUITE("autoscaler") {
     // Down from 10, policies Pods 4 and Percent 50 per 15 s: proposals 6 and 5.
     const auto run = [](select_policy up, select_policy down, std::int32_t ready, double total) {
       auto c = config_with(external_average(1.0));
-      c.behavior = scaling_behavior{scaling_rules{0s,
-                                                  up,
-                                                  {{scaling_policy_type::pods, 4, 15s},
-                                                   {scaling_policy_type::percent, 100, 15s}}},
-                                    scaling_rules{0s,
-                                                  down,
-                                                  {{scaling_policy_type::pods, 4, 15s},
-                                                   {scaling_policy_type::percent, 50, 15s}}}};
+      c.behavior = scaling_behavior{
+          .scale_up =
+              scaling_rules{
+                  .stabilization_window = 0s,
+                  .select = up,
+                  .policies = {{.type = scaling_policy_type::pods, .value = 4, .period = 15s},
+                               {.type = scaling_policy_type::percent,
+                                .value = 100,
+                                .period = 15s}}},
+          .scale_down = scaling_rules{
+              .stabilization_window = 0s,
+              .select = down,
+              .policies = {{.type = scaling_policy_type::pods, .value = 4, .period = 15s},
+                           {.type = scaling_policy_type::percent, .value = 50, .period = 15s}}}};
       autoscaler a(c);
       auto s = a.initial_state();
       return step_total(a, s, 0s, ready, total);
@@ -329,8 +340,15 @@ TEST_SUITE("autoscaler") {
   TEST_CASE("autoscaler: period start accounts for earlier scale events in both directions") {
     auto c = config_with(external_average(1.0));
     c.behavior = scaling_behavior{
-        scaling_rules{0s, select_policy::max, {{scaling_policy_type::pods, 2, 60s}}},
-        scaling_rules{0s, select_policy::max, {{scaling_policy_type::pods, 1, 60s}}}};
+        .scale_up =
+            scaling_rules{
+                .stabilization_window = 0s,
+                .select = select_policy::max,
+                .policies = {{.type = scaling_policy_type::pods, .value = 2, .period = 60s}}},
+        .scale_down = scaling_rules{
+            .stabilization_window = 0s,
+            .select = select_policy::max,
+            .policies = {{.type = scaling_policy_type::pods, .value = 1, .period = 60s}}}};
     autoscaler a(c);
     auto s = a.initial_state();
     // t=0: 10 -> raw 1; down limit 10 - 1 = 9.  Event: -1 at 0.
@@ -416,7 +434,8 @@ TEST_SUITE("autoscaler") {
     CHECK(d.desired_replicas == 0);
     CHECK(d.reason == scale_reason::scaling_disabled);
     CHECK(d.conditions.scaling_active ==
-          headroom::hpa_condition{condition_status::is_false, hpa_reason::scaling_disabled});
+          headroom::hpa_condition{.status = condition_status::is_false,
+                                  .reason = hpa_reason::scaling_disabled});
     // A history saying the controller set 0 itself: 0 replicas, total 12, target 5:
     // ceil(12/5) = ceil(2.4) = 3 (limit max(0, 4) = 4).
     s = a.initial_state(-15s, 0);
@@ -442,7 +461,8 @@ TEST_SUITE("autoscaler") {
     d = step_total(zero, s, 0s, 2, 0.0);
     CHECK(d.desired_replicas == 0);
     CHECK(d.conditions.scaled_to_zero ==
-          headroom::hpa_condition{condition_status::is_true, hpa_reason::scaled_to_zero});
+          headroom::hpa_condition{.status = condition_status::is_true,
+                                  .reason = hpa_reason::scaled_to_zero});
     CHECK(step_total(zero, s, 15s, 0, 12.0).desired_replicas == 3);
   }
 
@@ -509,7 +529,8 @@ TEST_SUITE("autoscaler") {
     CHECK(d.desired_replicas == 2);
     CHECK(d.reason == scale_reason::too_few_replicas);
     CHECK(d.conditions.scaling_limited ==
-          headroom::hpa_condition{condition_status::is_true, hpa_reason::too_few_replicas});
+          headroom::hpa_condition{.status = condition_status::is_true,
+                                  .reason = hpa_reason::too_few_replicas});
   }
 
   TEST_CASE("autoscaler: invalid configuration names the parameter") {
@@ -541,9 +562,15 @@ TEST_SUITE("autoscaler") {
     CHECK(parameter_of(c) == "config.scale_down_tolerance");
     c = config_with(pods_metric(10.0), 0, 5);  // scale to zero needs object/external
     CHECK(parameter_of(c) == "config.min_replicas");
-    c = config_with(metric_spec{"x", metric_source::pods, metric_target_type::value, 1.0});
+    c = config_with(metric_spec{.name = "x",
+                                .source = metric_source::pods,
+                                .target_type = metric_target_type::value,
+                                .target = 1.0});
     CHECK(parameter_of(c) == "config.metrics.target_type");
-    c = config_with(metric_spec{"x", metric_source::pods, metric_target_type::utilization, 50.0});
+    c = config_with(metric_spec{.name = "x",
+                                .source = metric_source::pods,
+                                .target_type = metric_target_type::utilization,
+                                .target = 50.0});
     CHECK(parameter_of(c) == "config.metrics.target_type");
     c = base;
     c.behavior = scaling_behavior{};
@@ -685,8 +712,9 @@ TEST_SUITE("autoscaler") {
     };
     const auto u = [&](double level_milli) { return p(level_milli, 1.0, pod_status::cpu_unready); };
     const auto missing = [](double request = 1.0) { return missing_pod(2 * request); };
-    const pod_sample failed = {
-        .value = std::nullopt, .request = quantity{2000}, .status = pod_status::terminated};
+    const pod_sample failed = {.value = std::nullopt,
+                               .request = quantity{.milli = 2000},
+                               .status = pod_status::terminated};
     // "scale up": 300/500/700 of 1.0, target 30 % -> 50 % -> 5.
     CHECK(one_sync(cpu(30), 3, {p(300), p(500), p(700)}) == 5);
     // "scale up: unready pod scales less" -> 4; "no scale: unready pods ignored" -> 3.
@@ -758,7 +786,8 @@ TEST_SUITE("autoscaler") {
       c.scale_up_tolerance = up;
       const autoscaler a(c);
       auto s = a.initial_state();
-      const metric_observation obs{.value = quantity{static_cast<std::int64_t>(usage_milli)}};
+      const metric_observation obs{.value =
+                                       quantity{.milli = static_cast<std::int64_t>(usage_milli)}};
       return a.step(s, 0s, {.replicas = settled(status), .metrics = {&obs, 1}}).desired_replicas;
     };
     CHECK(per_pod(5000, 3, 20000) == 4);        // "scale up"
@@ -780,7 +809,7 @@ TEST_SUITE("autoscaler") {
       c.scale_up_tolerance = up;
       const autoscaler a(c);
       auto s = a.initial_state();
-      const metric_observation obs{.value = quantity{usage_milli}};
+      const metric_observation obs{.value = quantity{.milli = usage_milli}};
       return a.step(s, 0s, {.replicas = n, .metrics = {&obs, 1}}).desired_replicas;
     };
     CHECK(value(15000, settled(3), 20000) == 4);                            // "scale up"
@@ -865,7 +894,7 @@ TEST_SUITE("autoscaler") {
     const autoscaler a(c);
     CHECK(a.scale_down_window() == 60s);
     CHECK(a.scale_up_window() == 0s);
-    const timestamped_recommendation history[] = {{-90s, 5}};
+    const timestamped_recommendation history[] = {{.at = -90s, .replicas = 5}};
     auto s = a.state_from_history({.recommendations = history});
     auto d = step_total(a, s, 0s, 5, 20.0);
     CHECK(d.desired_replicas == 2);
@@ -923,8 +952,8 @@ TEST_SUITE("autoscaler") {
       "autoscaler: milli-quantities make 0.09 against 0.1 exactly 0.9 (Quantity.MilliValue)") {
     // Kubernetes reads targets and metrics with Quantity.MilliValue(): 90m / 100m = 0.9, which
     // is inside a 0.1 band (1 - 0.1 <= 0.9). In doubles 0.09 / 0.1 = 0.8999999999999999 is not.
-    CHECK(headroom::to_quantity(0.09) == quantity{90});
-    CHECK(headroom::to_quantity(0.1) == quantity{100});
+    CHECK(headroom::to_quantity(0.09) == quantity{.milli = 90});
+    CHECK(headroom::to_quantity(0.1) == quantity{.milli = 100});
     CHECK(0.09 / 0.1 < 0.9);
     const autoscaler a(config_with(external_average(0.1)));
     auto s = a.initial_state();
@@ -933,19 +962,20 @@ TEST_SUITE("autoscaler") {
     CHECK(d.reason == scale_reason::within_tolerance);
     // The same as integer milli-units, and through a Pods metric.
     s = a.initial_state();
-    const metric_observation obs{.value = quantity{90}};
+    const metric_observation obs{.value = quantity{.milli = 90}};
     CHECK(a.step(s, 0s, {.replicas = settled(1), .metrics = {&obs, 1}}).reason ==
           scale_reason::within_tolerance);
     CHECK(one_sync(config_with(pods_metric(0.1)), 2, pods_at({0.09, 0.09})) == 2);
     // MilliValue rounds up to a whole milli-unit: 0.0001 -> 1m; a double's binary error is
     // rounded away first (0.3 -> 300m, not 301m).
-    CHECK(headroom::to_quantity(0.0001) == quantity{1});
-    CHECK(headroom::to_quantity(1e-9) == quantity{1});
-    CHECK(headroom::to_quantity(-1e-9) == quantity{0});
-    CHECK(headroom::to_quantity(0.1 * 3) == quantity{300});
-    CHECK(headroom::to_quantity(-0.0015) == quantity{-1});
+    CHECK(headroom::to_quantity(0.0001) == quantity{.milli = 1});
+    CHECK(headroom::to_quantity(1e-9) == quantity{.milli = 1});
+    CHECK(headroom::to_quantity(-1e-9) == quantity{.milli = 0});
+    CHECK(headroom::to_quantity(0.1 * 3) == quantity{.milli = 300});
+    CHECK(headroom::to_quantity(-0.0015) == quantity{.milli = -1});
     CHECK_FALSE(headroom::to_quantity(missing_value).has_value());
-    CHECK(headroom::to_quantity(1e300) == quantity{std::numeric_limits<std::int64_t>::max()});
+    CHECK(headroom::to_quantity(1e300) ==
+          quantity{.milli = std::numeric_limits<std::int64_t>::max()});
   }
 
   TEST_CASE(
@@ -969,28 +999,41 @@ TEST_SUITE("autoscaler") {
     const std::vector<upstream_case> cases{
         {"empty entries with two-policy-behavior",
          {},
-         {{scaling_policy_type::pods, 10, s60}, {scaling_policy_type::percent, 100, s60}},
-         {{at(0), 5, live}}},
+         {{.type = scaling_policy_type::pods, .value = 10, .period = s60},
+          {.type = scaling_policy_type::percent, .value = 100, .period = s60}},
+         {{.at = at(0), .change = 5, .state = live}}},
         {"one outdated entry to be replaced with behavior",
-         {{at(61), 7, live}},
-         {{scaling_policy_type::pods, 10, s60}, {scaling_policy_type::percent, 100, s60}},
-         {{at(0), 5, live}}},
+         {{.at = at(61), .change = 7, .state = live}},
+         {{.type = scaling_policy_type::pods, .value = 10, .period = s60},
+          {.type = scaling_policy_type::percent, .value = 100, .period = s60}},
+         {{.at = at(0), .change = 5, .state = live}}},
         {"one actual entry to be not touched with behavior",
-         {{at(58), 7, live}},
-         {{scaling_policy_type::pods, 10, s60}, {scaling_policy_type::percent, 100, s60}},
-         {{at(58), 7, live}, {at(0), 5, live}}},
+         {{.at = at(58), .change = 7, .state = live}},
+         {{.type = scaling_policy_type::pods, .value = 10, .period = s60},
+          {.type = scaling_policy_type::percent, .value = 100, .period = s60}},
+         {{.at = at(58), .change = 7, .state = live}, {.at = at(0), .change = 5, .state = live}}},
         {"two entries and one of them to be replaced",
-         {{at(61), 7, live}, {at(59), 6, live}},
-         {{scaling_policy_type::pods, 10, s60}},
-         {{at(0), 5, live}, {at(59), 6, live}}},
+         {{.at = at(61), .change = 7, .state = live}, {.at = at(59), .change = 6, .state = live}},
+         {{.type = scaling_policy_type::pods, .value = 10, .period = s60}},
+         {{.at = at(0), .change = 5, .state = live}, {.at = at(59), .change = 6, .state = live}}},
         {"replace one entry and use policies with different periods",
-         {{at(29), 8, live}, {at(59), 6, live}, {at(61), 7, live}, {at(61), 9, live}},
-         {{scaling_policy_type::pods, 10, s60}, {scaling_policy_type::percent, 100, s30}},
-         {{at(29), 8, live}, {at(59), 6, live}, {at(61), 7, outdated}, {at(0), 5, live}}},
+         {{.at = at(29), .change = 8, .state = live},
+          {.at = at(59), .change = 6, .state = live},
+          {.at = at(61), .change = 7, .state = live},
+          {.at = at(61), .change = 9, .state = live}},
+         {{.type = scaling_policy_type::pods, .value = 10, .period = s60},
+          {.type = scaling_policy_type::percent, .value = 100, .period = s30}},
+         {{.at = at(29), .change = 8, .state = live},
+          {.at = at(59), .change = 6, .state = live},
+          {.at = at(61), .change = 7, .state = outdated},
+          {.at = at(0), .change = 5, .state = live}}},
         {"two entries and both actual",
-         {{at(58), 7, live}, {at(59), 6, live}},
-         {{scaling_policy_type::pods, 10, s120}, {scaling_policy_type::percent, 100, s30}},
-         {{at(58), 7, live}, {at(59), 6, live}, {at(0), 5, live}}},
+         {{.at = at(58), .change = 7, .state = live}, {.at = at(59), .change = 6, .state = live}},
+         {{.type = scaling_policy_type::pods, .value = 10, .period = s120},
+          {.type = scaling_policy_type::percent, .value = 100, .period = s30}},
+         {{.at = at(58), .change = 7, .state = live},
+          {.at = at(59), .change = 6, .state = live},
+          {.at = at(0), .change = 5, .state = live}}},
     };
     for (const auto& k : cases) {
       CAPTURE(k.name);
@@ -999,7 +1042,8 @@ TEST_SUITE("autoscaler") {
       c.behavior->scale_up.policies = k.policies;
       std::chrono::seconds longest{0};
       for (const auto& p : k.policies) longest = std::max(longest, p.period);
-      c.behavior->scale_up.policies.push_back({scaling_policy_type::pods, 100, longest});
+      c.behavior->scale_up.policies.push_back(
+          {.type = scaling_policy_type::pods, .value = 100, .period = longest});
       const autoscaler a(c);
       auto s = a.state_from_history({.scale_up_events = k.before});
       const auto d = step_total(a, s, ms{1'000'000}, 10, 15.0);
@@ -1011,10 +1055,17 @@ TEST_SUITE("autoscaler") {
     // +7 of 61 s ago (outdated for the 60 s up policies): start = 10 - 7 = 3, limit 2.
     auto c = config_with(external_average(1.0), 1, 15);
     c.behavior = scaling_behavior{
-        scaling_rules{0s, select_policy::max, {{scaling_policy_type::pods, 10, s60}}},
-        scaling_rules{0s, select_policy::max, {{scaling_policy_type::pods, 1, s120}}}};
+        .scale_up =
+            scaling_rules{
+                .stabilization_window = 0s,
+                .select = select_policy::max,
+                .policies = {{.type = scaling_policy_type::pods, .value = 10, .period = s60}}},
+        .scale_down = scaling_rules{
+            .stabilization_window = 0s,
+            .select = select_policy::max,
+            .policies = {{.type = scaling_policy_type::pods, .value = 1, .period = s120}}}};
     const autoscaler a(c);
-    const scale_event up_before[] = {{at(61), 7, outdated}};
+    const scale_event up_before[] = {{.at = at(61), .change = 7, .state = outdated}};
     auto s = a.state_from_history({.scale_up_events = up_before});
     const auto d = step_total(a, s, ms{1'000'000}, 10, 1.0);
     CHECK(d.desired_replicas == 2);
@@ -1038,7 +1089,8 @@ TEST_SUITE("autoscaler") {
     CHECK(std::find(names.begin(), names.end(), "") == names.end());
 
     using headroom::hpa_condition;
-    const hpa_condition within{condition_status::is_false, hpa_reason::desired_within_range};
+    const hpa_condition within{.status = condition_status::is_false,
+                               .reason = hpa_reason::desired_within_range};
     auto c = config_with(pods_metric(10.0));
     c.behavior = scaling_behavior{};
     const autoscaler a(c);
@@ -1046,34 +1098,35 @@ TEST_SUITE("autoscaler") {
     // A rescale limited by the up policies: AbleToScale SucceededRescale, ScalingActive
     // ValidMetricFound, ScalingLimited True/ScaleUpLimit, ScaledToZero False/NotScaledToZero.
     auto d = step_pods(a, s, 0s, pods_at({100, 100, 100}));
-    CHECK(d.conditions.able_to_scale ==
-          hpa_condition{condition_status::is_true, hpa_reason::succeeded_rescale});
-    CHECK(d.conditions.scaling_active ==
-          hpa_condition{condition_status::is_true, hpa_reason::valid_metric_found});
+    CHECK(d.conditions.able_to_scale == hpa_condition{.status = condition_status::is_true,
+                                                      .reason = hpa_reason::succeeded_rescale});
+    CHECK(d.conditions.scaling_active == hpa_condition{.status = condition_status::is_true,
+                                                       .reason = hpa_reason::valid_metric_found});
     CHECK(d.conditions.scaling_limited ==
-          hpa_condition{condition_status::is_true, hpa_reason::scale_up_limit});
-    CHECK(d.conditions.scaled_to_zero ==
-          hpa_condition{condition_status::is_false, hpa_reason::not_scaled_to_zero});
+          hpa_condition{.status = condition_status::is_true, .reason = hpa_reason::scale_up_limit});
+    CHECK(d.conditions.scaled_to_zero == hpa_condition{.status = condition_status::is_false,
+                                                       .reason = hpa_reason::not_scaled_to_zero});
     // Held by the down window: ScaleDownStabilized, no rescale, ScalingLimited False.
     d = step_pods(a, s, 15s, pods_at({1, 1, 1, 1, 1, 1, 1}));
     CHECK(d.desired_replicas == 7);
-    CHECK(d.conditions.able_to_scale ==
-          hpa_condition{condition_status::is_true, hpa_reason::scale_down_stabilized});
+    CHECK(d.conditions.able_to_scale == hpa_condition{.status = condition_status::is_true,
+                                                      .reason = hpa_reason::scale_down_stabilized});
     CHECK(d.conditions.scaling_limited == within);
     CHECK(d.conditions.scaled_to_zero.status == condition_status::unset);
     // In band, nothing to do: ReadyForNewScale.
     d = step_pods(a, s, 30s, std::vector<pod_sample>(7, pod(10)));
-    CHECK(d.conditions.able_to_scale ==
-          hpa_condition{condition_status::is_true, hpa_reason::ready_for_new_scale});
+    CHECK(d.conditions.able_to_scale == hpa_condition{.status = condition_status::is_true,
+                                                      .reason = hpa_reason::ready_for_new_scale});
     CHECK(d.conditions.scaling_limited == within);
     // A Resource metric failing: FailedGetResourceMetric, AbleToScale SucceededGetScale.
     const autoscaler r(config_with(utilization_metric(50)));
     s = r.initial_state();
     d = step_pods(r, s, 0s, {missing_pod(), missing_pod()});
     CHECK(d.conditions.scaling_active ==
-          hpa_condition{condition_status::is_false, hpa_reason::failed_get_resource_metric});
-    CHECK(d.conditions.able_to_scale ==
-          hpa_condition{condition_status::is_true, hpa_reason::succeeded_get_scale});
+          hpa_condition{.status = condition_status::is_false,
+                        .reason = hpa_reason::failed_get_resource_metric});
+    CHECK(d.conditions.able_to_scale == hpa_condition{.status = condition_status::is_true,
+                                                      .reason = hpa_reason::succeeded_get_scale});
   }
 
   // ---------------------------------------------------------------------------------------
@@ -1378,7 +1431,7 @@ TEST_SUITE("autoscaler") {
     std::string token;
     in >> token;
     if (token == "x") return std::nullopt;
-    return quantity{std::stoll(token)};
+    return quantity{.milli = std::stoll(token)};
   }
 
   }  // namespace
@@ -1412,10 +1465,12 @@ TEST_SUITE("autoscaler") {
         const auto tt = static_cast<metric_target_type>(type);
         const bool resource =
             src == metric_source::resource || src == metric_source::container_resource;
-        c.metrics.push_back({resource ? (cpu != 0 ? "cpu" : "memory") : "metric", src, tt,
-                             tt == metric_target_type::utilization
-                                 ? static_cast<double>(target)
-                                 : static_cast<double>(target) / 1000.0});
+        c.metrics.push_back({.name = resource ? (cpu != 0 ? "cpu" : "memory") : "metric",
+                             .source = src,
+                             .target_type = tt,
+                             .target = tt == metric_target_type::utilization
+                                           ? static_cast<double>(target)
+                                           : static_cast<double>(target) / 1000.0});
       }
       const autoscaler a(c);
       autoscaler_state s = a.initial_state();
@@ -1444,7 +1499,7 @@ TEST_SUITE("autoscaler") {
               long long request = 0;
               o >> request;
               pods[k].push_back({.value = value,
-                                 .request = quantity{request},
+                                 .request = quantity{.milli = request},
                                  .status = static_cast<pod_status>(status)});
             }
             obs[k].pods = pods[k];
@@ -1547,7 +1602,7 @@ TEST_SUITE("autoscaler") {
               [&] { (void)step_total(a, s, std::chrono::milliseconds::max(), 2, 20.0); }) == "now");
     CHECK(s == a.initial_state());  // refused steps leave the state as it was
     CHECK(headroom::test::rejected([&] { (void)a.initial_state(ms::min(), 2); }) == "at");
-    const timestamped_recommendation far[] = {{ms::max(), 3}};
+    const timestamped_recommendation far[] = {{.at = ms::max(), .replicas = 3}};
     CHECK(headroom::test::rejected([&] { (void)a.state_from_history({.recommendations = far}); }) ==
           "history.recommendations.at");
     // The extremes accepted: ±4e18 ms, a step at each end, windows computed without overflow.
@@ -1581,8 +1636,11 @@ TEST_SUITE("autoscaler") {
     // A retry replaces the earlier attempt: a smaller recommendation retried at the same
     // instant is what the next sync's down window sees. The windows start with 3 at 1000 s.
     auto w = config_with(external_average(10.0));
-    w.behavior = scaling_behavior{scaling_rules{0s, select_policy::max, {}},
-                                  scaling_rules{60s, select_policy::max, {}}};
+    w.behavior = scaling_behavior{
+        .scale_up =
+            scaling_rules{.stabilization_window = 0s, .select = select_policy::max, .policies = {}},
+        .scale_down = scaling_rules{
+            .stabilization_window = 60s, .select = select_policy::max, .policies = {}}};
     const autoscaler b(w);
     auto t = b.initial_state(1000s, 3);
     (void)step_total(b, t, 1010s, 3, 90.0);           // asks 9 (latest: 9 at 1010 s)
@@ -1622,7 +1680,8 @@ TEST_SUITE("autoscaler") {
       ms now{0};
       for (int step = 0; step < 80; ++step) {
         now += std::chrono::seconds{pick(rng) < 4 ? 15 : 5 * (1 + pick(rng))};
-        if (history.empty()) history.push_back({now, current});  // recordInitialRecommendation
+        if (history.empty())
+          history.push_back({.at = now, .replicas = current});  // recordInitialRecommendation
         const double total = 10.0 * (1 + pick(rng) * pick(rng));
         const auto d = step_total(a, s, now, current, total);
         std::int32_t up = d.raw_recommendation, down = d.raw_recommendation;
@@ -1637,7 +1696,7 @@ TEST_SUITE("autoscaler") {
         }
         const std::int32_t expected = c.behavior ? std::clamp(current, up, down) : down;
         REQUIRE(d.stabilized_recommendation == expected);
-        history.push_back({now, d.raw_recommendation});
+        history.push_back({.at = now, .replicas = d.raw_recommendation});
         current = d.desired_replicas;
       }
     }
@@ -1711,7 +1770,8 @@ TEST_SUITE("autoscaler") {
     CHECK(headroom::test::rejected([&] {
             (void)a.step(s, 120s, {.replicas = settled(2), .metrics = two});
           }) == "input.metrics.size()");
-    const pod_sample negative[] = {{.value = quantity{1}, .request = quantity{-1}}};
+    const pod_sample negative[] = {
+        {.value = quantity{.milli = 1}, .request = quantity{.milli = -1}}};
     const metric_observation bad = observe_pods(negative);
     CHECK(headroom::test::rejected([&] {
             (void)a.step(s, 120s, {.replicas = settled(2), .metrics = {&bad, 1}});
@@ -1757,19 +1817,21 @@ TEST_SUITE("autoscaler") {
 
   // How the day simulator configures the controller (see docs/autoscaler.md).
   autoscaler_config day_config(std::int32_t reserve) {
-    autoscaler_config c;
-    c.min_replicas = 1;
-    c.max_replicas = 1'000'000;
-    c.metrics = {{"requests_per_second", metric_source::external, metric_target_type::average_value,
-                  day_aim * day_mu}};
-    c.scale_up_tolerance = 0.0;
-    c.scale_down_tolerance = 0.0;
-    c.behavior = scaling_behavior{scaling_rules{0s, select_policy::max, {}},     // up at once
-                                  scaling_rules{300s, select_policy::max, {}}};  // last 5 min
-    c.sync_period = 60s;
-    c.hold_scale_down_while_starting = true;
-    c.reserve_replicas = reserve;
-    return c;
+    return {.min_replicas = 1,
+            .max_replicas = 1'000'000,
+            .metrics = {{.name = "requests_per_second",
+                         .source = metric_source::external,
+                         .target_type = metric_target_type::average_value,
+                         .target = day_aim * day_mu}},
+            .scale_up_tolerance = 0.0,
+            .scale_down_tolerance = 0.0,
+            .behavior = scaling_behavior{.scale_up = {.stabilization_window = 0s,
+                                                      .select = select_policy::max},  // at once
+                                         .scale_down = {.stabilization_window = 300s,
+                                                        .select = select_policy::max}},  // 5 min
+            .sync_period = 60s,
+            .hold_scale_down_while_starting = true,
+            .reserve_replicas = reserve};
   }
 
   day_trace controller_day(const std::vector<double>& rate, int start_min, std::int32_t reserve,
@@ -1954,7 +2016,9 @@ TEST_SUITE("autoscaler") {
     c.downscale_stabilization = std::chrono::seconds{15 * (small(rng) - 1) * 10};
     if (unit(rng) < 0.7) {
       const auto random_rules = [&](std::chrono::seconds window) {
-        scaling_rules rules{window, static_cast<select_policy>(small(rng) % 3), {}};
+        scaling_rules rules{.stabilization_window = window,
+                            .select = static_cast<select_policy>(small(rng) % 3),
+                            .policies = {}};
         const int n = small(rng) % 3;
         for (int i = 0; i < n; ++i)
           rules.policies.push_back(
@@ -1962,8 +2026,9 @@ TEST_SUITE("autoscaler") {
                small(rng) * (unit(rng) < 0.5 ? 1 : 20), std::chrono::seconds{15 * small(rng)}});
         return rules;
       };
-      c.behavior = scaling_behavior{random_rules(std::chrono::seconds{15 * (small(rng) - 1)}),
-                                    random_rules(std::chrono::seconds{30 * small(rng)})};
+      c.behavior =
+          scaling_behavior{.scale_up = random_rules(std::chrono::seconds{15 * (small(rng) - 1)}),
+                           .scale_down = random_rules(std::chrono::seconds{30 * small(rng)})};
       // Sometimes leave the down window to the downscale-stabilization flag.
       if (unit(rng) < 0.3) c.behavior->scale_down.stabilization_window.reset();
     }

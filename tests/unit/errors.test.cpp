@@ -94,6 +94,8 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(replicas_needed(1.0, 0.8, 0.0), "capacity");
     CHECK_REJECTS(replicas_needed(1e300, 0.8, 1e-10), "rate_per_second");  // count > 2^62
     CHECK(replicas_needed(0.0, 0.8, 8.0) == 0);
+    // No traffic needs no replica, even where rho x capacity underflows (0/0 was NaN).
+    CHECK(replicas_needed(0.0, 1e-300, 1e-300) == 0);
   }
 
   TEST_CASE("errors: queueing conformance_standard_error") {
@@ -109,6 +111,7 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(conformance_samples_needed(0.9, 0.0), "standard_error");
     CHECK_REJECTS(conformance_samples_needed(0.9, -0.1), "standard_error");
     CHECK_REJECTS(conformance_samples_needed(0.5, 1e-200), "standard_error");  // count > 2^62
+    CHECK(conformance_samples_needed(0.0, 1e-200) == 0);  // q(1 - q) = 0: 0/0 was NaN
   }
 
   TEST_CASE("errors: queueing closed_loop_rate") {
@@ -117,6 +120,9 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(closed_loop_rate(1.0, nan_s, 1s), "sojourn");
     CHECK_REJECTS(closed_loop_rate(1.0, 1s, -1s), "think_time");
     CHECK_REJECTS(closed_loop_rate(1.0, 0s, 0s), "sojourn");
+    // W + Z past the double range: N/(W + Z) = 1e300 / (2 x 1e308) = 5e-9, not 0.
+    CHECK(closed_loop_rate(1e300, seconds_d(1e308), seconds_d(1e308)) ==
+          doctest::Approx(5e-9).epsilon(1e-12));
   }
 
   TEST_CASE("errors: queueing closed_loop_response_time") {
@@ -213,6 +219,12 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(mmc_wait_conformance(1.0, 1.0, 2, -1s), "threshold");
     CHECK_REJECTS(mmc_wait_conformance(1e300, 1e-10, 2, 1s), "arrival_rate");
     CHECK(mmc_wait_conformance(4.0, 1.0, 2, 1s) == 0.0);
+    // c x mu past the double range with a zero threshold (inf x 0 was NaN): lambda = max,
+    // mu = max/1.5, a = 1.5 Erlangs, c = 2: B = (a^2/2)/(1 + a + a^2/2) = 9/29, C =
+    // B/(1 - (a/c)(1 - B)) = 9/14, conformance 1 - C = 5/14.
+    const double big = std::numeric_limits<double>::max();
+    CHECK(mmc_wait_conformance(big, big / 1.5, 2, 0s) == doctest::Approx(5.0 / 14.0));
+    CHECK(mmc_mean_wait(big, big / 1.5, 2).count() > 0.0);
   }
 
   TEST_CASE("errors: queueing mmc_servers_needed") {
@@ -222,6 +234,10 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(mmc_servers_needed(1.0, 1.0, 1s, 1.0), "quota");
     CHECK_REJECTS(mmc_servers_needed(1e300, 1e-10, 1s, 0.9), "arrival_rate");
     CHECK(mmc_servers_needed(0.0, 1.0, 1s, 0.9) == 1);
+    // The same overflow made every conformance NaN, so the search never ended. a = 1.5:
+    // c = 2 conforms 5/14 < 0.5; c = 3: B = 9/67, C = 9/38, 1 - C = 29/38 >= 0.5.
+    const double big = std::numeric_limits<double>::max();
+    CHECK(mmc_servers_needed(big, big / 1.5, 0s, 0.5) == 3);
   }
 
   TEST_CASE("errors: queueing mg1 means") {
@@ -231,6 +247,9 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(mg1_mean_sojourn(1.0, 2.0, inf), "service_cv");
     CHECK(std::isinf(mg1_mean_wait(2.0, 2.0, 1.0).count()));
     CHECK(std::isinf(mg1_mean_sojourn(3.0, 2.0, 1.0).count()));
+    CHECK(mg1_mean_wait(0.0, 1e-300, 1e300).count() == 0.0);  // no arrivals: rho 0 x cv^2 inf
+    // rho (1 + cv^2) / (2 (mu - lambda)) = 0.5 x (1 + 1e200) / (2 x 1) = 2.5e199
+    CHECK(mg1_mean_wait(1.0, 2.0, 1e100).count() == doctest::Approx(2.5e199));
   }
 
   TEST_CASE("errors: queueing md1 means") {
@@ -296,6 +315,9 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(ramp_reserve(1.0, 60s, 0.0, 8.0), "rho_target");
     CHECK_REJECTS(ramp_reserve(1.0, 60s, 0.8, 0.0), "capacity");
     CHECK_REJECTS(ramp_reserve(1e300, 60s, 0.8, 1e-10), "max_ramp_per_second");  // > 2^62
+    CHECK(ramp_reserve(0.0, 60s, 1e-300, 1e-300) == 0);  // rho x capacity underflow: 0/0
+    // ramp x start past the double range, capacity as large: 1e160 x 1e160 / 1e308 = 1e12.
+    CHECK(ramp_reserve(1e160, seconds_d(1e160), 1.0, 1e308) == 1'000'000'000'000);
   }
 
   TEST_CASE("errors: coldstart step_reserve and reserve_covers_step") {
@@ -306,6 +328,7 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(step_reserve(1e300, 0.5, 1e-10), "step_rate_per_second");  // > 2^62
     CHECK_REJECTS(reserve_covers_step(1e300, 0.5, 1e-10, 1), "step_rate_per_second");
     CHECK_REJECTS(reserve_covers_step(1.0, 0.8, 8.0, -1), "spare_replicas");
+    CHECK(step_reserve(0.0, 1e-300, 1e-300) == 0);
   }
 
   TEST_CASE("errors: coldstart step_uncovered_time") {
@@ -373,6 +396,9 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(cost_per_million_tokens(2.0, 2560.0, 0.0), "mean_utilisation");
     CHECK_REJECTS(cost_per_million_tokens(2.0, 2560.0, 1.5), "mean_utilisation");
     CHECK_REJECTS(cost_per_million_tokens(inf, 2560.0), "hourly_cost");
+    // A free replica costs nothing per token, whatever the rate (0 / 0 was NaN).
+    CHECK(cost_per_token(0.0, 5e-324, 5e-324) == 0.0);
+    CHECK(cost_per_million_tokens(0.0, 1e-300, 1e-300) == 0.0);
   }
 
   TEST_CASE("errors: cost replica_hours") {
@@ -436,6 +462,19 @@ TEST_SUITE("errors") {
     in.replicas = std::int64_t{1} << 62;  // the largest accepted count
     in.non_interruptible_share = 1.0;
     CHECK(two_tier_split(in).on_demand_replicas == in.replicas);
+    // Costs past the double range: the blended factor (on + spot x f)/(on + spot) is still
+    // f = (1 - 0.5)/(1 - 0) = 0.5 with every replica on spot (inf / inf was NaN).
+    in = good;
+    in.replicas = std::int64_t{1} << 62;
+    in.minimum_replicas = 0;
+    in.non_interruptible_share = 0.0;
+    in.on_demand_price_per_hour = std::numeric_limits<double>::max();
+    in.spot_discount = 0.5;
+    in.lost_work = 0.0;
+    const two_tier_plan plan = two_tier_split(in);
+    CHECK(plan.spot_replicas == in.replicas);
+    CHECK(std::isinf(plan.hourly_cost));
+    CHECK(plan.blended_factor == 0.5);
   }
 
   TEST_CASE("errors: cost split_cost_by_gpu_time") {
@@ -445,6 +484,11 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(split_cost_by_gpu_time(1.0, 1.0, 1s, -1.0, 1s), "decode_tokens");
     CHECK_REJECTS(split_cost_by_gpu_time(1.0, 1.0, 1s, 1.0, inf_s), "decode_gpu_time");
     CHECK_REJECTS(split_cost_by_gpu_time(1.0, 1.0, 0s, 1.0, 0s), "decode_gpu_time");
+    // GPU times whose sum overflows still split half and half (they were both 0).
+    const seconds_d longest{std::numeric_limits<double>::max()};
+    const phase_costs halves = split_cost_by_gpu_time(1.0, 1.0, longest, 1.0, longest);
+    CHECK(halves.prefill_share == 0.5);
+    CHECK(halves.decode_share == 0.5);
   }
 
   // ---- roofline.hpp ------------------------------------------------------------------------
@@ -473,6 +517,8 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(kv_cache_bytes(not_a_number, 2000.0, 131072.0), "batch");
     CHECK_REJECTS(kv_cache_bytes(64.0, -1.0, 131072.0), "context_tokens");
     CHECK_REJECTS(kv_cache_bytes(64.0, 2000.0, inf), "kv_bytes_per_token");
+    CHECK(kv_cache_bytes(1e300, 1e300, 0.0) == 0.0);       // no bytes per token: 0, not inf x 0
+    CHECK(std::isinf(kv_cache_bytes(1e300, 1e300, 1.0)));  // 1e600 B: beyond a double
   }
 
   TEST_CASE("errors: roofline min_gpus_for_weights") {
@@ -486,6 +532,9 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(mfu(not_a_number, 2560.0, 1e15), "parameters");
     CHECK_REJECTS(mfu(8e9, -1.0, 1e15), "tokens_per_second");
     CHECK_REJECTS(mfu(8e9, 2560.0, 0.0), "peak_flops_per_second");
+    const double big = std::numeric_limits<double>::max();
+    CHECK(mfu(big, 0.0, 1e15) == 0.0);  // no tokens: 0, not (2 x max = inf) x 0
+    CHECK(mfu(big, 1.0, 1e15) == doctest::Approx(2.0 * (big / 1e15)));  // 2 N_p overflowed
   }
 
   TEST_CASE("errors: roofline decode_bandwidth and mbu") {
@@ -494,6 +543,10 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(decode_bandwidth(16e9, 0.0, 0s), "tpot");
     CHECK_REJECTS(mbu(16e9, 0.0, 25ms, 0.0), "peak_bytes_per_second");
     CHECK_REJECTS(mbu(16e9, 0.0, -25ms, 3e12), "tpot");
+    const double big = std::numeric_limits<double>::max();
+    // (max + max) / 10 s = max / 5 B/s: the sum overflowed where the quotient does not.
+    CHECK(decode_bandwidth(big, big, 10s) == doctest::Approx(big / 5.0));
+    CHECK(mbu(big, big, 10s, big) == doctest::Approx(0.2));
   }
 
   TEST_CASE("errors: roofline ridge_point") {
@@ -514,12 +567,17 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(decode_intensity(8e9, 16e9, 1.0, inf, 131072.0), "context_tokens");
     CHECK_REJECTS(decode_intensity(8e9, 16e9, 1.0, 2000.0, -1.0), "kv_bytes_per_token");
     CHECK_REJECTS(decode_intensity(8e9, 0.0, 0.0, 2000.0, 131072.0), "weight_bytes");  // 0 bytes
+    // 2 N_p b / (M_w + b n_ctx m_kv) with both products past the double range (inf/inf):
+    // 2 x 1 x max / (0 + max x 1e-300 x max) = 2 / (1e-300 x max) = 1.1126e-8.
+    const double big = std::numeric_limits<double>::max();
+    CHECK(decode_intensity(1.0, 0.0, big, 1e-300, big) == doctest::Approx(2.0 / (1e-300 * big)));
   }
 
   TEST_CASE("errors: roofline decode_intensity_limit") {
     CHECK_REJECTS(decode_intensity_limit(not_a_number, 2000.0, 131072.0), "parameters");
     CHECK_REJECTS(decode_intensity_limit(8e9, 0.0, 131072.0), "context_tokens");
     CHECK_REJECTS(decode_intensity_limit(8e9, 2000.0, 0.0), "kv_bytes_per_token");
+    CHECK(decode_intensity_limit(0.0, 5e-324, 5e-324) == 0.0);  // n_ctx m_kv underflowed: 0/0
   }
 
   TEST_CASE("errors: roofline is_compute_bound and mfu_ceiling") {
@@ -549,6 +607,12 @@ TEST_SUITE("errors") {
                   "weight_bytes");
     // Bandwidth-bound even with an empty context: a domain outcome.
     CHECK_FALSE(max_compute_bound_context(8e9, 16e9, 1.0, 131072.0, 333.0).has_value());
+    // Both terms 2 N_p/(ridge m_kv) and M_w/(b m_kv) past the double range (inf - inf was
+    // NaN): 2 / (2^-1074)^2 = 2^2149 < max / (2^-1074)^2, so bandwidth-bound at any context.
+    const double tiny = 5e-324;
+    CHECK_FALSE(max_compute_bound_context(1.0, std::numeric_limits<double>::max(), tiny, tiny, tiny)
+                    .has_value());
+    CHECK(max_compute_bound_context(0.0, 0.0, tiny, tiny, tiny) == 0.0);
   }
 
   TEST_CASE("errors: roofline roofline_time") {
@@ -837,9 +901,16 @@ TEST_SUITE("errors") {
     REQUIRE(p.error().has_value());
     CHECK_FALSE(p.error()->reason().empty());
     CHECK(prometheus::parse("").ok());
-    const auto lenient = prometheus::parse("bad{ 1\ngood 2\n", {prometheus::parse_mode::lenient});
+    const auto lenient =
+        prometheus::parse("bad{ 1\ngood 2\n", {.mode = prometheus::parse_mode::lenient});
     CHECK(lenient.ok());
     CHECK(lenient.skipped().size() == 1);
+    // Past a limit: a value with its own code, strict and lenient alike.
+    prometheus::parse_options limited;
+    limited.max_series_per_page = 1;
+    const auto over = prometheus::parse("a 1\nb 2\n", limited);
+    REQUIRE_FALSE(over.ok());
+    CHECK(over.error()->code == prometheus::parse_errc::too_many_series);
   }
 
   TEST_CASE("errors: prometheus aggregate") {
@@ -915,6 +986,7 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(kubernetes::in_flight_query("", "w", "m", "x"), "running_metric");
     CHECK_REJECTS(kubernetes::in_flight_query("r", "1w", "m", "x"), "waiting_metric");
     CHECK_REJECTS(kubernetes::in_flight_query("r", "w", "bad:label", "x"), "label_name");
+    CHECK_REJECTS(kubernetes::in_flight_query("r", "w", "m", "\xc3("), "label_value");  // not UTF-8
     auto preset = prometheus::vllm_preset;
     preset.running = {};
     CHECK_REJECTS(kubernetes::in_flight_query(preset, "m"), "preset");
@@ -928,8 +1000,10 @@ TEST_SUITE("errors") {
   TEST_CASE("errors: kubernetes horizontal_pod_autoscaler_yaml") {
     const kubernetes::scaled_workload good{"llm", "serving", "llm", "Deployment", "apps/v1"};
     autoscaler_config config;
-    config.metrics = {metric_spec{"vllm_in_flight", metric_source::pods,
-                                  metric_target_type::average_value, 51.0}};
+    config.metrics = {metric_spec{.name = "vllm_in_flight",
+                                  .source = metric_source::pods,
+                                  .target_type = metric_target_type::average_value,
+                                  .target = 51.0}};
     auto w = good;
     w.name = "Bad_Name";
     CHECK_REJECTS(kubernetes::horizontal_pod_autoscaler_yaml(w, config), "workload.name");
@@ -960,24 +1034,32 @@ TEST_SUITE("errors") {
   }
 
   TEST_CASE("errors: kubernetes scaled_object_yaml") {
-    const kubernetes::scaled_workload workload{"llm", "", "llm", "Deployment", "apps/v1"};
-    autoscaler_config config;
-    config.min_replicas = 0;
-    config.metrics = {
-        metric_spec{"in_flight", metric_source::external, metric_target_type::average_value, 51.0}};
-    const kubernetes::keda_prometheus_options good{"http://prometheus:9090", {"sum(x)"}};
+    const kubernetes::scaled_workload workload{
+        .name = "llm", .target_name = "llm", .target_kind = "Deployment"};
+    const autoscaler_config config{.min_replicas = 0,
+                                   .metrics = {{.name = "in_flight",
+                                                .source = metric_source::external,
+                                                .target_type = metric_target_type::average_value,
+                                                .target = 51.0}}};
+    const kubernetes::keda_prometheus_options good{
+        .server_address = "http://prometheus:9090",
+        .triggers = {{.metric_name = "in_flight", .query = "sum(x)"}}};
     auto k = good;
     k.server_address = "prometheus:9090";
     CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.server_address");
     k = good;
-    k.queries = {};
-    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.queries");
+    k.triggers = {};
+    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.triggers");
     k = good;
-    k.queries = {" "};
-    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.queries");
+    k.triggers[0].metric_name = "other";
+    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.triggers");
     k = good;
-    k.activation_threshold = not_a_number;
-    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.activation_threshold");
+    k.triggers[0].query = " ";
+    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.triggers.query");
+    k = good;
+    k.triggers[0].activation_threshold = not_a_number;
+    CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k),
+                  "keda.triggers.activation_threshold");
     k = good;
     k.cooldown_period = std::chrono::seconds{-1};
     CHECK_REJECTS(kubernetes::scaled_object_yaml(workload, config, k), "keda.cooldown_period");
@@ -993,8 +1075,10 @@ TEST_SUITE("errors") {
 
   TEST_CASE("errors: autoscaler constructor") {
     autoscaler_config good;
-    good.metrics = {
-        metric_spec{"in_flight", metric_source::external, metric_target_type::average_value, 51.0}};
+    good.metrics = {metric_spec{.name = "in_flight",
+                                .source = metric_source::external,
+                                .target_type = metric_target_type::average_value,
+                                .target = 51.0}};
     auto c = good;
     c.min_replicas = -1;
     CHECK_REJECTS(autoscaler(c), "config.min_replicas");
@@ -1044,8 +1128,10 @@ TEST_SUITE("errors") {
 
   TEST_CASE("errors: autoscaler initial_state and step") {
     autoscaler_config config;
-    config.metrics = {
-        metric_spec{"in_flight", metric_source::external, metric_target_type::average_value, 10.0}};
+    config.metrics = {metric_spec{.name = "in_flight",
+                                  .source = metric_source::external,
+                                  .target_type = metric_target_type::average_value,
+                                  .target = 10.0}};
     const autoscaler controller(config);
     CHECK_REJECTS(controller.initial_state(0ms, -1), "replicas");
     auto state = controller.initial_state();
@@ -1149,6 +1235,136 @@ TEST_SUITE("errors") {
     down.index(workers, std::vector<archetypes::instance>{}, m);
     workers[0] = archetypes::worker(1, 32 * gib_bytes, {archetypes::gpu(7, 8 * gib_bytes)});
     CHECK_REJECTS(down.rank(workers), "workers");
+  }
+
+  // ---- traces.hpp ----------------------------------------------------------------------------
+
+  // Throws headroom::invalid_argument naming `source` whose what() starts with "file:line: ".
+#define CHECK_REJECTS_LINE(expr, prefix)                                   \
+  CHECK_THROWS_WITH_AS(static_cast<void>(expr), doctest::Contains(prefix), \
+                       headroom::invalid_argument)
+
+  TEST_CASE("errors: traces trace_file") {
+    CHECK_REJECTS(trace_file("/nonexistent/headroom/trace.csv"), "path");
+  }
+
+  TEST_CASE("errors: traces options") {
+    const auto read = [](const trace_options& options, trace_format format = trace_format::azure) {
+      return summarize_trace(format, trace_text("TIMESTAMP,ContextTokens,GeneratedTokens\n"),
+                             options);
+    };
+    CHECK_REJECTS(read({.speed = not_a_number}), "options.speed");
+    CHECK_REJECTS(read({.speed = inf}), "options.speed");
+    CHECK_REJECTS(read({.speed = -1.0}), "options.speed");
+    CHECK_REJECTS(read({.speed = 0.0}), "options.speed");
+    CHECK_REJECTS(read({.from = nan_s}), "options.from");
+    CHECK_REJECTS(read({.from = -1s}), "options.from");
+    CHECK_REJECTS(read({.from = 5e9s}), "options.from");
+    CHECK_REJECTS(read({.to = inf_s}), "options.to");
+    CHECK_REJECTS(read({.from = 2s, .to = 1s}), "options.to");
+    CHECK_REJECTS(read({.to = 0s}), "options.to");
+    CHECK_REJECTS(read({.buffer_bytes = 63}), "options.buffer_bytes");
+    CHECK_REJECTS(read({.model = "GPT-4"}), "options.model");
+    CHECK_REJECTS(read({.log_type = "API log"}, trace_format::mooncake), "options.log_type");
+    CHECK(read({}).requests == 0);  // a header alone: no request, no error
+  }
+
+  TEST_CASE("errors: traces rows") {
+    const auto azure = [](const char* rows) {
+      return summarize_trace(
+          trace_format::azure,
+          trace_text(std::string("TIMESTAMP,ContextTokens,GeneratedTokens\n") + rows),
+          {.name = "a.csv"});
+    };
+    const auto burst = [](const char* rows) {
+      return summarize_trace(
+          trace_format::burstgpt,
+          trace_text(std::string("Timestamp,Request tokens,Response tokens\n") + rows),
+          {.name = "b.csv"});
+    };
+    const auto moon = [](const char* rows) {
+      return summarize_trace(trace_format::mooncake, trace_text(rows), {.name = "m.jsonl"});
+    };
+    // NaN, ±Inf, negative, out of range.
+    CHECK_REJECTS_LINE(burst("nan,1,1\n"), "b.csv:2: Timestamp is not finite");
+    CHECK_REJECTS_LINE(burst("inf,1,1\n"), "b.csv:2: Timestamp is not finite");
+    CHECK_REJECTS_LINE(burst("-1,1,1\n"), "b.csv:2: Timestamp is negative");
+    CHECK_REJECTS_LINE(burst("5e9,1,1\n"), "b.csv:2: Timestamp is out of range");
+    CHECK_REJECTS_LINE(moon("{\"timestamp\": -5, \"input_length\": 1, \"output_length\": 1}"),
+                       "m.jsonl:1: timestamp is negative");
+    CHECK_REJECTS_LINE(burst("1,-1,1\n"), "b.csv:2: Request tokens is not a token count");
+    CHECK_REJECTS_LINE(burst("1,1,4294967296\n"), "b.csv:2: Response tokens is not a token count");
+    CHECK_REJECTS_LINE(azure("1969-12-31 23:59:59,1,1\n"), "a.csv:2: TIMESTAMP has a year outside");
+    CHECK_REJECTS_LINE(azure("2023-13-01 00:00:00,1,1\n"), "a.csv:2: TIMESTAMP has a month");
+    CHECK_REJECTS_LINE(azure("2023-01-01 24:00:00,1,1\n"), "a.csv:2: TIMESTAMP has a time of day");
+    CHECK_REJECTS_LINE(azure("2023-01-01 00:00:00.1234567890,1,1\n"),
+                       "a.csv:2: TIMESTAMP has more than 9 fractional digits");
+    CHECK_REJECTS_LINE(azure("2023-01-01 00:00:00+24:00,1,1\n"),
+                       "a.csv:2: TIMESTAMP has an offset");
+    // Shape: field counts, order, JSON.
+    CHECK_REJECTS_LINE(azure("2023-01-01 00:00:00,1,1,1\n"), "a.csv:2: expected 3 comma-separated");
+    CHECK_REJECTS_LINE(azure("2023-01-01 00:00:01,1,1\n2023-01-01 00:00:00,1,1\n"),
+                       "a.csv:3: the time is earlier than the previous row's");
+    CHECK_REJECTS_LINE(moon("{\"timestamp\": 1, \"input_length\": 1}"),
+                       "m.jsonl:1: the object has no \"output_length\"");
+    CHECK_REJECTS_LINE(moon("{\"input_length\": 1, \"output_length\": 1}"),
+                       "m.jsonl:1: the object has no \"timestamp\"");
+    CHECK_REJECTS_LINE(moon("{\"timestamp\": 1, \"output_length\": 1}"),
+                       "m.jsonl:1: the object has no \"input_length\"");
+    CHECK_REJECTS_LINE(moon("{\"timestamp\" 1}"), "m.jsonl:1: expected ':' after a key");
+    CHECK_REJECTS_LINE(moon("{timestamp: 1}"), "m.jsonl:1: expected a quoted key");
+    CHECK_REJECTS_LINE(moon("{\"timestamp\": 1 \"input_length\": 1}"),
+                       "m.jsonl:1: expected ',' or '}'");
+    CHECK_REJECTS_LINE(moon("{\"a\\\"b\": 1}"),
+                       "m.jsonl:1: a key in the JSON object is not a plain");
+    // Empty: a CSV needs its header; blank lines are skipped; empty JSON lines are no request.
+    CHECK_REJECTS_LINE(summarize_trace(trace_format::burstgpt, trace_text(""), {.name = "b.csv"}),
+                       "b.csv:1: empty: expected a header");
+    CHECK_REJECTS_LINE(
+        summarize_trace(trace_format::burstgpt, trace_text("Timestamp,Model\n"), {.name = "b.csv"}),
+        "b.csv:1: expected a header naming");
+    CHECK_REJECTS_LINE(
+        summarize_trace(trace_format::burstgpt, trace_text("Timestamp,Timestamp,Request tokens\n"),
+                        {.name = "b.csv"}),
+        "b.csv:1: a column is named twice");
+    CHECK(azure("\n\n2023-01-01 00:00:00,1,1\n\n").requests == 1);
+    CHECK(moon("").requests == 0);
+    CHECK(moon("\n  \n").requests == 0);
+    // Zero token counts are valid; BurstGPT's zero responses are failures.
+    CHECK(azure("2023-01-01 00:00:00,0,0\n").requests == 1);
+    const auto failed = burst("1,5,0\n2,5,1\n");
+    CHECK(failed.requests == 1);
+    CHECK(failed.failed == 1);
+  }
+
+  TEST_CASE("errors: traces read_trace_rates") {
+    const char* header = "TIMESTAMP,ContextTokens,GeneratedTokens\n";
+    CHECK_REJECTS(read_trace_rates(trace_format::azure, trace_text(header), {}, nan_s), "step");
+    CHECK_REJECTS(read_trace_rates(trace_format::azure, trace_text(header), {}, -1s), "step");
+    CHECK_REJECTS(read_trace_rates(trace_format::azure, trace_text(header), {}, 0s), "step");
+    CHECK_REJECTS(read_trace_rates(trace_format::azure, trace_text(header), {.to = 1000h}, 1ms),
+                  "step");
+    CHECK(read_trace_rates(trace_format::azure, trace_text(header)).empty());
+    CHECK(read_trace_rates(trace_format::azure, trace_text(header), {.to = 3min}).size() == 3);
+  }
+
+  TEST_CASE("errors: traces read_trace_requests and read_trace_lengths") {
+    const char* text = "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-01-01 00:00:00,0,0\n";
+    const auto requests = read_trace_requests<sim::request>(trace_format::azure, trace_text(text));
+    REQUIRE(requests.size() == 1);
+    CHECK(requests[0].prompt_tokens == 1);
+    CHECK(requests[0].output_tokens == 1);
+    const auto lengths =
+        read_trace_lengths<sim::request_lengths>(trace_format::azure, trace_text(text));
+    CHECK(lengths[0].prompt_tokens == 1);
+    CHECK(read_trace_requests<sim::request>(trace_format::azure,
+                                            trace_text("TIMESTAMP,ContextTokens,GeneratedTokens\n"))
+              .empty());
+    CHECK_REJECTS_LINE(
+        read_trace_lengths<sim::request_lengths>(
+            trace_format::azure, trace_text("TIMESTAMP,ContextTokens,GeneratedTokens\nx"),
+            {.name = "a.csv"}),
+        "a.csv:2: expected 3 comma-separated fields, found 1");
   }
 
   // ---- sim/fleet_day.hpp (pinned; see the known gaps) --------------------------------------
@@ -1363,13 +1579,13 @@ TEST_SUITE("errors") {
     good.requests_per_point = 20;
     CHECK_REJECTS(
         sim::sweep_capacity(config, model, std::vector<double>{}, lengths, objective, good),
-        "rates_per_s.size()");
+        "rates_per_second.size()");
     CHECK_REJECTS(sim::sweep_capacity(config, model, std::vector<double>{1.0, not_a_number},
                                       lengths, objective, good),
-                  "rates_per_s[i]");
+                  "rates_per_second[i]");
     CHECK_REJECTS(
         sim::sweep_capacity(config, model, std::vector<double>{0.0}, lengths, objective, good),
-        "rates_per_s[i]");
+        "rates_per_second[i]");
     CHECK_REJECTS(sim::sweep_capacity(config, model, rates, lengths, slo{0s, 1s}, good),
                   "slo.ttft");
     auto o = good;

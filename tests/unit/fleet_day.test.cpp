@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include "support.hpp"
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -108,11 +110,8 @@ TEST_SUITE("fleet_day") {
     // paid = 1+1+3+3+3+3+1+1+1 = 17 replica-minutes = 17/60 h.
     // short steps: m2, m3. backlog: m2 (12−8)·60 = 240, m3 480, m4 480 + (12−24)·60 < 0 → 0.
     // over share: (4 + 4)/60. served 4+4+8+8+12+4+4+4+4 = 52 over capacity 8·13 = 104 → 0.5.
-    sim::fleet_day_config config;
-    config.capacity_per_replica = 8.0;
-    config.target_utilisation = 0.5;
-    config.scale_down_window_steps = 2;
-    sim::fleet_day_simulator simulator(config);
+    sim::fleet_day_simulator simulator(
+        {.capacity_per_replica = 8.0, .target_utilisation = 0.5, .scale_down_window_steps = 2});
     const std::vector<double> traffic = {4, 4, 12, 12, 12, 4, 4, 4, 4};
     std::vector<sim::fleet_step_record> trace;
     const auto s = simulator.run(traffic, sim::chase(2min), &trace);
@@ -138,10 +137,7 @@ TEST_SUITE("fleet_day") {
     // Start 3 steps, window 1. m0: 1 replica (4/4). m1: 12 → 3, two starting until m4.
     // m2: traffic drops to 0 → desired 0, but two are starting: hold at 3 paid, 1 ready.
     // m4: they arrive; desired 0 → scale to 0 at once (window 1).
-    sim::fleet_day_config config;
-    config.target_utilisation = 0.5;
-    config.scale_down_window_steps = 1;
-    sim::fleet_day_simulator simulator(config);
+    sim::fleet_day_simulator simulator({.target_utilisation = 0.5, .scale_down_window_steps = 1});
     const std::vector<double> traffic = {4, 12, 0, 0, 0, 0};
     std::vector<sim::fleet_step_record> trace;
     (void)simulator.run(traffic, sim::chase(3min), &trace);
@@ -156,11 +152,8 @@ TEST_SUITE("fleet_day") {
   TEST_CASE("fleet_day: cost per million tokens follows cost.hpp's worked number") {
     // One replica, μ* = 8 req/s, 320 tokens per request → ν* = 2560 tokens/s; fully used for
     // an hour at 2 per hour: 2 / 9.216e6 tokens = 0.217 per million (SPEC §5).
-    sim::fleet_day_config config;
-    config.capacity_per_replica = 8.0;
-    config.price_per_replica_hour = 2.0;
-    config.tokens_per_request = 320.0;
-    sim::fleet_day_simulator simulator(config);
+    sim::fleet_day_simulator simulator(
+        {.capacity_per_replica = 8.0, .price_per_replica_hour = 2.0, .tokens_per_request = 320.0});
     const std::vector<double> traffic(60, 8.0);
     const auto full = simulator.run(traffic, sim::fixed_fleet(1));
     REQUIRE(full.cost_per_million_tokens.has_value());
@@ -224,6 +217,43 @@ TEST_SUITE("fleet_day") {
     CHECK_THROWS_AS((void)simulator.run(fine, sim::fixed_fleet(-1)), headroom::invalid_argument);
   }
 
+  TEST_CASE("fleet_day: the fleet for the peak is a checked count") {
+    // The reference day peaks at 60 req/s (14:00): ceil(60 / 8) = 8 replicas (192 h a day).
+    sim::fleet_day_config config;
+    const auto day = sim::reference_day_traffic();
+    const sim::fleet_policy peak = sim::peak_fleet(day, config);
+    CHECK(peak.kind == sim::fleet_policy_kind::fixed);
+    CHECK(peak.fixed_replicas == 8);
+    const std::vector<double> quiet = {0.0, 0.0};
+    CHECK(sim::peak_fleet(quiet, config).fixed_replicas == 0);
+    // max_replicas (10^6) replicas of 8 req/s hold 8e6 req/s exactly; one more req/s needs
+    // one more replica than allowed.
+    const std::vector<double> at_limit = {8e6};
+    CHECK(sim::peak_fleet(at_limit, config).fixed_replicas == 1'000'000);
+    const std::vector<double> past_limit = {8e6 + 1.0};
+    CHECK(headroom::test::rejected([&] { (void)sim::peak_fleet(past_limit, config); }) ==
+          "traffic_per_second");
+    // A rate of 1e11 req/s at 4 req/s per replica is 2.5e10 replicas: past std::int32_t, where
+    // a cast would be undefined behaviour; named instead.
+    config.capacity_per_replica = 4.0;
+    const std::vector<double> huge = {1e11, 5.0};
+    CHECK(headroom::test::rejected([&] { (void)sim::peak_fleet(huge, config); }) ==
+          "traffic_per_second");
+    config.capacity_per_replica = 1e-300;  // 60 req/s / 1e-300: far past any count
+    CHECK(headroom::test::rejected([&] { (void)sim::peak_fleet(day, config); }) ==
+          "traffic_per_second");
+    config = {};
+    const std::vector<double> empty;
+    CHECK(headroom::test::rejected([&] { (void)sim::peak_fleet(empty, config); }) ==
+          "traffic_per_second.size()");
+    const std::vector<double> negative = {1.0, -1.0};
+    CHECK(headroom::test::rejected([&] { (void)sim::peak_fleet(negative, config); }) ==
+          "traffic_per_second[i]");
+    config.capacity_per_replica = 0.0;
+    CHECK(headroom::test::rejected([&] { (void)sim::peak_fleet(day, config); }) ==
+          "config.capacity_per_replica");
+  }
+
   TEST_CASE("fleet_day: a zero start delay makes requested replicas ready in the same step") {
     sim::fleet_day_simulator simulator({});
     const std::vector<double> traffic = {6.4, 64.0, 64.0};
@@ -255,10 +285,8 @@ TEST_SUITE("fleet_day") {
   TEST_CASE("fleet_day: rates near the double range keep the shares finite") {
     // Found by tests/fuzz/traffic_csv.fuzz.cpp: the sum of the arrivals overflowed and
     // over_share was inf / inf = NaN.
-    sim::fleet_day_config config;
-    config.price_per_replica_hour = 2.0;
-    config.tokens_per_request = 100.0;
-    sim::fleet_day_simulator simulator(config);
+    sim::fleet_day_simulator simulator(
+        {.price_per_replica_hour = 2.0, .tokens_per_request = 100.0});
     const std::vector<double> traffic = {1e308, std::numeric_limits<double>::max(), 8.0};
     const auto s = simulator.run(traffic, sim::fixed_fleet(1));
     CHECK(s.over_share >= 0.0);

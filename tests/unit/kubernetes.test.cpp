@@ -2,13 +2,14 @@
 // Tests of headroom/kubernetes.hpp. Expected values: SPEC.md §2 (L* = 0.8 x 8 x 8 = 51.2 -> 51),
 // the field names and defaults of the Kubernetes autoscaling/v2 HorizontalPodAutoscaler API and
 // of KEDA's ScaledObject / prometheus trigger as documented upstream, DNS-1123 rules, and hand
-// calculations in the comments. The manifests are read back with a minimal indentation-based
-// YAML reader (below) so that the tests assert values at paths, not text.
+// calculations in the comments. The manifests are read back with libyaml (tests/yaml_reader.hpp)
+// so that the tests assert values at paths, as a real YAML parser reads them, not text.
 #include <headroom/kubernetes.hpp>
 
 #include <doctest/doctest.h>
 
 #include "support.hpp"
+#include "yaml_reader.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -33,200 +34,36 @@ using headroom::scaling_behavior;
 using headroom::scaling_policy_type;
 using headroom::select_policy;
 
-// ---- a minimal YAML reader: block mappings, block sequences, scalars ------------------------
-// Enough for what the writers emit (and strict about anything else): "key: value", "key:"
-// opening a nested block, "- " sequence items whose first key sits on the dash line, plain,
-// 'single-quoted' ('' = ') and "double-quoted" (\\ \" \n \t \r \xNN) scalars, comment lines.
-// Flow collections, anchors, tags and block scalars are rejected.
+// ---- reading manifests back: libyaml (tests/yaml_reader.hpp) ------------------------------
 
-struct yaml_node {
-  enum class kind { scalar, map, seq } type = kind::scalar;
-  std::string value;  // scalar text after unquoting
-  bool quoted = false;
-  std::vector<std::string> keys;  // mapping keys, index-aligned with items
-  std::vector<yaml_node> items;   // mapping values or sequence entries
-};
+using headroom::test::yaml_node;
 
-class yaml_reader {
- public:
-  explicit yaml_reader(std::string_view text) {
-    int number = 0;
-    while (!text.empty()) {
-      const auto nl = text.find('\n');
-      std::string_view line = text.substr(0, nl);
-      text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
-      ++number;
-      const auto first = line.find_first_not_of(' ');
-      if (first == std::string_view::npos) continue;
-      if (line[first] == '\t') error(number, "tab indentation");
-      if (line[first] == '#') continue;
-      while (!line.empty() && line.back() == ' ') line.remove_suffix(1);
-      lines_.push_back({static_cast<int>(first), std::string(line.substr(first)), number});
-    }
+// The document `text` holds; fails the test (with libyaml's message) when it does not parse.
+yaml_node parse_yaml(std::string_view text) {
+  const headroom::test::yaml_document doc = headroom::test::read_yaml(text);
+  REQUIRE_MESSAGE(doc.error.empty(), doc.error << "\n" << text);
+  return doc.root;
+}
+
+// The first character of `text` that YAML does not allow raw, as the byte offset, or npos.
+// Written from the YAML 1.2 spec's c-printable set (5.1) and YAML 1.1's line breaks, byte by
+// byte over UTF-8, independently of the writer's own check: C0 controls but tab and line
+// feed, DEL, the C1 controls C2 80..C2 9F (NEL, C2 85, among them), LS and PS (E2 80 A8/A9),
+// the byte order mark (EF BB BF), U+FFFE and U+FFFF (EF BF BE/BF).
+std::size_t first_unprintable(std::string_view text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    const auto next = [&](std::size_t k) {
+      return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0u;
+    };
+    if ((b < 0x20 && b != '\t' && b != '\n') || b == 0x7f) return i;
+    if (b == 0xc2 && next(1) >= 0x80 && next(1) <= 0x9f) return i;
+    if (b == 0xe2 && next(1) == 0x80 && (next(2) == 0xa8 || next(2) == 0xa9)) return i;
+    if (b == 0xef && next(1) == 0xbb && next(2) == 0xbf) return i;
+    if (b == 0xef && next(1) == 0xbf && (next(2) == 0xbe || next(2) == 0xbf)) return i;
   }
-
-  yaml_node document() {
-    if (lines_.empty()) error(0, "empty document");
-    if (lines_[0].indent != 0) error(lines_[0].number, "document must start at column 0");
-    yaml_node root = block(0);
-    if (pos_ != lines_.size()) error(lines_[pos_].number, "unexpected indentation");
-    return root;
-  }
-
-  // A lone scalar, as written after "key: ".
-  static yaml_node scalar(std::string_view s, int number) {
-    yaml_node n;
-    if (s.empty()) return n;
-    if (s.front() == '\'') {
-      n.quoted = true;
-      std::size_t i = 1;
-      for (;; ++i) {
-        if (i >= s.size()) error(number, "unterminated single-quoted scalar");
-        if (s[i] == '\'') {
-          if (i + 1 < s.size() && s[i + 1] == '\'') {
-            n.value += '\'';
-            ++i;
-            continue;
-          }
-          break;
-        }
-        n.value += s[i];
-      }
-      rest_is_comment(s.substr(i + 1), number);
-      return n;
-    }
-    if (s.front() == '"') {
-      n.quoted = true;
-      std::size_t i = 1;
-      for (;; ++i) {
-        if (i >= s.size()) error(number, "unterminated double-quoted scalar");
-        const char c = s[i];
-        if (c == '"') break;
-        if (c != '\\') {
-          n.value += c;
-          continue;
-        }
-        if (++i >= s.size()) error(number, "dangling escape");
-        switch (s[i]) {
-          case '\\':
-            n.value += '\\';
-            break;
-          case '"':
-            n.value += '"';
-            break;
-          case 'n':
-            n.value += '\n';
-            break;
-          case 't':
-            n.value += '\t';
-            break;
-          case 'r':
-            n.value += '\r';
-            break;
-          case 'x': {
-            if (i + 2 >= s.size()) error(number, "short \\x escape");
-            n.value += static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16));
-            i += 2;
-            break;
-          }
-          default:
-            error(number, "unsupported escape");
-        }
-      }
-      rest_is_comment(s.substr(i + 1), number);
-      return n;
-    }
-    if (std::string_view("[]{}&*!|>%@`\"'").find(s.front()) != std::string_view::npos)
-      error(number, "unsupported plain scalar start");
-    const auto hash = s.find(" #");
-    if (hash != std::string_view::npos) s = s.substr(0, hash);
-    while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-    if (s.find(": ") != std::string_view::npos || s.back() == ':')
-      error(number, "': ' inside a plain scalar");
-    n.value = std::string(s);
-    return n;
-  }
-
- private:
-  struct source_line {
-    int indent;
-    std::string text;
-    int number;
-  };
-
-  [[noreturn]] static void error(int number, const char* what) {
-#if defined(__cpp_exceptions)
-    throw std::runtime_error("yaml line " + std::to_string(number) + ": " + what);
-#else  // the no-exceptions build: a manifest that does not parse fails the whole run
-    std::fprintf(stderr, "yaml line %d: %s\n", number, what);
-    std::abort();
-#endif
-  }
-  static void rest_is_comment(std::string_view rest, int number) {
-    const auto k = rest.find_first_not_of(' ');
-    if (k != std::string_view::npos && (rest[k] != '#' || k == 0))
-      error(number, "text after a quoted scalar");
-  }
-  static bool is_dash(const source_line& l) { return l.text == "-" || l.text.starts_with("- "); }
-
-  yaml_node block(int indent) { return is_dash(lines_[pos_]) ? sequence(indent) : mapping(indent); }
-
-  yaml_node mapping(int indent) {
-    yaml_node n;
-    n.type = yaml_node::kind::map;
-    while (pos_ < lines_.size() && lines_[pos_].indent == indent && !is_dash(lines_[pos_])) {
-      const source_line& l = lines_[pos_];
-      std::size_t colon = l.text.find(": ");
-      if (colon == std::string::npos && l.text.back() == ':') colon = l.text.size() - 1;
-      if (colon == std::string::npos || colon == 0) error(l.number, "expected 'key:'");
-      std::string key = l.text.substr(0, colon);
-      if (key.find_first_of("'\"{}[]#") != std::string::npos) error(l.number, "complex key");
-      for (const auto& k : n.keys)
-        if (k == key) error(l.number, "duplicate key");
-      std::string_view rest = std::string_view(l.text).substr(colon + 1);
-      while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
-      const int number = l.number;
-      ++pos_;
-      yaml_node child;
-      if (!rest.empty()) {
-        child = scalar(rest, number);
-      } else if (pos_ < lines_.size() &&
-                 (lines_[pos_].indent > indent ||
-                  (lines_[pos_].indent == indent && is_dash(lines_[pos_])))) {
-        child = block(lines_[pos_].indent);
-      }
-      n.keys.push_back(std::move(key));
-      n.items.push_back(std::move(child));
-    }
-    return n;
-  }
-
-  yaml_node sequence(int indent) {
-    yaml_node n;
-    n.type = yaml_node::kind::seq;
-    while (pos_ < lines_.size() && lines_[pos_].indent == indent && is_dash(lines_[pos_])) {
-      source_line& l = lines_[pos_];
-      const auto content = l.text.find_first_not_of(' ', 1);
-      if (content == std::string::npos) error(l.number, "empty sequence item");
-      const std::string rest = l.text.substr(content);
-      const bool is_map = rest.find(": ") != std::string::npos || rest.back() == ':';
-      if (is_map && rest.front() != '\'' && rest.front() != '"') {
-        l.indent = indent + static_cast<int>(content);  // the item's keys align with this one
-        l.text = rest;
-        n.items.push_back(mapping(l.indent));
-      } else {
-        n.items.push_back(scalar(rest, l.number));
-        ++pos_;
-      }
-    }
-    return n;
-  }
-
-  std::vector<source_line> lines_;
-  std::size_t pos_ = 0;
-};
-
-yaml_node parse_yaml(std::string_view text) { return yaml_reader(text).document(); }
+  return std::string_view::npos;
+}
 
 // Looks up "spec.metrics[0].pods.target.averageValue"; nullptr when a step is missing.
 const yaml_node* find(const yaml_node& root, std::string_view path) {
@@ -283,17 +120,19 @@ std::string thrown_parameter(F&& f) {
 
 // SPEC §2: mu* = 8 req/s, rho* = 0.8, W = 8 s; 1..20 replicas; the Kubernetes default behavior.
 autoscaler_config spec_config(double target) {
-  autoscaler_config c;
-  c.min_replicas = 1;
-  c.max_replicas = 20;
-  c.metrics = {
-      {"vllm_requests_in_flight", metric_source::pods, metric_target_type::average_value, target}};
-  c.behavior = scaling_behavior{};
-  c.sync_period = 15s;
-  return c;
+  return {.min_replicas = 1,
+          .max_replicas = 20,
+          .metrics = {{.name = "vllm_requests_in_flight",
+                       .source = metric_source::pods,
+                       .target_type = metric_target_type::average_value,
+                       .target = target}},
+          .behavior = scaling_behavior{},
+          .sync_period = 15s};
 }
 
-k8s::scaled_workload spec_workload() { return {"llama-8b", "serving", "llama-8b"}; }
+k8s::scaled_workload spec_workload() {
+  return {.name = "llama-8b", .namespace_name = "serving", .target_name = "llama-8b"};
+}
 
 constexpr std::string_view llama = "meta-llama/Llama-3.1-8B-Instruct";
 
@@ -331,7 +170,7 @@ void check_rules_equal(const yaml_node& rules, const headroom::scaling_rules& ex
 
 TEST_SUITE("kubernetes") {
   TEST_CASE("kubernetes: the YAML reader reads what YAML means") {
-    // Self-test of the reader on hand-written YAML, so the manifest tests rest on it.
+    // The adapter over libyaml, on hand-written YAML: paths, quoting, errors.
     const auto doc = parse_yaml(
         "# comment\n"
         "a: 1\n"
@@ -350,17 +189,26 @@ TEST_SUITE("kubernetes") {
     CHECK(at(doc, "b.c") == "it's");
     CHECK(quoted(doc, "b.c"));
     CHECK(at(doc, "b.d") == "q\"x\\y\n");
+    CHECK(quoted(doc, "b.d"));
     CHECK(at(doc, "b.list[0].k") == "v");
     CHECK(at(doc, "b.list[0].m") == "2");
     CHECK(at(doc, "b.list[1]") == "plain");
     CHECK(at(doc, "b.same[0].x") == "1");
     CHECK(at(doc, "e") == "tail");
     CHECK_FALSE(has(doc, "b.list[2]"));
-    CHECK_THROWS(parse_yaml("a: 1\n   b: 2\n"));  // stray indentation
-    CHECK_THROWS(parse_yaml("a: 1\na: 2\n"));     // duplicate key
-    CHECK_THROWS(parse_yaml("a: 'open\n"));       // unterminated quote
-    CHECK_THROWS(parse_yaml("a: b: c\n"));        // ': ' in a plain scalar
-    CHECK_THROWS(parse_yaml("a: {b: 1}\n"));      // flow mapping
+    CHECK_FALSE(headroom::test::read_yaml("a: 1\na: 2\n").error.empty());       // duplicate key
+    CHECK_FALSE(headroom::test::read_yaml("a: [1, 2\n").error.empty());         // unclosed flow
+    CHECK_FALSE(headroom::test::read_yaml("a: b: c\n").error.empty());          // ': ' in a scalar
+    CHECK_FALSE(headroom::test::read_yaml("a: 1\n---\nb: 2\n").error.empty());  // two documents
+    // libyaml, like PyYAML and kubectl, refuses characters YAML does not allow raw.
+    // A raw NEL is a line break to YAML 1.1: folded into a space, it does not come back.
+    CHECK(headroom::test::read_yaml("a: \"x\xc2\x85y\"\n").root.items.at(0).value == "x y");
+    CHECK_FALSE(headroom::test::read_yaml("a: \"x\xc2\x80y\"\n").error.empty());  // C1
+    CHECK_FALSE(headroom::test::read_yaml("a: \"x\x01y\"\n").error.empty());      // C0
+    CHECK(headroom::test::read_yaml("a: \"x\\x01y\"\n").error.empty());           // escaped
+    CHECK(first_unprintable("a: 'x\xc2\xa0y'\n") == std::string_view::npos);  // NBSP is printable
+    CHECK(first_unprintable("a: 'x\xc2\x85y'\n") == 5);                       // NEL is not
+    CHECK(first_unprintable("a: \x7f\n") == 3);
   }
 
   TEST_CASE("kubernetes: in-flight target from a measured capacity") {
@@ -489,15 +337,21 @@ TEST_SUITE("kubernetes") {
   }
 
   TEST_CASE("kubernetes: HPA metric kinds / no behavior / appending") {
-    autoscaler_config c;
-    c.min_replicas = 2;
-    c.max_replicas = 8;
-    c.metrics = {
-        {"cpu", metric_source::resource, metric_target_type::utilization, 70.0},
-        {"queue_length", metric_source::external, metric_target_type::value, 100.0},
-        {"kv_cache_usage", metric_source::external, metric_target_type::average_value, 0.75}};
+    autoscaler_config c{.min_replicas = 2, .max_replicas = 8};
+    c.metrics = {{.name = "cpu",
+                  .source = metric_source::resource,
+                  .target_type = metric_target_type::utilization,
+                  .target = 70.0},
+                 {.name = "queue_length",
+                  .source = metric_source::external,
+                  .target_type = metric_target_type::value,
+                  .target = 100.0},
+                 {.name = "kv_cache_usage",
+                  .source = metric_source::external,
+                  .target_type = metric_target_type::average_value,
+                  .target = 0.75}};
     std::string out = "# prefix\n";
-    k8s::append_horizontal_pod_autoscaler(out, {"hpa", "", "web"}, c);
+    k8s::append_horizontal_pod_autoscaler(out, {.name = "hpa", .target_name = "web"}, c);
     REQUIRE(out.starts_with("# prefix\n"));
     const auto doc = parse_yaml(out);
     CHECK_FALSE(has(doc, "metadata.namespace"));  // empty namespace: omitted
@@ -521,8 +375,9 @@ TEST_SUITE("kubernetes") {
     // up: Pods maxReplicas per 1 s, down: Percent 100 per 1 s.
     autoscaler_config unlimited = spec_config(51.0);
     unlimited.max_replicas = 12;
-    unlimited.behavior =
-        scaling_behavior{{0s, select_policy::max, {}}, {120s, select_policy::max, {}}};
+    unlimited.behavior = scaling_behavior{
+        .scale_up = {.stabilization_window = 0s, .select = select_policy::max},
+        .scale_down = {.stabilization_window = 120s, .select = select_policy::max}};
     const auto doc = parse_yaml(k8s::horizontal_pod_autoscaler_yaml(spec_workload(), unlimited));
     CHECK(at(doc, "spec.behavior.scaleUp.policies[0].type") == "Pods");
     CHECK(at(doc, "spec.behavior.scaleUp.policies[0].value") == "12");
@@ -566,9 +421,10 @@ TEST_SUITE("kubernetes") {
 
   TEST_CASE("kubernetes: KEDA ScaledObject from SPEC's capacity") {
     const auto config = spec_config(k8s::in_flight_target(0.8, 8.0, 8s));
-    k8s::keda_prometheus_options keda;
-    keda.server_address = "http://prometheus.monitoring.svc:9090";
-    keda.queries = {k8s::in_flight_query(headroom::prometheus::vllm_preset, llama)};
+    k8s::keda_prometheus_options keda{
+        .server_address = "http://prometheus.monitoring.svc:9090",
+        .triggers = {{.metric_name = config.metrics[0].name,
+                      .query = k8s::in_flight_query(headroom::prometheus::vllm_preset, llama)}}};
     const std::string yaml = k8s::scaled_object_yaml(spec_workload(), config, keda);
     yaml_node doc;
     doc = parse_yaml(yaml);  // throws (fails the test) if the YAML does not parse
@@ -604,7 +460,7 @@ TEST_SUITE("kubernetes") {
     zero.min_replicas = 0;
     zero.metrics[0].source = metric_source::external;
     zero.behavior.reset();
-    keda.activation_threshold = 0.5;
+    keda.triggers[0].activation_threshold = 0.5;
     keda.cooldown_period = 600s;
     const auto z = parse_yaml(k8s::scaled_object_yaml(spec_workload(), zero, keda));
     CHECK(at(z, "spec.minReplicaCount") == "0");
@@ -614,17 +470,64 @@ TEST_SUITE("kubernetes") {
   }
 
   TEST_CASE("kubernetes: YAML quoting round-trips awkward strings") {
-    // Model names with PromQL and YAML specials survive both escapings.
-    const std::string awkward[] = {"it's",      "a\"b\\c", "x: y #z",      "line\nbreak",
-                                   "tab\there", "ünïcode", "{[*&!|>%@`]}", "- item"};
+    // Strings with PromQL and YAML specials, and every kind of character YAML does not allow
+    // raw (C0 and C1 controls, NEL, LS, PS, the BOM, U+FFFE, U+FFFF), survive both escapings:
+    // libyaml reads back the very string, and no raw unprintable character is written.
+    const std::string awkward[] = {"it's",
+                                   "a\"b\\c",
+                                   "x: y #z",
+                                   "line\nbreak",
+                                   "tab\there",
+                                   "cr\rlf",
+                                   "nul\x01"
+                                   "del\x7f",
+                                   "\xc3\xbc"
+                                   "n\xc3\xaf"
+                                   "code",
+                                   "{[*&!|>%@`]}",
+                                   "- item",
+                                   "c1 \xc2\x80 \xc2\x9f",
+                                   "nel\xc2\x85x",
+                                   "ls\xe2\x80\xa8ps\xe2\x80\xa9",
+                                   "\xef\xbb\xbf bom",
+                                   "\xef\xbf\xbe\xef\xbf\xbf",
+                                   "nbsp\xc2\xa0 private\xee\x80\x80 emoji\xf0\x9f\x98\x80",
+                                   "\\N \\x85 \\u0085"};
     for (const auto& model : awkward) {
       CAPTURE(model);
       const std::string query = k8s::in_flight_query("r", "w", "model_name", model);
-      k8s::keda_prometheus_options keda{"https://prom:9090", {query}, 0.0, 300s};
-      const auto doc =
-          parse_yaml(k8s::scaled_object_yaml(spec_workload(), spec_config(51.0), keda));
-      CHECK(at(doc, "spec.triggers[0].metadata.query") == query);
+      const auto spec = spec_config(51.0);
+      const k8s::keda_prometheus_options keda{
+          .server_address = "https://prom:9090",
+          .triggers = {{.metric_name = spec.metrics[0].name, .query = query}}};
+      const std::string so = k8s::scaled_object_yaml(spec_workload(), spec, keda);
+      CHECK(first_unprintable(so) == std::string_view::npos);
+      CHECK(at(parse_yaml(so), "spec.triggers[0].metadata.query") == query);
+      // The same strings as a target kind and a metric name (URL path segments: no / or %).
+      if (model.find_first_of("/%") != std::string::npos) continue;
+      auto workload = spec_workload();
+      workload.target_kind = "Kind " + model;
+      auto config = spec_config(51.0);
+      config.metrics[0].name = "m " + model;
+      const std::string hpa = k8s::horizontal_pod_autoscaler_yaml(workload, config);
+      CHECK(first_unprintable(hpa) == std::string_view::npos);
+      const auto doc = parse_yaml(hpa);
+      CHECK(at(doc, "spec.scaleTargetRef.kind") == workload.target_kind);
+      CHECK(at(doc, "spec.metrics[0].pods.metric.name") == config.metrics[0].name);
     }
+    // The escapes themselves: ASCII controls as \xhh, the others as \uhhhh, which Go (PromQL)
+    // and YAML read alike (YAML's \N would not do for PromQL, and Go's \x85 is a byte).
+    CHECK(k8s::in_flight_query("r", "w", "m", "a\xc2\x85\x01\xe2\x80\xa8\xef\xbf\xbf") ==
+          "sum(r{m=\"a\\u0085\\x01\\u2028\\uffff\"}) + sum(w{m=\"a\\u0085\\x01\\u2028\\uffff\"})");
+    std::string scalar;
+    k8s::detail::append_yaml_scalar(scalar, "x\xc2\x85y");
+    CHECK(scalar == "\"x\\u0085y\"");
+    scalar.clear();
+    k8s::detail::append_yaml_scalar(scalar, "\xc3\xbc'n");  // printable: single-quoted, raw
+    CHECK(scalar == "'\xc3\xbc''n'");
+    // A PromQL label value is UTF-8, as Prometheus requires of label values.
+    CHECK(thrown_parameter([] { (void)k8s::in_flight_query("r", "w", "m", "\xff"); }) ==
+          "label_value");
     // Scalars YAML 1.1 would read as booleans, nulls or numbers are quoted; names stay plain.
     for (const std::string s : {"yes", "No", "on", "OFF", "y", "null", "true", "8b", "1e3", "0x1f",
                                 "-1", ".5", "", "~", "a b", "x\x01y", "back\\slash"}) {
@@ -642,8 +545,8 @@ TEST_SUITE("kubernetes") {
       CHECK(line == s);
     }
     // A DNS-valid name that YAML 1.1 reads as a boolean ("yes", "on") is quoted in metadata.
-    const auto doc =
-        parse_yaml(k8s::horizontal_pod_autoscaler_yaml({"on", "yes", "8b"}, spec_config(51.0)));
+    const auto doc = parse_yaml(k8s::horizontal_pod_autoscaler_yaml(
+        {.name = "on", .namespace_name = "yes", .target_name = "8b"}, spec_config(51.0)));
     CHECK(at(doc, "metadata.name") == "on");
     CHECK(quoted(doc, "metadata.name"));
     CHECK(quoted(doc, "metadata.namespace"));
@@ -668,8 +571,10 @@ TEST_SUITE("kubernetes") {
     CHECK(plain.find("--horizontal-pod-autoscaler-tolerance") != std::string::npos);
     // KEDA: the behavior is written without tolerance (not in every KEDA CRD); a comment says so.
     c.behavior = scaling_behavior{};
-    const std::string so =
-        k8s::scaled_object_yaml(spec_workload(), c, {"http://prom:9090", {"sum(x)"}, 0.0, 300s});
+    const std::string so = k8s::scaled_object_yaml(
+        spec_workload(), c,
+        {.server_address = "http://prom:9090",
+         .triggers = {{.metric_name = c.metrics[0].name, .query = "sum(x)"}}});
     const auto keda = parse_yaml(so);
     CHECK(has(keda, "spec.advanced.horizontalPodAutoscalerConfig.behavior.scaleDown"));
     CHECK_FALSE(
@@ -683,13 +588,23 @@ TEST_SUITE("kubernetes") {
     const auto hpa = [](k8s::scaled_workload wl, autoscaler_config cfg) {
       return thrown_parameter([&] { (void)k8s::horizontal_pod_autoscaler_yaml(wl, cfg); });
     };
-    CHECK(hpa({"", "serving", "x"}, c) == "workload.name");
-    CHECK(hpa({"Llama-8B", "serving", "x"}, c) == "workload.name");
-    CHECK(hpa({"x", "serving.prod", "x"}, c) == "workload.namespace_name");
-    CHECK(hpa({"x", "serving", ""}, c) == "workload.target_name");
-    CHECK(hpa({"x", "serving", "meta-llama/llama"}, c) == "workload.target_name");
-    CHECK(hpa({"x", "serving", "x", ""}, c) == "workload.target_kind");
-    CHECK(hpa({"x", "serving", "x", "Deployment", ""}, c) == "workload.target_api_version");
+    CHECK(hpa({.name = "", .namespace_name = "serving", .target_name = "x"}, c) == "workload.name");
+    CHECK(hpa({.name = "Llama-8B", .namespace_name = "serving", .target_name = "x"}, c) ==
+          "workload.name");
+    CHECK(hpa({.name = "x", .namespace_name = "serving.prod", .target_name = "x"}, c) ==
+          "workload.namespace_name");
+    CHECK(hpa({.name = "x", .namespace_name = "serving", .target_name = ""}, c) ==
+          "workload.target_name");
+    CHECK(hpa({.name = "x", .namespace_name = "serving", .target_name = "meta-llama/llama"}, c) ==
+          "workload.target_name");
+    CHECK(hpa({.name = "x", .namespace_name = "serving", .target_name = "x", .target_kind = ""},
+              c) == "workload.target_kind");
+    CHECK(hpa({.name = "x",
+               .namespace_name = "serving",
+               .target_name = "x",
+               .target_kind = "Deployment",
+               .target_api_version = ""},
+              c) == "workload.target_api_version");
     auto bad = c;
     bad.metrics[0].target = 0.0;
     CHECK(hpa(w, bad) == "config.metrics.target");
@@ -705,10 +620,16 @@ TEST_SUITE("kubernetes") {
     bad = c;
     bad.metrics[0].source = metric_source::object;
     CHECK(hpa(w, bad) == "config.metrics.source");
-    bad.metrics = {{"cpu", metric_source::container_resource, metric_target_type::utilization, 70}};
+    bad.metrics = {{.name = "cpu",
+                    .source = metric_source::container_resource,
+                    .target_type = metric_target_type::utilization,
+                    .target = 70}};
     CHECK(hpa(w, bad) == "config.metrics.source");  // needs a container name
     bad = c;
-    bad.metrics = {{"cpu", metric_source::resource, metric_target_type::utilization, 70.5}};
+    bad.metrics = {{.name = "cpu",
+                    .source = metric_source::resource,
+                    .target_type = metric_target_type::utilization,
+                    .target = 70.5}};
     CHECK(hpa(w, bad) == "config.metrics.target");
     bad = c;
     bad.behavior->scale_down.stabilization_window = 3601s;  // API cap 3600 s
@@ -723,20 +644,65 @@ TEST_SUITE("kubernetes") {
     const auto keda = [&](k8s::keda_prometheus_options o, autoscaler_config cfg) {
       return thrown_parameter([&] { (void)k8s::scaled_object_yaml(w, cfg, o); });
     };
-    const k8s::keda_prometheus_options ok{"http://prom:9090", {"sum(x)"}, 0.0, 300s};
+    const std::string metric = c.metrics[0].name;
+    // A ScaledObject whose one trigger, for the config's metric, has this query and threshold.
+    const auto options = [&](std::string address, std::string query, double threshold,
+                             std::chrono::seconds cooldown) {
+      return k8s::keda_prometheus_options{.server_address = std::move(address),
+                                          .triggers = {{.metric_name = metric,
+                                                        .query = std::move(query),
+                                                        .activation_threshold = threshold}},
+                                          .cooldown_period = cooldown};
+    };
+    const auto ok = options("http://prom:9090", "sum(x)", 0.0, 300s);
     CHECK(keda(ok, c) == "<nothing thrown>");
-    CHECK(keda({"prom:9090", {"sum(x)"}, 0.0, 300s}, c) == "keda.server_address");
-    CHECK(keda({"", {"sum(x)"}, 0.0, 300s}, c) == "keda.server_address");
-    CHECK(keda({"http://prom:9090", {}, 0.0, 300s}, c) == "keda.queries");
-    CHECK(keda({"http://prom:9090", {"  "}, 0.0, 300s}, c) == "keda.queries");
-    CHECK(keda({"http://prom:9090", {"sum(x{m=\"\xc3\"})"}, 0.0, 300s}, c) == "keda.queries");
-    CHECK(keda({"http://prom:9090", {"sum(x)"}, -1.0, 300s}, c) == "keda.activation_threshold");
-    CHECK(keda({"http://prom:9090", {"sum(x)"}, 0.0, -1s}, c) == "keda.cooldown_period");
+    CHECK(keda(options("http://p", "sum(x)", 0.0, 300s), c) == "<nothing thrown>");
+    CHECK(keda(options("prom:9090", "sum(x)", 0.0, 300s), c) == "keda.server_address");
+    CHECK(keda(options("", "sum(x)", 0.0, 300s), c) == "keda.server_address");
+    CHECK(keda(options("https://", "sum(x)", 0.0, 300s), c) == "keda.server_address");
+    CHECK(keda(options("http://prom:9090", "  ", 0.0, 300s), c) == "keda.triggers.query");
+    CHECK(keda(options("http://prom:9090", "sum(x{m=\"\xc3\"})", 0.0, 300s), c) ==
+          "keda.triggers.query");
+    CHECK(keda(options("http://prom:9090", "sum(x)", -1.0, 300s), c) ==
+          "keda.triggers.activation_threshold");
+    CHECK(keda(options("http://prom:9090", "sum(x)", 0.0, -1s), c) == "keda.cooldown_period");
+    // Triggers pair with metrics by name: a metric without one, a trigger without its metric,
+    // and two triggers for one metric are each refused.
+    auto no_trigger = ok;
+    no_trigger.triggers.clear();
+    CHECK(keda(no_trigger, c) == "keda.triggers");
+    auto stray = ok;
+    stray.triggers.push_back({.metric_name = "not_a_metric", .query = "sum(y)"});
+    CHECK(keda(stray, c) == "keda.triggers.metric_name");
+    auto twice = ok;
+    twice.triggers.push_back(ok.triggers[0]);
+    CHECK(keda(twice, c) == "keda.triggers.metric_name");
+    // Two metrics and their triggers in the other order: each query goes to its own metric,
+    // and the triggers are written in the order of config.metrics.
+    auto two = c;
+    two.metrics.push_back({.name = "queue_depth",
+                           .source = metric_source::pods,
+                           .target_type = metric_target_type::average_value,
+                           .target = 4.0});
+    const k8s::keda_prometheus_options swapped{
+        .server_address = "http://prom:9090",
+        .triggers = {{.metric_name = "queue_depth", .query = "sum(q)"},
+                     {.metric_name = metric, .query = "sum(x)", .activation_threshold = 2.5}}};
+    const auto both = parse_yaml(k8s::scaled_object_yaml(w, two, swapped));
+    CHECK(at(both, "spec.triggers[0].metadata.query") == "sum(x)");
+    CHECK(at(both, "spec.triggers[0].metadata.threshold") == "51");
+    CHECK(at(both, "spec.triggers[0].metadata.activationThreshold") == "2.5");
+    CHECK(at(both, "spec.triggers[1].metadata.query") == "sum(q)");
+    CHECK(at(both, "spec.triggers[1].metadata.threshold") == "4");
+    CHECK(at(both, "spec.triggers[1].metadata.activationThreshold") == "0");
     bad = c;
     bad.sync_period = 1500ms;  // pollingInterval is whole seconds
     CHECK(keda(ok, bad) == "config.sync_period");
     bad = c;
-    bad.metrics = {{"cpu", metric_source::resource, metric_target_type::utilization, 70.0}};
+    bad.metrics = {{.name = "cpu",
+                    .source = metric_source::resource,
+                    .target_type = metric_target_type::utilization,
+                    .target = 70.0}};
     CHECK(keda(ok, bad) == "config.metrics.source");
   }
 }

@@ -11,6 +11,8 @@
 #include "support.hpp"
 
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <string>
@@ -76,6 +78,68 @@ prom::parse_error strict_error(std::string_view text) {
   const prom::page p = prom::parse(text);
   REQUIRE_MESSAGE(!p.ok(), text);
   return *p.error();
+}
+
+// A sample line `m{...} 1` with `count` labels named l0, l1, ...; names[k] replaces the name of
+// label k when given. columns[k] is the 1-based column of label k's name, counted while
+// writing the line.
+struct labelled_line {
+  std::string text;
+  std::vector<std::size_t> columns;
+};
+labelled_line line_with_labels(std::size_t count,
+                               const std::vector<std::pair<std::size_t, std::string>>& names = {}) {
+  labelled_line out;
+  out.text = "m{";
+  for (std::size_t k = 0; k < count; ++k) {
+    std::string name = "l" + std::to_string(k);
+    for (const auto& [index, replacement] : names)
+      if (index == k) name = replacement;
+    out.columns.push_back(out.text.size() + 1);
+    out.text += name + "=\"v\",";
+  }
+  out.text += "} 1\n";
+  return out;
+}
+
+// `count` names whose 64-bit FNV-1a hashes (offset basis 14695981039346656037, prime
+// 1099511628211) share their low 17 bits: every one lands in the same slot of any
+// power-of-two table up to 131,072 slots under that (unkeyed) hash. FNV-1a's low k bits
+// depend only on the low k bits of the state and of the bytes, and the prime is odd, so the
+// last of three appended characters follows from the first two (when it is a name character).
+std::vector<std::string> fnv1a_colliding_names(std::size_t count) {
+  constexpr std::uint64_t basis = 14695981039346656037ull, prime = 1099511628211ull;
+  constexpr std::uint64_t mask = (1u << 17) - 1;
+  std::uint64_t inverse = prime;  // Newton's iteration: prime * inverse == 1 mod 2^64
+  for (int i = 0; i < 6; ++i) inverse *= 2 - prime * inverse;
+  const std::string alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:";
+  const std::uint64_t before_last = (0x0b5e1 * inverse) & mask;
+  std::vector<std::string> names;
+  for (std::size_t i = 0; names.size() < count; ++i) {
+    const std::string prefix = "family_" + std::to_string(i) + "_";
+    std::uint64_t h = basis;
+    for (const char c : prefix) h = (h ^ static_cast<unsigned char>(c)) * prime;
+    bool found = false;
+    for (std::size_t a = 0; !found && a < alphabet.size(); ++a) {
+      for (std::size_t b = 0; !found && b < alphabet.size(); ++b) {
+        const std::uint64_t s = (((h ^ static_cast<unsigned char>(alphabet[a])) * prime) ^
+                                 static_cast<unsigned char>(alphabet[b])) *
+                                prime;
+        const std::uint64_t c = (s ^ before_last) & mask;
+        if (c < 256 && alphabet.find(static_cast<char>(c)) != std::string::npos) {
+          names.push_back(prefix + alphabet[a] + alphabet[b] + static_cast<char>(c));
+          found = true;
+        }
+      }
+    }
+  }
+  return names;
+}
+
+std::uint64_t fnv1a(std::string_view s) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (const char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return h;
 }
 
 }  // namespace
@@ -332,7 +396,7 @@ TEST_SUITE("prometheus") {
     CHECK(strict.line_count() == 6);
     CHECK(strict.samples().size() == 1);  // what came before the error
 
-    const prom::page p = prom::parse(text, {prom::parse_mode::lenient});
+    const prom::page p = prom::parse(text, {.mode = prom::parse_mode::lenient});
     REQUIRE(p.ok());
     REQUIRE(p.skipped().size() == 3);
     CHECK(p.skipped()[0].line == 3);
@@ -354,12 +418,16 @@ TEST_SUITE("prometheus") {
     CHECK(p.missing_final_newline());
     CHECK(p.line_count() == 2);
     CHECK(only(p, "b").value == 2);
-    const prom::page required = prom::parse("a 1\nb 2", {prom::parse_mode::strict, true});
+    const prom::page required =
+        prom::parse("a 1\nb 2", {.mode = prom::parse_mode::strict, .require_final_newline = true});
     REQUIRE_FALSE(required.ok());
     CHECK(required.error()->line == 2);
     CHECK(required.error()->code == prom::parse_errc::missing_final_newline);
-    CHECK(prom::parse("a 1\nb 2\n", {prom::parse_mode::strict, true}).ok());
-    const prom::page lenient = prom::parse("a 1\nb 2", {prom::parse_mode::lenient, true});
+    CHECK(
+        prom::parse("a 1\nb 2\n", {.mode = prom::parse_mode::strict, .require_final_newline = true})
+            .ok());
+    const prom::page lenient =
+        prom::parse("a 1\nb 2", {.mode = prom::parse_mode::lenient, .require_final_newline = true});
     CHECK(lenient.samples().size() == 1);
     CHECK(lenient.skipped().size() == 1);
     // Empty input is a valid, empty page.
@@ -401,11 +469,136 @@ TEST_SUITE("prometheus") {
     }
   }
 
+  TEST_CASE("prometheus: duplicate label names among many labels") {
+    using E = prom::parse_errc;
+    // Beyond 16 labels the names go through a hash table: distinct names pass at any count.
+    for (const std::size_t count : {std::size_t{17}, std::size_t{1000}, std::size_t{131072}}) {
+      const labelled_line line = line_with_labels(count);
+      const prom::page p = prom::parse(line.text);
+      REQUIRE_MESSAGE(p.ok(), count);
+      CHECK(p.labels(p.samples()[0]).size() == count);
+    }
+    // The error names the earliest label whose name came before: label 25 (a second l10),
+    // not label 30 (a second l3), although l3 appears first.
+    const labelled_line two = line_with_labels(40, {{25, "l10"}, {30, "l3"}});
+    prom::parse_error e = strict_error(two.text);
+    CHECK(e.code == E::duplicate_label_name);
+    CHECK(e.column == two.columns[25]);
+    // Three of one name: the second is the repeat.
+    const labelled_line three = line_with_labels(50, {{20, "l5"}, {45, "l5"}});
+    CHECK(strict_error(three.text).column == three.columns[20]);
+    // The repeat comes before a malformed label later on the line: it is the error reported.
+    labelled_line later = line_with_labels(30, {{12, "l2"}});
+    later.text.replace(later.text.find("l20=\"v\""), 7, "l20=v  ");
+    e = strict_error(later.text);
+    CHECK(e.code == E::duplicate_label_name);
+    CHECK(e.column == later.columns[12]);
+    // A malformed label before the repeat stops the line first.
+    labelled_line earlier = line_with_labels(30, {{25, "l2"}});
+    earlier.text.replace(earlier.text.find("l20=\"v\""), 7, "l20=v  ");
+    e = strict_error(earlier.text);
+    CHECK(e.code == E::expected_quote);
+    CHECK(e.column == earlier.columns[20] + 4);  // l20=v: the v
+    // Lenient: the line is skipped and its labels rolled back.
+    const std::string two_lines = two.text + "n{a=\"1\"} 2\n";
+    const prom::page lenient = prom::parse(two_lines, {.mode = prom::parse_mode::lenient});
+    REQUIRE(lenient.skipped().size() == 1);
+    CHECK(lenient.skipped()[0].code == E::duplicate_label_name);
+    REQUIRE(lenient.samples().size() == 1);
+    CHECK(lenient.labels(lenient.samples()[0]).size() == 1);
+  }
+
+  TEST_CASE("prometheus: limits on labels per series / series / families") {
+    using E = prom::parse_errc;
+    prom::parse_options limits;
+    // Off by default (0), as Prometheus's label_limit and sample_limit are.
+    CHECK(limits.max_labels_per_series == 0);
+    CHECK(limits.max_series_per_page == 0);
+    CHECK(limits.max_families_per_page == 0);
+
+    limits.max_labels_per_series = 3;
+    CHECK(prom::parse("m{a=\"1\",b=\"2\",c=\"3\"} 1\n", limits).ok());  // 3 = the limit
+    prom::page p = prom::parse("ok 1\nm{a=\"1\",b=\"2\",c=\"3\",d=\"4\"} 1\n", limits);
+    REQUIRE_FALSE(p.ok());
+    CHECK(p.error()->code == E::too_many_labels);
+    CHECK(p.error()->line == 2);
+    CHECK(p.error()->column == 21);  // the fourth label, d (each label is 6 bytes from 3)
+    CHECK(p.error()->reason() == "more labels in the sample than max_labels_per_series allows");
+    // A repeat before the limit is reached is reported as the repeat.
+    CHECK(prom::parse("m{a=\"1\",a=\"2\",c=\"3\",d=\"4\"} 1\n", limits).error()->code ==
+          E::duplicate_label_name);
+
+    limits = {};
+    limits.max_series_per_page = 2;
+    const std::string_view three_series =
+        "# TYPE a gauge\na 1\nb 2\nb{x=\"y\"} 3\n# TYPE c gauge\n";
+    p = prom::parse(three_series, limits);
+    REQUIRE_FALSE(p.ok());
+    CHECK(p.error()->code == E::too_many_series);
+    CHECK(p.error()->line == 4);
+    CHECK(p.error()->column == 1);
+    CHECK(p.samples().size() == 2);
+    limits.mode = prom::parse_mode::lenient;
+    p = prom::parse(three_series, limits);
+    CHECK(p.samples().size() == 2);
+    REQUIRE(p.skipped().size() == 1);
+    CHECK(p.skipped()[0].code == E::too_many_series);
+    CHECK(p.families().size() == 3);  // a, b and the TYPE line's c: families are not series
+
+    limits = {};
+    limits.max_families_per_page = 2;
+    const std::string_view three_families = "# HELP a A.\na 1\nb 2\nb 3\n# TYPE c gauge\nc 4\n";
+    p = prom::parse(three_families, limits);
+    REQUIRE_FALSE(p.ok());
+    CHECK(p.error()->code == E::too_many_families);
+    CHECK(p.error()->line == 5);
+    CHECK(p.error()->column == 8);  // the name in "# TYPE c gauge"
+    limits.mode = prom::parse_mode::lenient;
+    p = prom::parse(three_families, limits);
+    CHECK(p.families().size() == 2);
+    CHECK(p.samples().size() == 3);  // a 1, b 2, b 3: b was already a family
+    REQUIRE(p.skipped().size() == 2);
+    CHECK(p.skipped()[0].line == 5);
+    CHECK(p.skipped()[1].line == 6);
+    CHECK(p.skipped()[1].column == 1);  // the sample "c 4" would have made a third family
+    CHECK(p.skipped()[1].code == E::too_many_families);
+    // A histogram's _bucket, _sum and _count samples belong to its one family.
+    limits = {};
+    limits.max_families_per_page = 1;
+    CHECK(prom::parse("# TYPE h histogram\nh_bucket{le=\"+Inf\"} 1\nh_sum 2\nh_count 1\n", limits)
+              .ok());
+  }
+
+  TEST_CASE("prometheus: the family table resists names built to collide") {
+    // Names that all fall in one slot under an unkeyed FNV-1a table (the scheme this table
+    // had) made each insert probe every earlier one: quadratic. Under the page's keyed hash
+    // they spread like any names.
+    const std::vector<std::string> names = fnv1a_colliding_names(4000);
+    for (const std::string& name : names)
+      REQUIRE((fnv1a(name) & 0x1ffff) == (fnv1a(names[0]) & 0x1ffff));
+    std::string text;
+    for (std::size_t i = 0; i < names.size(); ++i)
+      text += names[i] + " " + std::to_string(i) + "\n";
+    const prom::page p = prom::parse(text);
+    REQUIRE(p.ok());
+    CHECK(p.families().size() == 4000);
+    for (std::size_t i = 0; i < names.size(); i += 399) {
+      const auto f = p.find_family(names[i]);
+      REQUIRE(f.has_value());
+      CHECK(*f == i);
+      CHECK(p.samples()[i].value == static_cast<double>(i));
+    }
+    // Linear probing at load 1/2 with a random hash: a run of 200 slots has probability
+    // about 8192 * exp(-200 * 0.193) < 1e-12; with FNV-1a these names probe 4000.
+    CHECK(headroom::prometheus::detail::longest_probe(p) < 200);
+  }
+
   TEST_CASE("prometheus: the expfmt fuzz corpus / valid and invalid") {
     for (std::string_view name : {"from_test_parse_0", "from_test_parse_1", "from_test_parse_2",
                                   "from_test_parse_3", "from_test_parse_4", "minimal"}) {
       const std::string text = read_fixture("prometheus_common_fuzz/" + std::string(name));
-      const prom::page p = prom::parse(text, {prom::parse_mode::strict, true});
+      const prom::page p =
+          prom::parse(text, {.mode = prom::parse_mode::strict, .require_final_newline = true});
       CHECK_MESSAGE(p.ok(), name);
     }
     // from_test_parse_2: name {labelname="val2",basename="base\"v\\al\nue"} 0.23 1234567890
@@ -466,7 +659,7 @@ TEST_SUITE("prometheus") {
       CHECK_MESSAGE(p.error()->line == c.line, c.file);
       CHECK_MESSAGE(p.error()->code == c.code, c.file);
       // Lenient skips the same line (error_2 also skips its second half, `line"} 3.14`).
-      const prom::page lenient = prom::parse(text, {prom::parse_mode::lenient});
+      const prom::page lenient = prom::parse(text, {.mode = prom::parse_mode::lenient});
       REQUIRE(!lenient.skipped().empty());
       CHECK(lenient.skipped().front().line == c.line);
     }
@@ -475,13 +668,15 @@ TEST_SUITE("prometheus") {
     const std::string zero = read_fixture("prometheus_common_fuzz/from_test_parse_error_0");
     CHECK(prom::parse(zero).ok());
     CHECK(only(prom::parse(zero), "bla").value == 3.14);
-    CHECK(prom::parse(zero, {prom::parse_mode::strict, true}).error()->code ==
-          E::missing_final_newline);
+    CHECK(prom::parse(zero, {.mode = prom::parse_mode::strict, .require_final_newline = true})
+              .error()
+              ->code == E::missing_final_newline);
   }
 
   TEST_CASE("prometheus: vLLM V1 page (DeepSeek / spec decode / one engine)") {
     const std::string text = read_fixture("vllm_v1_deepseek_specdecode.txt");
-    const prom::page p = prom::parse(text, {prom::parse_mode::strict, true});
+    const prom::page p =
+        prom::parse(text, {.mode = prom::parse_mode::strict, .require_final_newline = true});
     REQUIRE(p.ok());
     // README: "519 samples in 96 families as prometheus_client counts them". prometheus_client
     // counts each sample line once and one family per # TYPE block; every family here has a
@@ -537,7 +732,8 @@ TEST_SUITE("prometheus") {
     CHECK(p.samples().back().name == "vllm:request_prefill_kv_computed_tokens_sum");
     CHECK(p.samples().back().value == 53.0);
     CHECK(p.samples().back().line == p.line_count());
-    CHECK_FALSE(prom::parse(text, {prom::parse_mode::strict, true}).ok());
+    CHECK_FALSE(
+        prom::parse(text, {.mode = prom::parse_mode::strict, .require_final_newline = true}).ok());
 
     const prom::replica_load load =
         prom::read_replica_load(p, prom::vllm_preset, "facebook/opt-125m");
@@ -601,7 +797,8 @@ TEST_SUITE("prometheus") {
 
   TEST_CASE("prometheus: Prometheus project pages") {
     const std::string alltypes = read_fixture("prometheus_alltypes.237mfs.prom.txt");
-    const prom::page all = prom::parse(alltypes, {prom::parse_mode::strict, true});
+    const prom::page all =
+        prom::parse(alltypes, {.mode = prom::parse_mode::strict, .require_final_newline = true});
     REQUIRE(all.ok());
     // README: 237 families (112 counters, 97 gauges, 15 histograms, 13 summaries), 1,857 samples.
     CHECK(all.families().size() == 237);
@@ -615,7 +812,8 @@ TEST_SUITE("prometheus") {
     CHECK(counts[static_cast<int>(prom::metric_type::untyped)] == 0);
 
     const std::string expfmt = read_fixture("prometheus_common_expfmt_text.txt");
-    const prom::page text = prom::parse(expfmt, {prom::parse_mode::strict, true});
+    const prom::page text =
+        prom::parse(expfmt, {.mode = prom::parse_mode::strict, .require_final_newline = true});
     REQUIRE(text.ok());
     CHECK(text.families().size() == 37);  // README: 37 families, 248 samples
     CHECK(text.samples().size() == 248);
@@ -674,7 +872,7 @@ TEST_SUITE("prometheus") {
     CHECK(none.kv_usage.missing == prom::missing_reason::page_invalid);
     // Lenient: the bad line is skipped, the rest is read.
     const prom::page skipped =
-        prom::parse("vllm:num_requests_running 1\nbad line\n", {prom::parse_mode::lenient});
+        prom::parse("vllm:num_requests_running 1\nbad line\n", {.mode = prom::parse_mode::lenient});
     CHECK(prom::read_replica_load(skipped, prom::vllm_preset).running.value == 1.0);
   }
 
@@ -683,32 +881,50 @@ TEST_SUITE("prometheus") {
     constexpr double inf = std::numeric_limits<double>::infinity();
     // ClickHouse quantilePrometheusHistogram docs: (0,6),(0.5,11),(1,14),(inf,19) -> 0.35
     // for the median. By hand: rank 9.5 in (0, 0.5] holding 6..11: 0 + 0.5 * 3.5 / 5.
-    std::vector<B> clickhouse{{0, 6}, {0.5, 11}, {1, 14}, {inf, 19}};
+    std::vector<B> clickhouse{{.upper_bound = 0, .cumulative_count = 6},
+                              {.upper_bound = 0.5, .cumulative_count = 11},
+                              {.upper_bound = 1, .cumulative_count = 14},
+                              {.upper_bound = inf, .cumulative_count = 19}};
     CHECK(prom::bucket_quantile(0.5, clickhouse) == doctest::Approx(0.35));
     // Order does not matter; equal bounds are summed (sum by le).
-    std::vector<B> shuffled{{inf, 10}, {2, 5}, {1, 2}, {2, 3}, {inf, 6}, {1, 2}};
+    std::vector<B> shuffled{
+        {.upper_bound = inf, .cumulative_count = 10}, {.upper_bound = 2, .cumulative_count = 5},
+        {.upper_bound = 1, .cumulative_count = 2},    {.upper_bound = 2, .cumulative_count = 3},
+        {.upper_bound = inf, .cumulative_count = 6},  {.upper_bound = 1, .cumulative_count = 2}};
     // le=1 -> 4, le=2 -> 8, +Inf -> 16: median rank 8 -> (1, 2] fully: 1 + 1 * 4 / 4 = 2.
     CHECK(prom::bucket_quantile(0.5, shuffled) == doctest::Approx(2.0));
     // The first bucket starts at 0: rank 1 of 4 in (0, 10] holding 0..2 -> 5.
-    std::vector<B> first{{10, 2}, {20, 4}, {inf, 4}};
+    std::vector<B> first{{.upper_bound = 10, .cumulative_count = 2},
+                         {.upper_bound = 20, .cumulative_count = 4},
+                         {.upper_bound = inf, .cumulative_count = 4}};
     CHECK(prom::bucket_quantile(0.25, first) == doctest::Approx(5.0));
     // A rank in the +Inf bucket returns the second-highest bound.
-    std::vector<B> tail{{10, 1}, {20, 2}, {inf, 10}};
+    std::vector<B> tail{{.upper_bound = 10, .cumulative_count = 1},
+                        {.upper_bound = 20, .cumulative_count = 2},
+                        {.upper_bound = inf, .cumulative_count = 10}};
     CHECK(prom::bucket_quantile(0.9, tail) == 20.0);
     // A first bound <= 0 is returned as it is.
-    std::vector<B> negative{{-1, 5}, {0, 6}, {inf, 10}};
+    std::vector<B> negative{{.upper_bound = -1, .cumulative_count = 5},
+                            {.upper_bound = 0, .cumulative_count = 6},
+                            {.upper_bound = inf, .cumulative_count = 10}};
     CHECK(prom::bucket_quantile(0.1, negative) == -1.0);
     // Non-monotonic counts are forced monotonic: le=2 -> 3 becomes 4.
-    std::vector<B> dip{{1, 4}, {2, 3}, {3, 8}, {inf, 8}};
+    std::vector<B> dip{{.upper_bound = 1, .cumulative_count = 4},
+                       {.upper_bound = 2, .cumulative_count = 3},
+                       {.upper_bound = 3, .cumulative_count = 8},
+                       {.upper_bound = inf, .cumulative_count = 8}};
     CHECK(prom::bucket_quantile(0.75, dip) == doctest::Approx(2.5));  // rank 6 in (2,3] 4..8
     // Undefined: no +Inf bucket, fewer than two buckets, no observations, NaN bound.
-    std::vector<B> no_inf{{1, 1}, {2, 2}};
+    std::vector<B> no_inf{{.upper_bound = 1, .cumulative_count = 1},
+                          {.upper_bound = 2, .cumulative_count = 2}};
     CHECK(std::isnan(prom::bucket_quantile(0.5, no_inf)));
-    std::vector<B> single{{inf, 3}};
+    std::vector<B> single{{.upper_bound = inf, .cumulative_count = 3}};
     CHECK(std::isnan(prom::bucket_quantile(0.5, single)));
-    std::vector<B> zero{{1, 0}, {inf, 0}};
+    std::vector<B> zero{{.upper_bound = 1, .cumulative_count = 0},
+                        {.upper_bound = inf, .cumulative_count = 0}};
     CHECK(std::isnan(prom::bucket_quantile(0.5, zero)));
-    std::vector<B> nan_bound{{std::nan(""), 1}, {inf, 2}};
+    std::vector<B> nan_bound{{.upper_bound = std::nan(""), .cumulative_count = 1},
+                             {.upper_bound = inf, .cumulative_count = 2}};
     CHECK(std::isnan(prom::bucket_quantile(0.5, nan_bound)));
     std::vector<B> none;
     CHECK(std::isnan(prom::bucket_quantile(0.5, none)));

@@ -17,9 +17,16 @@
 #include <utility>
 #include <vector>
 
+#include <headroom/coldstart.hpp>
 #include <headroom/cost.hpp>
+#include <headroom/error.hpp>
 #include <headroom/queueing.hpp>
+#include <headroom/roofline.hpp>
 #include <headroom/sim/replica.hpp>
+
+#include <array>
+#include <limits>
+#include <string>
 
 namespace {
 using namespace headroom;
@@ -29,6 +36,45 @@ using sec = std::chrono::duration<double>;
 double uniform(std::mt19937_64& rng, double lo, double hi) {
   return std::uniform_real_distribution<double>(lo, hi)(rng);
 }
+#if defined(__cpp_exceptions)
+/// Finite values from 0 to the largest double, the subnormal and overflow edges among them.
+constexpr std::array<double, 11> extremes = {0.0,
+                                             5e-324,
+                                             1e-300,
+                                             1e-150,
+                                             1e-10,
+                                             0.5,
+                                             1.0,
+                                             1e10,
+                                             1e150,
+                                             1e300,
+                                             std::numeric_limits<double>::max()};
+
+/// Calls f on every tuple of N values of `extremes`; counts the calls that return NaN (those
+/// the library rejects with invalid_argument are fine: a mistake named is no silent NaN).
+template <std::size_t N, class F>
+std::size_t nan_results(F f, std::array<double, N>& args, std::size_t depth = 0) {
+  if (depth == N) {
+    try {
+      return std::isnan(f(args)) ? 1 : 0;
+    } catch (const headroom::invalid_argument&) {
+      return 0;
+    }
+  }
+  std::size_t count = 0;
+  for (const double x : extremes) {
+    args[depth] = x;
+    count += nan_results<N>(f, args, depth + 1);
+  }
+  return count;
+}
+template <std::size_t N, class F>
+std::size_t nan_results(F f) {
+  std::array<double, N> args{};
+  return nan_results<N>(f, args, 0);
+}
+#endif
+
 /// Two distinct values in [lo, hi), ascending.
 std::pair<double, double> ordered(std::mt19937_64& rng, double lo, double hi) {
   double a = uniform(rng, lo, hi), b = uniform(rng, lo, hi);
@@ -193,4 +239,115 @@ TEST_SUITE("properties") {
     }
     CHECK(replicas_needed(0.0, 0.5, 1.0) == 0);
   }
+
+#if defined(__cpp_exceptions)
+  TEST_CASE("properties: finite inputs never give NaN") {
+    // Every closed-form formula of queueing, coldstart, cost and roofline, fed every tuple of
+    // finite values from 0 to the largest double: each either names a rejected parameter or
+    // returns a number (possibly +inf where the true value exceeds a double, as docs/errors.md
+    // says), never NaN. Products such as 2·N_p·ν with ν = 0 and N_p near the top, sums that
+    // overflow while their quotient does not, and 0/0 from underflow all gave NaN here.
+    using a1 = std::array<double, 1>;
+    using a2 = std::array<double, 2>;
+    using a3 = std::array<double, 3>;
+    using a4 = std::array<double, 4>;
+    using a5 = std::array<double, 5>;
+    // roofline.hpp
+    CHECK(nan_results<2>([](const a2& a) { return weight_bytes(a[0], a[1]); }) == 0);
+    CHECK(nan_results<3>([](const a3& a) { return kv_cache_bytes(a[0], a[1], a[2]); }) == 0);
+    CHECK(nan_results<3>([](const a3& a) { return mfu(a[0], a[1], a[2]); }) == 0);
+    CHECK(nan_results<3>([](const a3& a) { return decode_bandwidth(a[0], a[1], sec(a[2])); }) == 0);
+    CHECK(nan_results<4>([](const a4& a) { return mbu(a[0], a[1], sec(a[2]), a[3]); }) == 0);
+    CHECK(nan_results<2>([](const a2& a) { return ridge_point(a[0], a[1]); }) == 0);
+    CHECK(nan_results<5>(
+              [](const a5& a) { return decode_intensity(a[0], a[1], a[2], a[3], a[4]); }) == 0);
+    CHECK(nan_results<3>([](const a3& a) { return decode_intensity_limit(a[0], a[1], a[2]); }) ==
+          0);
+    CHECK(nan_results<2>([](const a2& a) { return mfu_ceiling(a[0], a[1]); }) == 0);
+    CHECK(nan_results<3>([](const a3& a) {
+            return attainable_flops_per_second(a[0], accelerator_spec{"x", a[1], a[2], 1.0});
+          }) == 0);
+    CHECK(nan_results<3>([](const a3& a) { return max_compute_bound_context(a[0], a[1], a[2]); }) ==
+          0);
+    CHECK(nan_results<5>([](const a5& a) {
+            return max_compute_bound_context(a[0], a[1], a[2], a[3], a[4]).value_or(0.0);
+          }) == 0);
+    CHECK(nan_results<4>(
+              [](const a4& a) { return roofline_time(a[0], a[1], a[2], a[3]).count(); }) == 0);
+    // cost.hpp
+    CHECK(nan_results<2>([](const a2& a) { return replica_token_rate(a[0], a[1]); }) == 0);
+    CHECK(nan_results<1>([](const a1& a) { return tokens_per_hour(a[0]); }) == 0);
+    CHECK(nan_results<2>([](const a2& a) { return mean_utilisation(a[0], a[1]); }) == 0);
+    CHECK(nan_results<3>([](const a3& a) { return cost_per_token(a[0], a[1], a[2]); }) == 0);
+    CHECK(nan_results<3>([](const a3& a) { return cost_per_million_tokens(a[0], a[1], a[2]); }) ==
+          0);
+    CHECK(nan_results<2>([](const a2& a) {
+            return replica_hours(std::array<double, 2>{a[0], a[0]}, sec(a[1]));
+          }) == 0);
+    CHECK(nan_results<2>([](const a2& a) { return fleet_hourly_cost(a[0], a[1]); }) == 0);
+    CHECK(nan_results<3>([](const a3& a) { return spot_cost(a[0], a[1], a[2]); }) == 0);
+    for (const std::int64_t replicas : {std::int64_t{1}, std::int64_t{1} << 62}) {
+      CHECK(nan_results<4>([replicas](const a4& a) {
+              const two_tier_plan p =
+                  two_tier_split(two_tier_inputs{replicas, 0, a[0], a[1], a[2], a[3]});
+              return p.hourly_cost + p.all_on_demand_hourly_cost + p.blended_factor;
+            }) == 0);
+    }
+    CHECK(nan_results<5>([](const a5& a) {
+            const phase_costs p = split_cost_by_gpu_time(a[0], a[1], sec(a[2]), a[3], sec(a[4]));
+            return p.prefill_share + p.decode_share + p.prefill_cost_per_token +
+                   p.decode_cost_per_token;
+          }) == 0);
+    // queueing.hpp
+    CHECK(nan_results<2>([](const a2& a) { return littles_law_in_flight(a[0], sec(a[1])); }) == 0);
+    CHECK(nan_results<2>([](const a2& a) { return littles_law_rate(a[0], sec(a[1])); }) == 0);
+    CHECK(nan_results<3>([](const a3& a) { return target_concurrency(a[0], a[1], sec(a[2])); }) ==
+          0);
+    CHECK(nan_results<3>([](const a3& a) {
+            return static_cast<double>(replicas_needed(a[0], a[1], a[2]));
+          }) == 0);
+    CHECK(nan_results<3>(
+              [](const a3& a) { return closed_loop_rate(a[0], sec(a[1]), sec(a[2])); }) == 0);
+    CHECK(nan_results<3>([](const a3& a) {
+            return closed_loop_response_time(a[0], a[1], sec(a[2])).count();
+          }) == 0);
+    CHECK(nan_results<3>([](const a3& a) {
+            return mm1_sojourn_conformance(a[0], a[1], sec(a[2])) +
+                   mm1_wait_conformance(a[0], a[1], sec(a[2]));
+          }) == 0);
+    CHECK(nan_results<2>([](const a2& a) {
+            return mm1_mean_sojourn(a[0], a[1]).count() + mm1_mean_wait(a[0], a[1]).count() +
+                   mm1_mean_in_system(a[0], a[1]) + mm1_mean_queue_length(a[0], a[1]);
+          }) == 0);
+    // M/M/c costs O(c) for an offered load a = λ/μ (up to 2^53 accepted): loads kept small.
+    const auto small_load = [](const auto& a) { return a[0] <= 1e3 * a[1]; };
+    for (const std::int64_t c : {std::int64_t{1}, std::int64_t{2}, std::int64_t{100}}) {
+      CHECK(nan_results<3>([&](const a3& a) {
+              return small_load(a) ? mmc_wait_conformance(a[0], a[1], c, sec(a[2])) : 0.0;
+            }) == 0);
+      CHECK(nan_results<2>([&](const a2& a) {
+              return small_load(a) ? mmc_mean_sojourn(a[0], a[1], c).count() +
+                                         mmc_mean_queue_length(a[0], a[1], c)
+                                   : 0.0;
+            }) == 0);
+    }
+    CHECK(nan_results<3>([&](const a3& a) {
+            return small_load(a)
+                       ? static_cast<double>(mmc_servers_needed(a[0], a[1], sec(a[2]), 0.9))
+                       : 0.0;
+          }) == 0);
+    CHECK(nan_results<3>([](const a3& a) { return mg1_mean_sojourn(a[0], a[1], a[2]).count(); }) ==
+          0);
+    // coldstart.hpp
+    CHECK(nan_results<4>([](const a4& a) {
+            return static_cast<double>(ramp_reserve(a[0], sec(a[1]), a[2], a[3]));
+          }) == 0);
+    CHECK(nan_results<3>([](const a3& a) {
+            return static_cast<double>(step_reserve(a[0], a[1], a[2]));
+          }) == 0);
+    CHECK(nan_results<2>([](const a2& a) {
+            return weight_load_time(a[0], a[1], 8, channel_sharing::independent).count();
+          }) == 0);
+  }
+#endif
 }

@@ -32,6 +32,9 @@ constexpr sim::replica_config single_server{.max_batch = 1,
                                             .prefill = sim::prefill_mode::whole,
                                             .kv = sim::kv_policy::reserve_full};
 
+// One prompt token and one output token per request.
+constexpr sim::fixed_lengths one_token{.lengths = {.prompt_tokens = 1, .output_tokens = 1}};
+
 std::vector<sim::request> poisson_requests(double rate, std::size_t n, std::uint64_t seed,
                                            sim::request_lengths lengths = {1, 1}) {
   std::mt19937_64 engine(seed);
@@ -113,7 +116,7 @@ TEST_SUITE("replica") {
   TEST_CASE("replica: batch size 1 with constant service reproduces M/D/1 mean sojourn") {
     // Service 0.1 s (μ = 10/s), λ = 6/s, ρ = 0.6: W = 1/μ + ρ/(2μ(1 − ρ)) = 0.1 + 0.075.
     const auto requests = poisson_requests(6.0, 41000, 3);
-    const auto run = sim::simulate(single_server, requests, sim::constant_step_time{0.1s});
+    const auto run = sim::simulate(single_server, requests, sim::constant_step_time{.step = 0.1s});
     REQUIRE(run.stats.finished == requests.size());
     const auto w = batch_means(sojourns(run), 1000, 1000);
     const double expected = headroom::md1_mean_sojourn(6.0, 10.0).count();
@@ -129,11 +132,9 @@ TEST_SUITE("replica") {
     std::vector<double> rates;
     for (double r = 6.5; r <= 9.01; r += 0.25) rates.push_back(r);
     const headroom::slo objective{.ttft = 1s, .tpot = 1s};
-    sim::sweep_options options;
-    options.requests_per_point = 10000;
-    options.seed = 5;
+    const sim::sweep_options options{.requests_per_point = 10000, .seed = 5};
     const auto sweep = sim::sweep_capacity(single_server, sim::exponential_step_time(0.1s, 9),
-                                           rates, sim::fixed_lengths{{1, 1}}, objective, options);
+                                           rates, one_token, objective, options);
     REQUIRE(sweep.curve.size() == rates.size());
     const auto found = headroom::find_capacity(sweep.curve, {.interpolate = true});
     REQUIRE(found.capacity_per_s.has_value());
@@ -149,14 +150,11 @@ TEST_SUITE("replica") {
     // given, replication r >= 1 the seed replication_seed(seed, r) and a model reseeded with
     // replication_seed(~that, r); the point is replicated_conformance of the ten runs.
     const headroom::slo objective{.ttft = 1s, .tpot = 1s};
-    sim::sweep_options options;
-    options.requests_per_point = 4000;
-    options.seed = 5;
-    options.replications = 10;
+    const sim::sweep_options options{.requests_per_point = 4000, .seed = 5, .replications = 10};
     const std::vector<double> rate{7.0};
     const sim::exponential_step_time model(0.1s, 9);
-    const auto sweep = sim::sweep_capacity(single_server, model, rate, sim::fixed_lengths{{1, 1}},
-                                           objective, options);
+    const auto sweep =
+        sim::sweep_capacity(single_server, model, rate, one_token, objective, options);
     REQUIRE(sweep.curve.size() == 1);
     CHECK(sweep.stats.size() == 1);
     const auto& e = sweep.curve[0].conformance;
@@ -173,19 +171,19 @@ TEST_SUITE("replica") {
       const std::uint64_t seed = r == 0 ? 5 : sim::replication_seed(5, r);
       std::mt19937_64 engine(seed);
       const auto schedule = headroom::poisson_schedule(7.0, 4000, engine);
-      const auto requests = sim::make_requests(schedule, sim::fixed_lengths{{1, 1}}, engine);
+      const auto requests = sim::make_requests(schedule, one_token, engine);
       auto fresh = model;
       if (r > 0) fresh.reseed(sim::replication_seed(~seed, r));
       const auto run = sim::simulate(single_server, requests, fresh);
-      headroom::measurement_window window;
-      window.warm_up = 0.1 * schedule.back();
-      window.cool_down = 0.1 * schedule.back();
-      window.run_end = schedule.back();
+      const headroom::measurement_window window{.warm_up = 0.1 * schedule.back(),
+                                                .cool_down = 0.1 * schedule.back(),
+                                                .run_end = schedule.back()};
       runs.push_back(headroom::measure_conformance(run.outcomes, objective, window));
     }
-    options.replications = 2;
-    const auto two = sim::sweep_capacity(single_server, model, rate, sim::fixed_lengths{{1, 1}},
-                                         objective, options);
+    auto two_runs = options;
+    two_runs.replications = 2;
+    const auto two =
+        sim::sweep_capacity(single_server, model, rate, one_token, objective, two_runs);
     const auto expected = headroom::replicated_conformance(runs);
     CHECK(runs[0].share != runs[1].share);
     CHECK(two.curve[0].conformance.share == expected.share);
@@ -197,13 +195,15 @@ TEST_SUITE("replica") {
     // 1000 requests all at t = 0, 10 ms steps: one output token = one step each, so the last
     // finishes at 1000 × 10 ms = 10 s; four output tokens = four steps (prefill + 3 decodes):
     // 40 s. Throughput n/end = 1/service time.
-    std::vector<sim::request> one(1000, sim::request{0s, 8, 1});
-    const auto r1 = sim::simulate(single_server, one, sim::constant_step_time{0.01s});
+    std::vector<sim::request> one(
+        1000, sim::request{.arrival = 0s, .prompt_tokens = 8, .output_tokens = 1});
+    const auto r1 = sim::simulate(single_server, one, sim::constant_step_time{.step = 0.01s});
     CHECK(r1.stats.end.count() == doctest::Approx(10.0));
     CHECK(1000.0 / r1.stats.end.count() == doctest::Approx(1.0 / 0.01));
     CHECK(r1.stats.steps == 1000);
-    std::vector<sim::request> four(1000, sim::request{0s, 8, 4});
-    const auto r4 = sim::simulate(single_server, four, sim::constant_step_time{0.01s});
+    std::vector<sim::request> four(
+        1000, sim::request{.arrival = 0s, .prompt_tokens = 8, .output_tokens = 4});
+    const auto r4 = sim::simulate(single_server, four, sim::constant_step_time{.step = 0.01s});
     CHECK(r4.stats.end.count() == doctest::Approx(40.0));
     CHECK(r4.outcomes[0].first_token.count() == doctest::Approx(0.01));
     CHECK(r4.outcomes[0].finished.count() == doctest::Approx(0.04));
@@ -227,7 +227,7 @@ TEST_SUITE("replica") {
                               .kv_budget_tokens = 4096,
                               .max_batched_tokens = 2048,
                               .prefill = sim::prefill_mode::whole};
-    const std::vector<sim::request> one{{0s, 1000, 3}};
+    const std::vector<sim::request> one{{.arrival = 0s, .prompt_tokens = 1000, .output_tokens = 3}};
     const auto r = sim::simulate(whole, one, model, {.record_trace = true});
     REQUIRE(r.trace.size() == 3);
     CHECK(r.outcomes[0].first_token.count() == doctest::Approx(0.021));
@@ -261,7 +261,7 @@ TEST_SUITE("replica") {
     // Overloaded (λ = 20/s against μ = 10/s) and stopped at 50 s: each request is finished,
     // unfinished (arrived, not done) or not arrived, and the counts add up.
     const auto requests = poisson_requests(20.0, 2000, 17);
-    const auto run = sim::simulate(single_server, requests, sim::constant_step_time{0.1s},
+    const auto run = sim::simulate(single_server, requests, sim::constant_step_time{.step = 0.1s},
                                    {.horizon = seconds_d(50.0)});
     const auto& s = run.stats;
     CHECK(s.finished + s.unfinished + s.not_arrived + s.rejected == requests.size());
@@ -295,7 +295,7 @@ TEST_SUITE("replica") {
     }
     CHECK(unfinished == s.unfinished);
     // Without a horizon everything finishes.
-    const auto all = sim::simulate(single_server, requests, sim::constant_step_time{0.1s});
+    const auto all = sim::simulate(single_server, requests, sim::constant_step_time{.step = 0.1s});
     CHECK(all.stats.finished == requests.size());
   }
 
@@ -379,8 +379,11 @@ TEST_SUITE("replica") {
     // Budget 100 tokens: prompt 90 + output 20 − 1 = 109 > 100 can never fit.
     const sim::replica_config config{
         .max_batch = 4, .kv_budget_tokens = 100, .max_batched_tokens = 128};
-    const std::vector<sim::request> requests{{0s, 10, 5}, {0.1s, 90, 20}, {0.2s, 50, 51}};
-    const auto run = sim::simulate(config, requests, sim::constant_step_time{0.01s});
+    const std::vector<sim::request> requests{
+        {.arrival = 0s, .prompt_tokens = 10, .output_tokens = 5},
+        {.arrival = 0.1s, .prompt_tokens = 90, .output_tokens = 20},
+        {.arrival = 0.2s, .prompt_tokens = 50, .output_tokens = 51}};
+    const auto run = sim::simulate(config, requests, sim::constant_step_time{.step = 0.01s});
     CHECK(run.status[0] == sim::request_status::finished);
     CHECK(run.status[1] == sim::request_status::rejected);
     CHECK(run.outcomes[1].error);
@@ -392,7 +395,7 @@ TEST_SUITE("replica") {
     const headroom::closed_loop_population users(8, 0.5s);
     std::mt19937_64 engine(12);
     const auto run =
-        sim::simulate_closed_loop(single_server, users, 6000, sim::fixed_lengths{{1, 1}}, engine,
+        sim::simulate_closed_loop(single_server, users, 6000, one_token, engine,
                                   sim::exponential_step_time(0.1s, 13), {.record_trace = true});
     REQUIRE(run.stats.finished == 6000);
     bool bounded = true;
@@ -412,9 +415,8 @@ TEST_SUITE("replica") {
     // ln(100)/(μ − λ): the closed loop's is far smaller (never more than 8 in the system).
     const headroom::closed_loop_population users(8, 0.4s);
     std::mt19937_64 engine(31);
-    const auto closed =
-        sim::simulate_closed_loop(single_server, users, 20000, sim::fixed_lengths{{1, 1}}, engine,
-                                  sim::exponential_step_time(0.1s, 32));
+    const auto closed = sim::simulate_closed_loop(single_server, users, 20000, one_token, engine,
+                                                  sim::exponential_step_time(0.1s, 32));
     const double rate = 20000.0 / (closed.stats.end - closed.stats.first_arrival).count();
     CHECK(rate > 8.5);
     CHECK(rate < 10.0);
@@ -428,7 +430,7 @@ TEST_SUITE("replica") {
   }
 
   TEST_CASE("replica: caller mistakes throw invalid_argument") {
-    const std::vector<sim::request> ok{{0s, 1, 1}};
+    const std::vector<sim::request> ok{{.arrival = 0s, .prompt_tokens = 1, .output_tokens = 1}};
     const sim::constant_step_time step{0.01s};
     CHECK_THROWS_AS(static_cast<void>(sim::simulate(sim::replica_config{.max_batch = 0}, ok, step)),
                     headroom::invalid_argument);
@@ -438,10 +440,13 @@ TEST_SUITE("replica") {
     CHECK_THROWS_AS(
         static_cast<void>(sim::simulate(sim::replica_config{.kv_budget_tokens = 0}, ok, step)),
         headroom::invalid_argument);
-    const std::vector<sim::request> unsorted{{1s, 1, 1}, {0s, 1, 1}};
+    const std::vector<sim::request> unsorted{
+        {.arrival = 1s, .prompt_tokens = 1, .output_tokens = 1},
+        {.arrival = 0s, .prompt_tokens = 1, .output_tokens = 1}};
     CHECK_THROWS_AS(static_cast<void>(sim::simulate({}, unsorted, step)),
                     headroom::invalid_argument);
-    const std::vector<sim::request> no_output{{0s, 1, 0}};
+    const std::vector<sim::request> no_output{
+        {.arrival = 0s, .prompt_tokens = 1, .output_tokens = 0}};
     CHECK_THROWS_AS(static_cast<void>(sim::simulate({}, no_output, step)),
                     headroom::invalid_argument);
     const std::vector<sim::request> nan_arrival{
@@ -467,7 +472,8 @@ TEST_SUITE("replica") {
   }
 
   TEST_CASE("replica: replayed lengths cycle and log-normal medians hold") {
-    const std::vector<sim::request_lengths> list{{10, 2}, {20, 3}};
+    const std::vector<sim::request_lengths> list{{.prompt_tokens = 10, .output_tokens = 2},
+                                                 {.prompt_tokens = 20, .output_tokens = 3}};
     sim::replayed_lengths replay(list);
     std::mt19937_64 engine(1);
     CHECK(replay(engine).prompt_tokens == 10);

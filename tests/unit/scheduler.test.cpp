@@ -1134,9 +1134,10 @@ TEST_SUITE("scheduler") {
 
   TEST_CASE("scheduler: archetypes need nothing but the documented traits") {
     using archetypes::gpu;
-    std::vector<archetypes::worker> workers{{1, 64 * GiB, {gpu{0, 24 * GiB}}},
-                                            {2, 64 * GiB, {gpu{0, 24 * GiB}, gpu{1, 24 * GiB}}},
-                                            {3, 64 * GiB, {gpu{0, 80 * GiB}}, false}};
+    std::vector<archetypes::worker> workers{
+        {1, 64 * GiB, {gpu{0, 24 * GiB}}},
+        {2, 64 * GiB, {gpu{0, 24 * GiB}, gpu{1, 24 * GiB}}},
+        {3, 64 * GiB, {gpu{0, 80 * GiB}}, worker_state::not_ready}};
     std::vector<archetypes::instance> instances{
         {1, 7, 1, {{0, 20 * GiB}}}, {2, 7, 2, {{1, 10 * GiB}}}, {3, 9, 2, {{0, 2 * GiB}}}};
     auto up = default_scheduler(archetypes::estimator{8 * GiB});

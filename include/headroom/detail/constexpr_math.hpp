@@ -21,6 +21,7 @@
 #include <chrono>
 #include <concepts>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <type_traits>
 
@@ -99,6 +100,7 @@ constexpr T scale2(T x, int k) noexcept {
   const int half = k / 2;
   return x * pow2<T>(half) * pow2<T>(k - half);
 }
+
 
 /// e^r for |r| <= ln2/2: its Taylor series to degree 30 (the last term is below 1e-50),
 /// in Horner form 1 + r(1 + r/2(1 + r/3(...))), summed from the smallest term.
@@ -431,6 +433,83 @@ template <std::floating_point T>
 template <std::floating_point T>
 [[nodiscard]] constexpr T quota_log(T q) noexcept {
   return -log1p(-q);
+}
+
+/// x = mantissa · 2^exponent with mantissa in [1, 2), for a finite x > 0 (a constexpr frexp).
+template <std::floating_point T>
+struct binary_parts {
+  T mantissa = 1;
+  int exponent = 0;
+};
+template <std::floating_point T>
+constexpr binary_parts<T> split2(T x) noexcept {
+  constexpr T up = impl::pow2<T>(32);
+  constexpr T down = impl::pow2<T>(-32);
+  if (!(x > T(0) && x <= std::numeric_limits<T>::max())) return {x, 0};  // not for 0, inf, NaN
+  int e = 0;
+  while (x >= up) {
+    x *= down;
+    e += 32;
+  }
+  while (x < down) {
+    x *= up;
+    e -= 32;
+  }
+  while (x >= T(2)) {
+    x *= T(0.5);
+    ++e;
+  }
+  while (x < T(1)) {
+    x *= T(2);
+    --e;
+  }
+  return {x, e};
+}
+
+/// The product of `numerators` over the product of `denominators`, each finite, numerators
+/// >= 0 and denominators > 0, without intermediate overflow or underflow: 0 when a numerator
+/// is 0 (whatever the rest), +infinity only when the true value exceeds T's range, 0 only when
+/// it lies below T's smallest subnormal, never NaN. While every partial product is a normal
+/// number the result is the plain left-to-right product, bit for bit; otherwise the factors
+/// are split into mantissa and exponent (the same roundings, exponents summed exactly).
+template <std::floating_point T>
+constexpr T product_ratio(std::initializer_list<T> numerators,
+                          std::initializer_list<T> denominators = {}) noexcept {
+  constexpr T largest = std::numeric_limits<T>::max();
+  constexpr T smallest = std::numeric_limits<T>::min();  // smallest normal
+  T r = 1;
+  bool normal = true;
+  for (const T x : numerators) {
+    if (x == T(0)) return T(0);
+    r *= x;
+    normal = normal && r <= largest && r >= smallest;
+  }
+  for (const T x : denominators) {
+    r /= x;
+    normal = normal && r <= largest && r >= smallest;
+  }
+  if (normal) return r;
+  T m = 1;  // the value is m · 2^e, m kept in [1, 2)
+  int e = 0;
+  for (const T x : numerators) {
+    const binary_parts<T> p = split2(x);
+    m *= p.mantissa;
+    e += p.exponent;
+    if (m >= T(2)) {
+      m *= T(0.5);
+      ++e;
+    }
+  }
+  for (const T x : denominators) {
+    const binary_parts<T> p = split2(x);
+    m /= p.mantissa;
+    e -= p.exponent;
+    if (m < T(1)) {
+      m *= T(2);
+      --e;
+    }
+  }
+  return impl::scale2(m, e);
 }
 
 /// Largest integer count the closed-form headers return (2^62: exact in double).

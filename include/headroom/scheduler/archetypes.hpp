@@ -50,13 +50,15 @@ struct label {
 /// A worker known only through worker_traits.
 class worker {
  public:
-  /// Worker id with ram bytes of RAM and these GPUs; ready or not; labels; READY file keys.
-  worker(std::uint64_t id, std::uint64_t ram, std::vector<gpu> gpus, bool ready = true,
-         std::vector<label> labels = {}, std::vector<std::uint64_t> files = {})
+  /// Worker id with ram bytes of RAM and these GPUs, in this state, with labels and READY
+  /// file keys.
+  worker(std::uint64_t id, std::uint64_t ram, std::vector<gpu> gpus,
+         worker_state state = worker_state::ready, std::vector<label> labels = {},
+         std::vector<std::uint64_t> files = {})
       : id_(id),
         ram_(ram),
         gpus_(std::move(gpus)),
-        ready_(ready),
+        state_(state),
         labels_(std::move(labels)),
         files_(std::move(files)) {}
 
@@ -64,7 +66,7 @@ class worker {
   friend struct headroom::worker_traits<worker>;
   std::uint64_t id_, ram_;
   std::vector<gpu> gpus_;
-  bool ready_;
+  worker_state state_;
   std::vector<label> labels_;
   std::vector<std::uint64_t> files_;
 };
@@ -237,9 +239,7 @@ struct headroom::worker_traits<headroom::archetypes::worker> {
   static constexpr const std::vector<headroom::archetypes::label>& labels(const W& w) noexcept {
     return w.labels_;
   }
-  static constexpr headroom::worker_state state(const W& w) noexcept {
-    return w.ready_ ? headroom::worker_state::ready : headroom::worker_state::not_ready;
-  }
+  static constexpr headroom::worker_state state(const W& w) noexcept { return w.state_; }
   static constexpr std::uint64_t ram_total_bytes(const W& w) noexcept { return w.ram_; }
   static constexpr std::uint64_t ram_reserved_bytes(const W&) noexcept { return 0; }
   static constexpr std::uint64_t vram_reserved_bytes(const W&) noexcept { return 0; }

@@ -87,8 +87,8 @@ class workspace : private detail::workspace_state {
       read_file_table(files);
       for (std::uint32_t w = 0; w < workers_.size(); ++w) {
         worker_record& r = workers_[w];
-        set_files(w, r.main_files || (table_files_[w] & main_bit) != 0,
-                  r.draft_files || (table_files_[w] & draft_bit) != 0);
+        set_files(w, {.main = r.main_files || (table_files_[w] & main_bit) != 0,
+                      .draft = r.draft_files || (table_files_[w] & draft_bit) != 0});
       }
     }
   }
@@ -146,7 +146,7 @@ class workspace : private detail::workspace_state {
       rebase_ram(pos, detail::counted_bytes(r.ram_total_bytes) -
                           detail::counted_bytes(WT::ram_reserved_bytes(w)));
       r.state = WT::state(w);
-      set_files(pos, reads_main_files(w, pos), reads_draft_files(w, pos));
+      set_files(pos, {.main = reads_main_files(w, pos), .draft = reads_draft_files(w, pos)});
       refresh_worker(pos);
       verdicts_.queue(pos, workers_.size());
       return true;
@@ -195,10 +195,10 @@ class workspace : private detail::workspace_state {
   void commit(const candidate& c) {
     for (std::uint32_t p = 0; p < c.part_count; ++p) {
       const placement_part& part = parts_[c.part_begin + p];
-      if (p == 0) take_ram(part.worker, detail::counted_bytes(part.ram_bytes), recording_);
+      if (p == 0) take_ram(part.worker, detail::counted_bytes(part.ram_bytes), own_amounts());
       for (std::uint32_t k = 0; k < part.claim_count; ++k) {
         const claim_record& cl = claims_[part.claim_begin + k];
-        take_vram(cl.gpu, detail::counted_bytes(cl.vram_bytes), recording_);
+        take_vram(cl.gpu, detail::counted_bytes(cl.vram_bytes), own_amounts());
         ++gpus_[cl.gpu].model_instances;
       }
       workers_[part.worker].model_instances +=
@@ -441,18 +441,19 @@ class workspace : private detail::workspace_state {
         count_part(sw, ST::gpus(sub), ST::ram_bytes(sub), how, part_role::subordinate);
       }
     }
-    if (how.keep_parts) record_instance(inst, wid.has_value(), first_part);
+    if (how.keep_parts) record_instance(inst, wid, first_part);
     if (change == count_change::in) ++next_position_;
   }
   template <class I>
-  void record_instance(const I& inst, bool scheduled, std::size_t first_part) {
+  void record_instance(const I& inst, const std::optional<std::uint64_t>& worker,
+                       std::size_t first_part) {
     using IT = instance_traits<I>;
     const std::optional<std::uint32_t> total = IT::total_layers(inst);
     const std::optional<std::uint32_t> offload = IT::offload_layers(inst);
     instances_.push_back({.position = next_position_,
                           .id = IT::id(inst),
                           .state = IT::state(inst),
-                          .scheduled = scheduled,
+                          .scheduled = worker.has_value(),
                           .part_begin = static_cast<std::uint32_t>(first_part),
                           .part_count = static_cast<std::uint32_t>(parts_.size() - first_part),
                           .has_layers = total.has_value() && offload.has_value(),
@@ -461,7 +462,7 @@ class workspace : private detail::workspace_state {
   }
   void count_main_ram(std::uint32_t w, std::int64_t ram, const instance_count& how) {
     const std::int64_t given = how.change == count_change::out ? ram : -ram;
-    give_ram(w, given, recording_ && how.own_model);
+    give_ram(w, given, how.own_model ? own_amounts() : amounts::cluster);
     // GPUStack's fit counts a main instance's RAM on a worker of another GPU type not at
     // all (policies/utils.py::compute_worker_allocated): kept aside, added back there.
     const std::uint16_t wt = workers_[w].type;
@@ -488,7 +489,7 @@ class workspace : private detail::workspace_state {
       const std::uint64_t claimed = CT::vram_bytes(cl);
       const std::int64_t given =
           in ? -detail::counted_bytes(claimed) : detail::counted_bytes(claimed);
-      give_vram(g, given, recording_ && how.own_model);
+      give_vram(g, given, how.own_model ? own_amounts() : amounts::cluster);
       // GPUStack's fit counts a claim on a GPU of another type only from a main instance
       // of unknown type (compute_worker_allocated): the others are kept aside.
       const std::uint16_t gt = gpus_[g].type;

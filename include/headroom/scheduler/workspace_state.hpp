@@ -56,26 +56,38 @@ struct workspace_state {
   }
 
   // ---- allocatable amounts: kept exactly, stored saturated ----
+  // Which allocatable amounts a change moves: the cluster's alone, or also the view that
+  // counts the model's own instances only (kept when indexed for scale down).
+  enum class amounts : std::uint8_t { cluster, cluster_and_own };
+  // The amounts a change of the model's own instances (or of a worker's base) moves: the
+  // own view too when indexed for scale down.
+  [[nodiscard]] amounts own_amounts() const noexcept {
+    return recording_ ? amounts::cluster_and_own : amounts::cluster;
+  }
   // Gives amount back (negative: takes) to the allocatable VRAM of GPU g or RAM of worker
-  // w, and to the view counting the model's own instances when own.
-  void give_vram(std::uint32_t g, std::int64_t amount, bool own) {
+  // w, in the amounts named.
+  void give_vram(std::uint32_t g, std::int64_t amount, amounts moved) {
     vram_exact_.add(gpus_[g].alloc_bytes, g, amount);
-    if (own) own_vram_exact_.add(own_gpu_alloc_[g], g, amount);
+    if (moved == amounts::cluster_and_own) own_vram_exact_.add(own_gpu_alloc_[g], g, amount);
   }
-  void give_ram(std::uint32_t w, std::int64_t amount, bool own) {
+  void give_ram(std::uint32_t w, std::int64_t amount, amounts moved) {
     ram_exact_.add(workers_[w].ram_alloc_bytes, w, amount);
-    if (own) own_ram_exact_.add(own_ram_alloc_[w], w, amount);
+    if (moved == amounts::cluster_and_own) own_ram_exact_.add(own_ram_alloc_[w], w, amount);
   }
-  void take_vram(std::uint32_t g, std::int64_t amount, bool own) { give_vram(g, -amount, own); }
-  void take_ram(std::uint32_t w, std::int64_t amount, bool own) { give_ram(w, -amount, own); }
+  void take_vram(std::uint32_t g, std::int64_t amount, amounts moved) {
+    give_vram(g, -amount, moved);
+  }
+  void take_ram(std::uint32_t w, std::int64_t amount, amounts moved) {
+    give_ram(w, -amount, moved);
+  }
   // A worker's re-read total − reserved replaces the old one: the difference (both within
   // ±2^54, exact) moves every amount built on it.
   void rebase_gpu(std::uint32_t g, std::int64_t base) {
-    give_vram(g, base - vram_base_[g], recording_);
+    give_vram(g, base - vram_base_[g], own_amounts());
     vram_base_[g] = base;
   }
   void rebase_ram(std::uint32_t w, std::int64_t base) {
-    give_ram(w, base - ram_base_[w], recording_);
+    give_ram(w, base - ram_base_[w], own_amounts());
     ram_base_[w] = base;
   }
   // GPU g's total − its own reservation − the worker's per-GPU reservation, as counted.
@@ -98,13 +110,19 @@ struct workspace_state {
     return (draft_ != 0 && worker_traits<W>::files_ready(w, draft_)) ||
            (table_files_[pos] & draft_bit) != 0;
   }
-  void set_files(std::uint32_t w, bool main, bool draft) noexcept {
+  // Which of the model's files a worker has READY.
+  struct ready_files {
+    bool main = false;   // the model's own files
+    bool draft = false;  // its draft model's files
+  };
+  void set_files(std::uint32_t w, ready_files ready) noexcept {
     worker_record& r = workers_[w];
-    if (draft != r.draft_files)
-      draft_ready_count_ = draft ? draft_ready_count_ + 1 : draft_ready_count_ - 1;
-    r.main_files = main;
-    r.draft_files = draft;
-    worker_files_[w] = static_cast<std::uint8_t>((main ? main_bit : 0u) | (draft ? draft_bit : 0u));
+    if (ready.draft != r.draft_files)
+      draft_ready_count_ = ready.draft ? draft_ready_count_ + 1 : draft_ready_count_ - 1;
+    r.main_files = ready.main;
+    r.draft_files = ready.draft;
+    worker_files_[w] =
+        static_cast<std::uint8_t>((ready.main ? main_bit : 0u) | (ready.draft ? draft_bit : 0u));
   }
   template <class Files>
   void read_file_table(const Files& files) {

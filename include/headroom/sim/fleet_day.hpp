@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -28,6 +29,7 @@
 #include "../autoscaler.hpp"
 #include "../cost.hpp"
 #include "../detail/checks.hpp"
+#include "../detail/constexpr_math.hpp"
 #include "../detail/from_chars.hpp"
 #include "../error.hpp"
 #include "../queueing.hpp"
@@ -167,6 +169,33 @@ struct fleet_day_config {
   double tokens_per_request = 0.0;  ///< generated tokens per request; >= 0 (0: no token cost)
 };
 
+/// A fixed fleet sized for the peak of traffic_per_second at full capacity, with no margin:
+/// ceil(peak / capacity_per_replica) replicas (the "always at peak" policy). The rates must be
+/// finite and >= 0 (at least one); throws invalid_argument naming traffic_per_second when
+/// the count exceeds config.max_replicas, so no count past std::int32_t is ever cast.
+[[nodiscard]] inline fleet_policy peak_fleet(std::span<const double> traffic_per_second,
+                                             const fleet_day_config& config) {
+  if (traffic_per_second.empty())
+    detail::fail("traffic_per_second.size()", std::size_t{0}, "needs at least one step");
+  double peak = 0.0;
+  for (const double rate : traffic_per_second) {
+    if (!(rate >= 0.0 && detail::is_finite(rate)))
+      detail::fail("traffic_per_second[i]", rate, "must be finite and >= 0");
+    peak = std::max(peak, rate);
+  }
+  const double mu =
+      detail::require_positive("config.capacity_per_replica", config.capacity_per_replica);
+  if (config.max_replicas < 1)
+    detail::fail("config.max_replicas", config.max_replicas, "must be >= 1");
+  const double needed = detail::cxm::product_ratio({peak}, {mu});
+  if (!(needed <= static_cast<double>(config.max_replicas)))
+    detail::fail("traffic_per_second", peak,
+                 "its peak over config.capacity_per_replica needs more replicas than "
+                 "config.max_replicas = " +
+                     std::to_string(config.max_replicas));
+  return fixed_fleet(static_cast<std::int32_t>(detail::cxm::ceil_count(needed)));
+}
+
 // ============================================================================================
 // Results
 // ============================================================================================
@@ -240,28 +269,29 @@ class fleet_day_simulator {
   /// replicas on their way counted, scale-down held while any is starting, and the policy's
   /// spare replicas as the reserve.
   [[nodiscard]] autoscaler_config controller_config(const fleet_policy& policy) const {
-    autoscaler_config c;
-    c.min_replicas = 0;
-    c.max_replicas = config_.max_replicas;
-    c.metrics = {metric_spec{"requests_per_second", metric_source::external,
-                             metric_target_type::average_value,
-                             config_.target_utilisation * config_.capacity_per_replica}};
-    c.scale_up_tolerance = 0.0;
-    c.scale_down_tolerance = 0.0;
-    scaling_behavior behavior;
-    behavior.scale_up = scaling_rules{std::chrono::seconds{0}, select_policy::max, {}};
-    // The window covers the last N recommendations: ages 0, step, ..., (N-1)·step are
+    // The down window covers the last N recommendations: ages 0, step, ..., (N-1)·step are
     // younger than N·step (a behavior counts a recommendation iff its age < window).
-    behavior.scale_down = scaling_rules{
-        std::chrono::ceil<std::chrono::seconds>(step_ms_ * config_.scale_down_window_steps),
-        select_policy::max,
-        {}};
-    c.behavior = behavior;
-    c.sync_period = step_ms_;
-    c.count_starting_replicas = true;
-    c.hold_scale_down_while_starting = true;
-    c.reserve_replicas = policy.spare_replicas;
-    return c;
+    const auto down_window =
+        std::chrono::ceil<std::chrono::seconds>(step_ms_ * config_.scale_down_window_steps);
+    return {
+        .min_replicas = 0,
+        .max_replicas = config_.max_replicas,
+        .metrics = {{.name = "requests_per_second",
+                     .source = metric_source::external,
+                     .target_type = metric_target_type::average_value,
+                     .target = config_.target_utilisation * config_.capacity_per_replica}},
+        .scale_up_tolerance = 0.0,
+        .scale_down_tolerance = 0.0,
+        .behavior = scaling_behavior{.scale_up = {.stabilization_window = std::chrono::seconds{0},
+                                                  .select = select_policy::max,
+                                                  .policies = {}},
+                                     .scale_down = {.stabilization_window = down_window,
+                                                    .select = select_policy::max,
+                                                    .policies = {}}},
+        .sync_period = step_ms_,
+        .count_starting_replicas = true,
+        .hold_scale_down_while_starting = true,
+        .reserve_replicas = policy.spare_replicas};
   }
 
   /// Steps a replica takes to become ready: ceil(start_time / step) (0: ready at once),
@@ -287,6 +317,11 @@ class fleet_day_simulator {
                                       std::vector<fleet_step_record>* trace = nullptr) {
     if (traffic_per_second.empty())
       detail::fail("traffic_per_second.size()", std::size_t{0}, "needs at least one step");
+    // The controller's clock counts milliseconds in an int64: the day must fit in it.
+    if (traffic_per_second.size() >
+        static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max() / step_ms_.count()))
+      detail::fail("traffic_per_second.size()", traffic_per_second.size(),
+                   "steps of config.step must span less than 2^63 ms");
     for (std::size_t i = 0; i < traffic_per_second.size(); ++i)
       if (!(traffic_per_second[i] >= 0.0 && detail::is_finite(traffic_per_second[i])))
         detail::fail("traffic_per_second[i]", traffic_per_second[i], "must be finite and >= 0");

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+// One metric read off a parsed page: the sum, maximum and mean of its series that pass a
+// label filter, or why there is no value (the page failed, the metric or the series is
+// absent, a value is not finite). docs/prometheus.md.
+#pragma once
+
+#include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <string_view>
+
+#include "../detail/checks.hpp"
+#include "../error.hpp"
+#include "page.hpp"
+
+namespace headroom {
+inline namespace v0 {
+namespace prometheus {
+
+/// Why a reading has no value.
+enum class missing_reason : unsigned char {
+  none,                ///< the reading has a value
+  page_invalid,        ///< the page failed a strict parse: nothing on it is used
+  metric_absent,       ///< no sample of this metric on the page
+  no_matching_series,  ///< the metric is there, but no series carries the requested label value
+  not_finite,          ///< a matching series is NaN or infinite
+};
+
+/// A one-line English reason for a missing reading.
+[[nodiscard]] constexpr std::string_view describe(missing_reason reason) noexcept {
+  switch (reason) {
+    case missing_reason::none:
+      return "present";
+    case missing_reason::page_invalid:
+      return "the page failed to parse";
+    case missing_reason::metric_absent:
+      return "the metric is not on the page";
+    case missing_reason::no_matching_series:
+      return "no series of the metric matches the filter";
+    case missing_reason::not_finite:
+      return "a matching series is NaN or infinite";
+  }
+  return "unknown";
+}
+
+/// Sum, maximum and mean of one metric over the series that pass a label filter.
+struct series_aggregate {
+  std::size_t series = 0;                                  ///< matching samples (label sets)
+  double sum = 0;                                          ///< meaningful when missing == none
+  double max = 0;                                          ///< the largest matching value
+  double mean = 0;                                         ///< sum / series
+  missing_reason missing = missing_reason::metric_absent;  ///< none, or why there is no value
+};
+
+namespace detail {
+inline void check_filter(std::string_view label_name, std::string_view label_value) {
+  if (label_name.empty() && !label_value.empty())
+    headroom::detail::fail("label_name", label_name, "must name a label when label_value is given");
+}
+[[nodiscard]] inline bool passes(const page& p, const sample& s, std::string_view label_name,
+                                 std::string_view label_value) noexcept {
+  if (label_value.empty()) return true;
+  const auto v = p.label_value(s, label_name);
+  return v.has_value() && raw_equals(*v, label_value);
+}
+}  // namespace detail
+
+/// Aggregates the samples named exactly `metric` whose label `label_name` equals `label_value`
+/// (every sample when label_value is empty). A NaN or infinite match makes it not_finite.
+/// Throws invalid_argument for an empty metric, or a label_value without a label_name.
+[[nodiscard]] inline series_aggregate aggregate(const page& p, std::string_view metric,
+                                                std::string_view label_name = {},
+                                                std::string_view label_value = {}) {
+  if (metric.empty()) headroom::detail::fail("metric", metric, "must not be empty");
+  detail::check_filter(label_name, label_value);
+  series_aggregate out;
+  if (!p.ok()) {
+    out.missing = missing_reason::page_invalid;
+    return out;
+  }
+  bool seen = false;
+  bool finite = true;
+  for (const sample& s : p.samples()) {
+    if (s.name != metric) continue;
+    seen = true;
+    if (!detail::passes(p, s, label_name, label_value)) continue;
+    if (!std::isfinite(s.value)) finite = false;
+    out.max = out.series == 0 ? s.value : std::max(out.max, s.value);
+    out.sum += s.value;
+    ++out.series;
+  }
+  if (!seen) {
+    out.missing = missing_reason::metric_absent;
+  } else if (out.series == 0) {
+    out.missing = missing_reason::no_matching_series;
+  } else if (!finite) {
+    out.missing = missing_reason::not_finite;
+  } else {
+    out.missing = missing_reason::none;
+    out.mean = out.sum / static_cast<double>(out.series);
+  }
+  return out;
+}
+
+}  // namespace prometheus
+}  // namespace v0
+}  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20

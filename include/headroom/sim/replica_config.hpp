@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+// What a simulated replica is and how one run goes: batch and KV-cache sizes, the step's
+// token budget, chunked or whole prefill, KV reservation or preemption (replica_config), the
+// KV-cache budget that fits beside the weights, and the options of one run (run_options).
+// docs/simulation.md.
+#pragma once
+
+#include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+
+#include "../detail/checks.hpp"
+#include "../error.hpp"
+
+namespace headroom {
+inline namespace v0 {
+namespace sim {
+
+/// How prompts are processed.
+enum class prefill_mode {
+  chunked,  ///< prompts are split to fill the step's token budget left after the decodes
+  whole,    ///< a prompt is processed in one step (the first of a step may exceed the budget)
+};
+
+/// How the KV cache is shared.
+enum class kv_policy {
+  /// Admission reserves the whole sequence (prompt + output − 1 tokens): nothing is ever
+  /// preempted, and fewer sequences run at once.
+  reserve_full,
+  /// Admission reserves the prompt and the next step's growth; when decode growth would
+  /// overflow the budget the youngest running sequence is preempted (recompute: its KV is
+  /// freed and it is queued first, to re-prefill its prompt and the tokens it generated).
+  preempt_youngest,
+};
+
+/// One replica. max_batched_tokens >= max_batch (every decoding sequence takes one token).
+struct replica_config {
+  std::size_t max_batch = 256;            ///< sequences running at once, >= 1 (vLLM max_num_seqs)
+  std::size_t kv_budget_tokens = 262144;  ///< KV-cache capacity in tokens, >= 1
+  std::size_t max_batched_tokens = 8192;  ///< token budget of one step, >= max_batch
+  prefill_mode prefill = prefill_mode::chunked;  ///< chunked or whole prefill
+  kv_policy kv = kv_policy::reserve_full;        ///< KV reservation and preemption
+};
+
+/// Checks a configuration; throws invalid_argument naming the field.
+inline void validate(const replica_config& config) {
+  if (config.max_batch == 0) detail::fail("config.max_batch", config.max_batch, "must be >= 1");
+  if (config.kv_budget_tokens == 0)
+    detail::fail("config.kv_budget_tokens", config.kv_budget_tokens, "must be >= 1");
+  if (config.max_batched_tokens < config.max_batch)
+    detail::fail("config.max_batched_tokens", config.max_batched_tokens,
+                 "must be >= config.max_batch (each decoding sequence takes one token)");
+  if (config.max_batch > std::numeric_limits<std::uint32_t>::max())
+    detail::fail("config.max_batch", config.max_batch, "must fit in 32 bits");
+}
+
+/// KV-cache tokens that fit beside the weights: floor((memory·fraction − M_w) / m_kv). 80 GB
+/// at 0.9, 16 GB of weights, 128 KiB/token: 427,246. memory, m_kv > 0; fraction in (0, 1];
+/// throws invalid_argument naming weight_bytes when the weights leave no room.
+[[nodiscard]] inline std::size_t kv_budget_tokens(double memory_bytes, double memory_fraction,
+                                                  double weight_bytes, double kv_bytes_per_token) {
+  const double memory = detail::require_positive("memory_bytes", memory_bytes);
+  const double fraction = detail::require_unit_positive("memory_fraction", memory_fraction);
+  const double weights = detail::require_non_negative("weight_bytes", weight_bytes);
+  const double per_token = detail::require_positive("kv_bytes_per_token", kv_bytes_per_token);
+  const double tokens = std::floor((memory * fraction - weights) / per_token);
+  if (!(tokens >= 1.0))
+    detail::fail("weight_bytes", weights, "the weights leave no room for one KV-cache token");
+  constexpr double most_tokens = 0x1p62;  // beyond any real cache; converts to a 64-bit size_t
+  if (!(tokens <= most_tokens))
+    detail::fail("kv_bytes_per_token", per_token, "gives more than 2^62 KV-cache tokens");
+  return static_cast<std::size_t>(tokens);
+}
+
+/// Options of one run.
+struct run_options {
+  /// Steps start only before the horizon (the last may end after it); arrivals after it
+  /// never arrive. Default: run until every request has finished.
+  std::optional<std::chrono::duration<double>> horizon{};
+  bool record_trace = false;  ///< fill replica_result::trace
+};
+
+}  // namespace sim
+}  // namespace v0
+}  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20
