@@ -210,7 +210,7 @@ TEST_SUITE("scheduler") {
     CHECK(filters(workers[2], m).filter == 3);  // state
     CHECK(filters(workers[3], m).passed());
     CHECK(filters.name(4) == "backend_framework");
-    auto up = scheduler(filters, fixed_estimator{10 * GiB}, gpustack_scale_up_chain());
+    auto up = scheduler(filters, fixed_estimator{.per_gpu = 10 * GiB}, gpustack_scale_up_chain());
     const auto [r, why] = up.explain(workers, std::vector<Inst>{}, m);
     REQUIRE(r);
     CHECK(r.worker_id == 4);
@@ -239,8 +239,8 @@ TEST_SUITE("scheduler") {
     CHECK(dyn(workers[3], m).filter == 4);
     CHECK(dyn.why(4, dyn(workers[3], m).reason) == "even id");
     auto dyn_up = scheduler<dynamic_filter_chain<Wk, Model>&, fixed_estimator,
-                            decltype(gpustack_scale_up_chain())>(dyn, fixed_estimator{10 * GiB},
-                                                                 gpustack_scale_up_chain());
+                            decltype(gpustack_scale_up_chain())>(
+        dyn, fixed_estimator{.per_gpu = 10 * GiB}, gpustack_scale_up_chain());
     const auto none = dyn_up.place(workers, std::vector<Inst>{}, m);
     CHECK_FALSE(none);
     CHECK(none.reason == no_placement_reason::all_filtered);
@@ -661,7 +661,7 @@ TEST_SUITE("scheduler") {
          .worker_id = 2,
          .gpus = {{.index = 0, .vram_bytes = 12 * GiB}, {.index = 1, .vram_bytes = 12 * GiB}}}};
     // Model X: 10 GiB on each of exactly 2 GPUs. Then model Y: 72 GiB on one GPU.
-    const fixed_estimator x{10 * GiB, 2}, y{72 * GiB, 1};
+    const fixed_estimator x{.per_gpu = 10 * GiB, .gpus = 2}, y{.per_gpu = 72 * GiB, .gpus = 1};
     // X (model 7) is placed; then Y (model 8) on the cluster with X's new instance.
     auto run = [&](auto& chain) {
       auto up = scheduler_with([&](const Model& m) { return m.id == 8 ? y : x; }, chain);
@@ -765,8 +765,9 @@ TEST_SUITE("scheduler") {
     dynamic_scale_up_chain d;
     CHECK_THROWS_AS(d.add("x", -1.0, binpack_scorer{}), headroom::invalid_argument);
     CHECK(headroom::test::rejected([] {
-            (void)scorer_chain<binpack_scorer>(normalization::none,
-                                               weighted<binpack_scorer>{{}, -2.0, "b"});
+            (void)scorer_chain<binpack_scorer>(
+                normalization::none,
+                weighted<binpack_scorer>{.scorer = {}, .weight = -2.0, .name = "b"});
           }) == "weight");
     d.add("binpack", 1.0, binpack_scorer{});
     CHECK(d.set_weight("binpack", 2.0));
@@ -1038,7 +1039,7 @@ TEST_SUITE("scheduler") {
                             {.id = 2, .gpus = {{.index = 0, .vram_total_bytes = 24 * GiB}}}};
     const std::vector<Inst> none;
     for (const stale_check stale : {stale_check::none, stale_check::refuse}) {
-      auto up = default_scheduler(fixed_estimator{8 * GiB}, basic_filters(), stale);
+      auto up = default_scheduler(fixed_estimator{.per_gpu = 8 * GiB}, basic_filters(), stale);
       up.index(workers, none, Model{});
       workers.push_back({.id = 3, .gpus = {{.index = 0, .vram_total_bytes = 48 * GiB}}});
       // An explanation always runs the filters over the list it is given.
@@ -1051,7 +1052,7 @@ TEST_SUITE("scheduler") {
       workers.push_back({.id = 2, .gpus = {{.index = 0, .vram_total_bytes = 24 * GiB}}});
     }
     // A decision on a kept index is for the model indexed.
-    auto up = default_scheduler(fixed_estimator{8 * GiB});
+    auto up = default_scheduler(fixed_estimator{.per_gpu = 8 * GiB});
     up.index(workers, none, Model{});
     CHECK(headroom::test::rejected([&] { (void)up.place(workers, Model{.id = 8}); }) == "model");
   }
@@ -1068,7 +1069,7 @@ TEST_SUITE("scheduler") {
     const std::vector<Inst> none;
     Model m;
     m.selectors.push_back({"zone", "a"});
-    const fixed_estimator e{8 * GiB};
+    const fixed_estimator e{.per_gpu = 8 * GiB};
     auto kept = default_scheduler(e, basic_filters(), stale_check::none);
     auto fresh = default_scheduler(e);
     workspace& ws = kept.workspace();
@@ -1172,7 +1173,7 @@ TEST_SUITE("scheduler") {
                            .model_id = 9,
                            .worker_id = 1,
                            .gpus = {{.index = 0, .vram_bytes = std::uint64_t{1} << 60}}});
-    const fixed_estimator ten{10 * GiB};
+    const fixed_estimator ten{.per_gpu = 10 * GiB};
     auto up = default_scheduler(ten);
     auto r = up.place(workers, instances, Model{});
     CHECK_FALSE(r);
@@ -1308,8 +1309,8 @@ TEST_SUITE("scheduler") {
     const std::vector<Inst> none;
     Model m;
     m.selectors = {{"zone", "a"}};
-    auto kept = default_scheduler(fixed_estimator{40 * GiB});
-    auto fresh = default_scheduler(fixed_estimator{40 * GiB});
+    auto kept = default_scheduler(fixed_estimator{.per_gpu = 40 * GiB});
+    auto fresh = default_scheduler(fixed_estimator{.per_gpu = 40 * GiB});
     stale_check& stale = kept.options().stale;
     const auto place_kept = [&] { return kept.place(workers, m); };
     kept.index(workers, none, m);
