@@ -139,16 +139,17 @@ class gpustack_listing {
                                .strategy = strategy});
   }
 
-  // s_.type_order: the GPU types of the eligible workers in order of first appearance, each
-  // worker contributing every type of its GPUs (every_gpu_type: the first call of
-  // group_workers_by_gpu_type) or its effective type only (later calls); a worker without
-  // GPUs contributes the untyped group.
-  void type_order(bool every_gpu_type) {
+  // Which GPU types a worker contributes to s_.type_order: every type of its GPUs (the first
+  // call of group_workers_by_gpu_type), or its effective type only (the later calls).
+  enum class types_of_worker : std::uint8_t { every_gpu, effective };
+  // s_.type_order: the GPU types of the eligible workers in order of first appearance; a
+  // worker without GPUs contributes the untyped group.
+  void type_order(types_of_worker contributes) {
     s_.type_order.clear();
     s_.type_seen.assign(ws_.types_.count(), 0);
     for (const worker_record& wr : ws_.workers_) {
       if (!wr.eligible) continue;
-      if (!every_gpu_type || wr.gpu_count == 0) {
+      if (contributes == types_of_worker::effective || wr.gpu_count == 0) {
         see_type(wr.type);
         continue;
       }
@@ -164,7 +165,7 @@ class gpustack_listing {
 
   // find_single_worker_single_gpu_full_offloading_candidates.
   bool single_gpu() {
-    type_order(true);
+    type_order(types_of_worker::every_gpu);
     for (const std::uint16_t t : s_.type_order) {
       for (std::uint32_t w = 0; w < ws_.workers_.size(); ++w) {
         const worker_record& wr = ws_.workers_[w];
@@ -187,7 +188,7 @@ class gpustack_listing {
   // find_single_worker_multi_gpu_full_offloading_candidates: per worker, then only the
   // candidates with the fewest GPUs stay, in order.
   bool multi_gpu(std::uint32_t gpu_count) {
-    type_order(false);
+    type_order(types_of_worker::effective);
     for (const std::uint16_t t : s_.type_order)
       for (std::uint32_t w = 0; w < ws_.workers_.size(); ++w) multi_gpu_on(w, t, gpu_count);
     if (ws_.candidates_.empty()) return false;
@@ -240,7 +241,7 @@ class gpustack_listing {
   // find_multi_worker_multi_gpu_candidates → auto_select_multi_worker_multi_gpu_candidates
   // and _create_candidate: one candidate per GPU type at most.
   bool multi_worker(std::uint32_t gpu_count) {
-    type_order(false);
+    type_order(types_of_worker::effective);
     for (const std::uint16_t t : s_.type_order) {
       s_.workers.clear();
       for (std::uint32_t w = 0; w < ws_.workers_.size(); ++w)
