@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // Scheduler benchmarks, N workers × 8 GPUs, default chain:
 //  - place_default_indexed/N: THE DECISION WITH A WARM INDEX (filters + fit + scores on a
-//    workspace indexed once and kept current with commit/add_instance/...): the ≤ 0.3 ms at
-//    10 000 workers target (docs/scheduler.md §6), linear to 100 000;
-//  - place_default_indexed_checked/N: the same with fit_options::stale = refuse (every worker
-//    re-read against its record and its cached filter verdict first: what a forgotten
+//    scheduler's workspace indexed once and kept current with commit/add_instance/...): the
+//    ≤ 0.3 ms at 10 000 workers target (docs/scheduler.md §6), linear to 100 000;
+//  - place_default_indexed_checked/N: the same with scheduler_options::stale = refuse (every
+//    worker re-read against its record and its cached filter verdict first: what a forgotten
 //    update_worker costs to detect);
 //  - place_gpustack_preset_indexed/N: the gpustack preset (GPUStack's candidate listing,
 //    one candidate per fitting GPU, its chain and first-maximum pick) on the same index;
-//  - place_default/N: index() + decision, for a caller that re-reads the cluster each time;
+//  - place_default/N: index + decision (place with the instances), for a caller that
+//    re-reads the cluster each time;
 //  - index_only/N: index() alone (reading every worker, GPU and instance through the traits);
 //  - update_instance: keeping the index current (add_instance + remove_instance);
 //  - *_dynamic*: the same with type-erased chains (static vs dynamic overhead);
@@ -35,29 +36,29 @@ using namespace headroom;
 constexpr std::uint64_t GiB = gib_bytes;
 
 struct bgpu {
-  std::uint32_t index;
-  std::uint64_t vram_total_bytes;
+  std::uint32_t index = 0;
+  std::uint64_t vram_total_bytes = 0;
 };
 struct bworker {
-  std::uint64_t id;
-  int cluster;
-  std::vector<std::pair<int, int>> labels;
-  worker_state state;
-  std::uint64_t ram_total_bytes;
-  std::vector<bgpu> gpus;
-  std::vector<std::uint64_t> ready_files;
+  std::uint64_t id = 0;
+  int cluster = 0;
+  std::vector<std::pair<int, int>> labels{};
+  worker_state state = worker_state::ready;
+  std::uint64_t ram_total_bytes = 0;
+  std::vector<bgpu> gpus{};
+  std::vector<std::uint64_t> ready_files{};
 };
 struct binstance {
-  std::uint64_t id, model_id, worker_id;
-  instance_state state;
-  std::uint64_t ram_bytes;
-  std::vector<gpu_claim> gpus;
+  std::uint64_t id = 0, model_id = 0, worker_id = 0;
+  instance_state state = instance_state::running;
+  std::uint64_t ram_bytes = 0;
+  std::vector<gpu_claim> gpus{};
 };
 struct bmodel {
-  std::uint64_t id;
-  int cluster;
-  placement_policy placement;
-  std::uint64_t files;
+  std::uint64_t id = 0;
+  int cluster = 0;
+  placement_policy placement = placement_policy::binpack;
+  std::uint64_t files = 0;
 };
 
 struct cluster {
@@ -74,45 +75,38 @@ cluster make_cluster(std::size_t n) {
   c.workers.reserve(n);
   c.instances.reserve(n);
   for (std::size_t w = 0; w < n; ++w) {
-    bworker wk{w + 1, 1, {{1, 2}}, worker_state::ready, 512 * GiB, {}, {}};
+    bworker wk{.id = w + 1, .cluster = 1, .labels = {{1, 2}}, .ram_total_bytes = 512 * GiB};
     const std::uint64_t size = sizes[rng() % 3] * GiB;
-    for (std::uint32_t g = 0; g < 8; ++g) wk.gpus.push_back({g, size});
+    for (std::uint32_t g = 0; g < 8; ++g) wk.gpus.push_back({.index = g, .vram_total_bytes = size});
     if (rng() % 4 == 0) wk.ready_files.push_back(99);
-    c.instances.push_back({w + 1,
-                           rng() % 4 == 0 ? 7u : 9u,
-                           w + 1,
-                           instance_state::running,
-                           (rng() % 16) * GiB,
-                           {{0, size * (1 + rng() % 9) / 10}}});
+    const std::uint64_t model = rng() % 4 == 0 ? 7u : 9u;
+    const std::uint64_t ram = (rng() % 16) * GiB;
+    c.instances.push_back({.id = w + 1,
+                           .model_id = model,
+                           .worker_id = w + 1,
+                           .ram_bytes = ram,
+                           .gpus = {{.index = 0, .vram_bytes = size * (1 + rng() % 9) / 10}}});
     c.workers.push_back(std::move(wk));
   }
   return c;
 }
 
-const bmodel model{7, 1, placement_policy::binpack, 99};
+const bmodel model{.id = 7, .cluster = 1, .placement = placement_policy::binpack, .files = 99};
 const vllm_estimator estimator(14 * GiB, 0.9, 32, 8 * GiB);
 
 // The options of the plain benchmarks: the kept index is trusted (the release default).
-fit_options trusted(fit_options o = {}) {
-  o.stale = stale_check::none;
-  return o;
-}
+scheduler_options trusted(fit_options fit = {}) { return {.fit = fit, .stale = stale_check::none}; }
 
-// indexed: decide on a workspace indexed once (warm); else index() + decide every time.
+// indexed: decide on the scheduler's kept index (warm); else index + decide every time.
 template <class Chain>
 void run_place(benchmark::State& state, Chain chain, bool indexed,
-               const fit_options& options = trusted()) {
+               const scheduler_options& options = trusted()) {
   const auto n = static_cast<std::size_t>(state.range(0));
   const cluster c = make_cluster(n);
-  const auto filters = basic_filters();
-  workspace ws;
-  ws.index(c.workers, c.instances, model);
-  placement_result r =
-      place_indexed(c.workers, model, filters, estimator, chain, ws, nullptr, options);  // warm
+  auto up = scheduler(basic_filters(), estimator, std::move(chain), options);
+  placement_result r = up.place(c.workers, c.instances, model);  // indexed and warm
   for (auto _ : state) {
-    r = indexed
-            ? place_indexed(c.workers, model, filters, estimator, chain, ws, nullptr, options)
-            : place(c.workers, c.instances, model, filters, estimator, chain, ws, nullptr, options);
+    r = indexed ? up.place(c.workers, model) : up.place(c.workers, c.instances, model);
     benchmark::DoNotOptimize(r);
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));
@@ -122,15 +116,16 @@ void run_place(benchmark::State& state, Chain chain, bool indexed,
 
 auto default_dynamic() {
   dynamic_scale_up_chain d(normalization::min_max);
-  d.add("best_fit", 1, gated<best_fit_scorer>{placement_policy::binpack, {}})
-      .add("anti_affinity", 1, gated<anti_affinity_scorer>{placement_policy::spread, {}})
-      .add("least_allocated", 0.5, gated<least_allocated_scorer>{placement_policy::spread, {}})
-      .add("model_file_locality", 0.1, locality_scorer{100});
+  d.add("best_fit", 1, gated<best_fit_scorer>{.when = placement_policy::binpack})
+      .add("anti_affinity", 1, gated<anti_affinity_scorer>{.when = placement_policy::spread})
+      .add("least_allocated", 0.5, gated<least_allocated_scorer>{.when = placement_policy::spread})
+      .add("model_file_locality", 0.1, locality_scorer{.max_score = 100});
   return d;
 }
 auto gpustack_dynamic() {
   dynamic_scale_up_chain d(normalization::none);
-  d.add("placement", 1, placement_scorer{100}).add("model_file_locality", 1, locality_scorer{5});
+  d.add("placement", 1, placement_scorer{.max_score = 100})
+      .add("model_file_locality", 1, locality_scorer{.max_score = 5});
   return d;
 }
 
@@ -139,9 +134,7 @@ void place_default_dynamic_indexed(benchmark::State& s) { run_place(s, default_d
 void place_gpustack_indexed(benchmark::State& s) { run_place(s, gpustack_scale_up_chain(), true); }
 void place_gpustack_dynamic_indexed(benchmark::State& s) { run_place(s, gpustack_dynamic(), true); }
 void place_default_indexed_checked(benchmark::State& s) {
-  fit_options checked;
-  checked.stale = stale_check::refuse;
-  run_place(s, default_scale_up_chain(), true, checked);
+  run_place(s, default_scale_up_chain(), true, {.stale = stale_check::refuse});
 }
 void place_gpustack_preset_indexed(benchmark::State& s) {
   run_place(s, gpustack_scale_up_chain(), true, trusted(gpustack_fit_options()));
@@ -166,7 +159,11 @@ void update_instance(benchmark::State& state) {
   const cluster c = make_cluster(static_cast<std::size_t>(state.range(0)));
   workspace ws;
   ws.index(c.workers, c.instances, model);
-  const binstance extra{0, 7, 5000, instance_state::running, 4 * GiB, {{3, 10 * GiB}}};
+  const binstance extra{.id = 0,
+                        .model_id = 7,
+                        .worker_id = 5000,
+                        .ram_bytes = 4 * GiB,
+                        .gpus = {{.index = 3, .vram_bytes = 10 * GiB}}};
   for (auto _ : state) {
     ws.add_instance(extra);
     ws.remove_instance(extra);
@@ -180,14 +177,12 @@ void rank_scale_down(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
   cluster c = make_cluster(n);
   for (auto& i : c.instances) i.model_id = 7;
-  auto chain = gpustack_scale_down_chain();
-  workspace ws;
-  ws.index(c.workers, c.instances, model, true);
-  (void)rank_for_removal_indexed(chain, ws);  // warm
-  const std::size_t count = state.range(1) == 2 ? n / 10 : static_cast<std::size_t>(-1);
+  auto down = gpustack_scale_down_ranker(stale_check::none);
+  (void)down.rank(c.workers, c.instances, model);  // indexed and warm
+  const std::size_t count = state.range(1) == 2 ? n / 10 : every_instance;
   for (auto _ : state) {
-    auto ranked = state.range(1) == 0 ? rank_for_removal(c.workers, c.instances, model, chain, ws)
-                                      : rank_for_removal_indexed(chain, ws, count);
+    auto ranked = state.range(1) == 0 ? down.rank(c.workers, c.instances, model)
+                                      : down.rank(c.workers, count);
     benchmark::DoNotOptimize(ranked.data());
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Placing models on a small heterogeneous cluster described with the caller's own structs:
-// a 4090 worker, a 2×4080 worker and an 8×H100 worker. Models are placed one after another
-// (each placement committed to the workspace), with the explanation printed; then the
-// replicas of one model are ranked for scale down; last, the first model's decision with the
-// gpustack preset (GPUStack's own candidate list, scores and pick). Runs with no arguments.
+// a 4090 worker, a 2×4080 worker and an 8×H100 worker. One scheduler, configured once
+// (filters, an estimator made from each model's own sizes, the default chain), places the
+// models one after another, each decision explained; each placement becomes one of the
+// caller's instances, which the next model's decision counts. Two more replicas of one
+// model are then placed on the scheduler's kept index, each committed to it. Last, the
+// replicas of that model are ranked for scale down, and the first model's decision is shown
+// with the gpustack preset (GPUStack's own candidate list, scores and pick). Runs with no
+// arguments (--help says so).
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -21,39 +25,55 @@ constexpr std::uint64_t GiB = gib_bytes;
 
 // The caller's own types: the primary traits read these member names as they are.
 struct my_gpu {
-  std::uint32_t index;
-  std::string product;  // for display; not read by the scheduler
-  std::string type;     // the runtime type, as GPUStack groups GPUs ("cuda")
-  std::uint64_t vram_total_bytes;
+  std::uint32_t index = 0;
+  std::string product{};  // for display; not read by the scheduler
+  std::string type{};     // the runtime type, as GPUStack groups GPUs ("cuda")
+  std::uint64_t vram_total_bytes = 0;
 };
 struct my_worker {
-  std::uint64_t id;
-  std::string name;
-  std::string cluster;
-  std::vector<std::pair<std::string, std::string>> labels;
-  worker_state state;
-  std::uint64_t ram_total_bytes;
-  std::uint64_t ram_reserved_bytes;
-  std::vector<my_gpu> gpus;
-  std::vector<std::uint64_t> ready_files;  // file keys of models already downloaded
+  std::uint64_t id = 0;
+  std::string name{};
+  std::string cluster{};
+  std::vector<std::pair<std::string, std::string>> labels{};
+  worker_state state = worker_state::ready;
+  std::uint64_t ram_total_bytes = 0;
+  std::uint64_t ram_reserved_bytes = 0;
+  std::vector<my_gpu> gpus{};
+  std::vector<std::uint64_t> ready_files{};  // file keys of models already downloaded
 };
 struct my_model {
-  std::uint64_t id;
-  std::string name;
-  std::string cluster;
-  placement_policy placement;
-  std::uint64_t files;
-  std::uint64_t weights_bytes;
-  std::uint32_t attention_heads;
+  std::uint64_t id = 0;
+  std::string name{};
+  std::string cluster{};
+  placement_policy placement = placement_policy::binpack;
+  std::uint64_t files = 0;
+  std::uint64_t weights_bytes = 0;
+  std::uint32_t attention_heads = 0;
 };
 struct my_instance {
-  std::uint64_t id;
-  std::uint64_t model_id;
-  std::optional<std::uint64_t> worker_id;
-  instance_state state;
-  std::uint64_t ram_bytes;
-  std::vector<gpu_claim> gpus;
+  std::uint64_t id = 0;
+  std::uint64_t model_id = 0;
+  std::optional<std::uint64_t> worker_id{};
+  instance_state state = instance_state::running;
+  std::uint64_t ram_bytes = 0;
+  std::vector<gpu_claim> gpus{};
 };
+
+/// What one replica of m needs: GPUStack's vLLM estimate from its weights, 90 % of each GPU,
+/// 8 GiB of RAM for an extended KV cache.
+vllm_estimator size_of(const my_model& m) {
+  return vllm_estimator(m.weights_bytes, 0.9, m.attention_heads, 8 * GiB);
+}
+
+/// The caller's record of the instance a placement starts (main worker only: these models
+/// never span workers).
+my_instance instance_of(const placement_result& r, const my_model& m, std::uint64_t id) {
+  my_instance inst{
+      .id = id, .model_id = m.id, .worker_id = r.worker_id, .ram_bytes = r.parts[0].ram_bytes};
+  for (const claim_record& c : r.claims_of(r.parts[0]))
+    inst.gpus.push_back({.index = c.index, .vram_bytes = c.vram_bytes});
+  return inst;
+}
 
 void print_placement(example::output_buffer& out, const std::vector<my_worker>& workers,
                      const my_model& m, const placement_result& r, const explanation& why) {
@@ -75,6 +95,38 @@ void print_placement(example::output_buffer& out, const std::vector<my_worker>& 
   out.printf("; %.*s, %zu candidates, score %.3f\n", static_cast<int>(strategy.size()),
              strategy.data(), r.candidates, r.score);
 }
+
+std::vector<my_worker> lab_cluster() {
+  std::vector<my_worker> workers{
+      {.id = 1,
+       .name = "rtx4090",
+       .cluster = "lab",
+       .labels = {{"tier", "dev"}},
+       .ram_total_bytes = 64 * GiB,
+       .ram_reserved_bytes = 4 * GiB,
+       .gpus = {{.index = 0, .product = "RTX 4090", .type = "cuda", .vram_total_bytes = 24 * GiB}}},
+      {.id = 2,
+       .name = "rtx4080x2",
+       .cluster = "lab",
+       .labels = {{"tier", "dev"}},
+       .ram_total_bytes = 128 * GiB,
+       .ram_reserved_bytes = 4 * GiB,
+       .gpus = {{.index = 0, .product = "RTX 4080", .type = "cuda", .vram_total_bytes = 16 * GiB},
+                {.index = 1, .product = "RTX 4080", .type = "cuda", .vram_total_bytes = 16 * GiB}},
+       .ready_files = {101}},
+      {.id = 3,
+       .name = "h100x8",
+       .cluster = "lab",
+       .labels = {{"tier", "prod"}},
+       .ram_total_bytes = 1024 * GiB,
+       .ram_reserved_bytes = 16 * GiB,
+       .ready_files = {102}},
+  };
+  for (std::uint32_t g = 0; g < 8; ++g)
+    workers[2].gpus.push_back(
+        {.index = g, .product = "H100", .type = "cuda", .vram_total_bytes = 80 * GiB});
+  return workers;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -84,84 +136,62 @@ int main(int argc, char** argv) {
                    "replicas for scale-down. No flags.");
   f.parse(argc, argv);
   example::output_buffer out;
-  std::vector<my_worker> workers{
-      {1,
-       "rtx4090",
-       "lab",
-       {{"tier", "dev"}},
-       worker_state::ready,
-       64 * GiB,
-       4 * GiB,
-       {{0, "RTX 4090", "cuda", 24 * GiB}},
-       {}},
-      {2,
-       "rtx4080x2",
-       "lab",
-       {{"tier", "dev"}},
-       worker_state::ready,
-       128 * GiB,
-       4 * GiB,
-       {{0, "RTX 4080", "cuda", 16 * GiB}, {1, "RTX 4080", "cuda", 16 * GiB}},
-       {101}},
-      {3,
-       "h100x8",
-       "lab",
-       {{"tier", "prod"}},
-       worker_state::ready,
-       1024 * GiB,
-       16 * GiB,
-       {},
-       {102}},
-  };
-  for (std::uint32_t g = 0; g < 8; ++g) workers[2].gpus.push_back({g, "H100", "cuda", 80 * GiB});
-
-  std::vector<my_model> models{
-      {11, "qwen2.5-7b", "lab", placement_policy::binpack, 101, 15 * GiB, 28},
-      {12, "llama-3.2-3b", "lab", placement_policy::spread, 0, 13 * GiB / 2, 24},
-      {13, "llama-3.1-70b", "lab", placement_policy::binpack, 102, 140 * GiB, 64},
-      {14, "deepseek-v3", "lab", placement_policy::binpack, 0, 1300 * GiB, 128},
+  const std::vector<my_worker> workers = lab_cluster();
+  const std::vector<my_model> models{
+      {.id = 11,
+       .name = "qwen2.5-7b",
+       .cluster = "lab",
+       .files = 101,
+       .weights_bytes = 15 * GiB,
+       .attention_heads = 28},
+      {.id = 12,
+       .name = "llama-3.2-3b",
+       .cluster = "lab",
+       .placement = placement_policy::spread,
+       .weights_bytes = 13 * GiB / 2,
+       .attention_heads = 24},
+      {.id = 13,
+       .name = "llama-3.1-70b",
+       .cluster = "lab",
+       .files = 102,
+       .weights_bytes = 140 * GiB,
+       .attention_heads = 64},
+      {.id = 14,
+       .name = "deepseek-v3",
+       .cluster = "lab",
+       .weights_bytes = 1300 * GiB,
+       .attention_heads = 128},
   };
   // The backend needs an NVIDIA runtime everywhere here; a real caller checks its own data.
-  auto filters = basic_filters([](const my_worker& w, const my_model&) { return !w.gpus.empty(); });
-  auto chain = default_scale_up_chain();
-  std::vector<my_instance> instances;  // none yet: the workspace commits each placement
-  workspace ws;
-  explanation why;
+  const auto nvidia = [](const my_worker& w, const my_model&) { return !w.gpus.empty(); };
+  auto up = default_scheduler(&size_of, basic_filters(nvidia));
+  std::vector<my_instance> instances;  // the cluster's instances: none yet
   std::uint64_t next_id = 1;
 
   out.printf("Placing models with the default chain (best fit / anti-affinity, normalised):\n");
   for (const my_model& m : models) {
-    const vllm_estimator estimator(m.weights_bytes, 0.9, m.attention_heads, 8 * GiB);
-    const placement_result r = place(workers, instances, m, filters, estimator, chain, ws, &why);
+    const auto [r, why] = up.explain(workers, instances, m);
     print_placement(out, workers, m, r, why);
-    if (!r) continue;
-    my_instance inst{next_id++, m.id, r.worker_id, instance_state::running, r.parts[0].ram_bytes,
-                     {}};
-    for (const claim_record& c : r.claims_of(r.parts[0]))
-      inst.gpus.push_back({c.index, c.vram_bytes});
-    instances.push_back(std::move(inst));
+    if (r) instances.push_back(instance_of(r, m, next_id++));
   }
-  // Two more replicas of the spread model: anti-affinity sends them to other workers.
+  // Two more replicas of the spread model on the kept index (indexed by the last decision
+  // for another model: index it for this one, then commit each placement to it).
+  const my_model& spread = models[1];
+  up.index(workers, instances, spread);
   for (int k = 0; k < 2; ++k) {
-    const my_model& m = models[1];
-    const placement_result r =
-        place(workers, instances, m, filters,
-              vllm_estimator(m.weights_bytes, 0.9, m.attention_heads, 8 * GiB), chain, ws, &why);
-    print_placement(out, workers, m, r, why);
+    const auto [r, why] = up.explain(workers, spread);
+    print_placement(out, workers, spread, r, why);
     if (!r) continue;
-    my_instance inst{next_id++, m.id, r.worker_id, instance_state::running, r.parts[0].ram_bytes,
-                     {}};
-    for (const claim_record& c : r.claims_of(r.parts[0]))
-      inst.gpus.push_back({c.index, c.vram_bytes});
-    instances.push_back(std::move(inst));
+    instances.push_back(instance_of(r, spread, next_id++));
+    up.commit(r);  // anti-affinity sends the next replica elsewhere
   }
   instances.back().state = instance_state::starting;
 
   // Scale llama-3.2-3b down from 3 replicas to 1.
-  auto down = gpustack_scale_down_chain();
-  const auto ranked = rank_for_removal(workers, instances, models[1], down, ws);
+  auto down = gpustack_scale_down_ranker();
+  const auto ranked = down.rank(workers, instances, spread);
   out.printf("\nScale down %s from %zu to 1 replica (lowest score removed first):\n",
-             models[1].name.c_str(), ranked.size());
+             spread.name.c_str(), ranked.size());
   for (std::size_t i = 0; i < ranked.size(); ++i) {
     const my_instance& inst = instances[ranked[i].position];
     std::string where = "?";
@@ -175,16 +205,14 @@ int main(int argc, char** argv) {
   // The gpustack preset on the empty cluster: GPUStack lists every GPU that fits, in its
   // order, and the first highest total wins (the default listing groups equivalent GPUs).
   const my_model& first = models[0];
-  const vllm_estimator estimator(first.weights_bytes, 0.9, first.attention_heads, 8 * GiB);
-  auto gpustack = gpustack_scale_up_chain();
-  const placement_result r = place(workers, std::vector<my_instance>{}, first, filters, estimator,
-                                   gpustack, ws, nullptr, gpustack_fit_options());
+  auto gpustack = gpustack_scheduler(&size_of, basic_filters(nvidia));
+  const placement_result r = gpustack.place(workers, std::vector<my_instance>{}, first);
   out.printf("\n%s with the gpustack preset (GPUStack's candidates, scores and pick):\n",
              first.name.c_str());
-  const scored_candidates scored = score_candidates(gpustack, ws);
-  const cluster_view v = ws.view();
-  for (std::size_t i = 0; i < ws.candidates().size(); ++i) {
-    const placement_part& p = v.parts_of(ws.candidates()[i])[0];
+  const scored_candidates scored = score_candidates(gpustack.chain(), gpustack.workspace());
+  const cluster_view v = gpustack.workspace().view();
+  for (std::size_t i = 0; i < gpustack.workspace().candidates().size(); ++i) {
+    const placement_part& p = v.parts_of(gpustack.workspace().candidates()[i])[0];
     out.printf("  %s %s GPU %u, score %.3f\n", i == scored.best ? "->" : "  ",
                workers[p.worker].name.c_str(), v.claims_of(p)[0].index, scored.totals[i]);
   }

@@ -11,16 +11,16 @@
 // types, subordinates, every state, layer metadata), a model request (cluster, selectors,
 // explicit GPU selection with GPUs per replica and replicas, policy, local path, files,
 // backend GPU types), an estimator (vLLM from weights, or from vllm_options: the need given
-// directly, heads, vocabulary, tensor/pipeline parallel sizes, extended KV cache, gmu, RAM,
+// directly, heads, vocabulary, tensor/pipeline parallel sizes, extended KV cache, utilization, RAM,
 // distribution; or layered: layers and sizes, CPU allowed), fit options, then up to 16 steps
 // that mutate the cluster (instances added and removed, bursts of up to 1 100 copies of one
-// instance, workers updated or changed unannounced, placements committed). The gpustack and the
-// default chains run with the grouped listing, and the gpustack preset (gpustack chain + gpustack
-// listing and pick), static (filter_chain, scorer_chain) and dynamic (dynamic_filter_chain,
-// dynamic_scorer_chain), through place (fresh workspaces) and place_indexed (workspaces indexed
-// once and kept current with add_instance / remove_instance / update_worker / commit), and
-// rank_for_removal (full and with a count). Invariants, on every decision:
-//  * no crash, UB or hang; an invalid estimator argument (gmu outside (0, 1], zero heads or
+// instance, workers updated or changed unannounced, placements committed). Schedulers with the
+// gpustack and the default chains (grouped listing) and the gpustack preset (gpustack chain +
+// gpustack listing and pick), static (filter_chain, scorer_chain) and dynamic
+// (dynamic_filter_chain, dynamic_scorer_chain), decide fresh (place with the instances) and on
+// kept indexes (kept current with add_instance / remove_instance / update_worker / commit);
+// scale_down_rankers rank (full and with a count) fresh and kept. Invariants, on every decision:
+//  * no crash, UB or hang; an invalid estimator argument (utilization outside (0, 1], zero heads or
 //    layers, a tensor-parallel size not dividing heads or vocabulary) throws
 //    headroom::invalid_argument and ends the input; so does a manual selection whose GPUs
 //    per replica differ from the world size (gpustack listing); workers with one id or a
@@ -37,7 +37,7 @@
 //    cluster in 128-bit arithmetic, and the main worker's RAM claim fits its allocatable RAM
 //    likewise; with the gpustack listing (no manual selection) it fits the allocatable VRAM
 //    GPUStack's fit sees for the GPU's type (claims of instances of another type left out);
-//    a vLLM placement claims ⌊gmu × total⌋ per GPU, covers the need (the manual selection's
+//    a vLLM placement claims ⌊utilization × total⌋ per GPU, covers the need (the manual selection's
 //    over-commit excepted) with a GPU count (per worker when distributed under gpustack)
 //    that divides heads and vocabulary; a layered placement claims exactly VRAM(L) / RAM(L);
 //  * when the harness itself finds a single-GPU fit (sizes below 2^52), the grouped listing
@@ -62,6 +62,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -460,7 +461,7 @@ void require_same_order(const ranking& a, const ranking& b, std::size_t n) {
 struct vllm_spec {
   std::uint64_t weights = 0, ram = 0;  // weights: 0 when the need is given directly
   i128 need = 0;                       // VRAM the placement must cover
-  double gmu = 0.9;
+  double utilization = 0.9;
   std::uint32_t heads = 1, vocab = 0, tp = 0, pp = 0;
   hr::extended_kv_cache kv{};
   /// The world size (GPUs per replica): tp × pp when either is set, else 0.
@@ -500,7 +501,7 @@ struct state {
   std::vector<fz_worker> workers;
   std::vector<fz_instance> instances;
   fz_model model;
-  hr::fit_options options;
+  hr::scheduler_options options;
   std::uint64_t next_id = 1;
 };
 
@@ -517,7 +518,8 @@ void check_estimator(const snapshot& s, const vllm_spec& v, const std::vector<fz
       part += c.vram;
       const double total =
           static_cast<double>(ws[gpu_worker[c.gpu]].gpus[gpu_slot[c.gpu]].vram_total_bytes);
-      REQUIRE_INV(c.vram == static_cast<std::uint64_t>(v.gmu * total));  // ⌊gmu × total⌋
+      REQUIRE_INV(c.vram ==
+                  static_cast<std::uint64_t>(v.utilization * total));  // ⌊utilization × total⌋
     }
     sum += part;
     if (listing == hr::candidate_listing::gpustack && part < (i128{1} << 64))
@@ -590,7 +592,7 @@ bool oracle_single_gpu(const state& st, const allocatable& a, const vllm_spec& v
                         });
         if (!selected) continue;
       }
-      const double claim = v.gmu * static_cast<double>(wk.gpus[g].vram_total_bytes);
+      const double claim = v.utilization * static_cast<double>(wk.gpus[g].vram_total_bytes);
       if (claim < 1.0 || static_cast<double>(a.vram[w][g]) < claim) continue;
       if (static_cast<i128>(static_cast<std::uint64_t>(claim)) >= v.need) return true;
     }
@@ -742,25 +744,116 @@ struct chains {
         .add(hr::state_filter{})
         .add(hr::backend_filter{backend_ok{}})
         .add(hr::local_path_filter{path_ok{}});
-    dyn_gs_up.add("placement", 1, hr::placement_scorer{100})
-        .add("model_file_locality", 1, hr::locality_scorer{5});
-    dyn_df_up.add("best_fit", 1, hr::gated<hr::best_fit_scorer>{hr::placement_policy::binpack, {}})
+    dyn_gs_up.add("placement", 1, hr::placement_scorer{.max_score = 100})
+        .add("model_file_locality", 1, hr::locality_scorer{.max_score = 5});
+    dyn_df_up
+        .add("best_fit", 1, hr::gated<hr::best_fit_scorer>{.when = hr::placement_policy::binpack})
         .add("anti_affinity", 1,
-             hr::gated<hr::anti_affinity_scorer>{hr::placement_policy::spread, {}})
+             hr::gated<hr::anti_affinity_scorer>{.when = hr::placement_policy::spread})
         .add("least_allocated", 0.5,
-             hr::gated<hr::least_allocated_scorer>{hr::placement_policy::spread, {}})
-        .add("model_file_locality", 0.1, hr::locality_scorer{100});
-    dyn_gs_down.add("state", 1, hr::state_scorer{100})
-        .add("offload_layers", 1, hr::offload_layer_scorer{10})
-        .add("placement", 1, hr::placement_retention_scorer{1, hr::instance_view::model_only});
-    dyn_df_down.add("state", 1, hr::state_scorer{100})
-        .add("offload_layers", 0.1, hr::offload_layer_scorer{100})
-        .add("placement", 0.01, hr::placement_retention_scorer{100});
+             hr::gated<hr::least_allocated_scorer>{.when = hr::placement_policy::spread})
+        .add("model_file_locality", 0.1, hr::locality_scorer{.max_score = 100});
+    dyn_gs_down.add("state", 1, hr::state_scorer{.max_score = 100})
+        .add("offload_layers", 1, hr::offload_layer_scorer{.max_score = 10})
+        .add("placement", 1,
+             hr::placement_retention_scorer{.max_score = 1, .view = hr::instance_view::model_only});
+    dyn_df_down.add("state", 1, hr::state_scorer{.max_score = 100})
+        .add("offload_layers", 0.1, hr::offload_layer_scorer{.max_score = 100})
+        .add("placement", 0.01, hr::placement_retention_scorer{.max_score = 100});
   }
 };
 
-struct workspaces {
-  hr::workspace fresh_a, fresh_b, kept_commit, kept_add;
+using filters_t = decltype(hr::basic_filters(backend_ok{}, path_ok{}));
+using dyn_filters_t = hr::dynamic_filter_chain<fz_worker, fz_model>;
+template <class E, class Chain>
+using static_up = hr::scheduler<filters_t&, const E&, Chain&>;
+template <class E>
+using dynamic_up = hr::scheduler<dyn_filters_t&, const E&, hr::dynamic_scale_up_chain&>;
+template <class Chain>
+using static_down = hr::scale_down_ranker<Chain&>;
+using dynamic_down = hr::scale_down_ranker<hr::dynamic_scale_down_chain&>;
+
+/// One configuration in its four forms: static and dynamic (filters and chain), fresh
+/// (indexing the cluster for every decision) and kept (indexed once, kept current).
+template <class Static, class Dynamic>
+struct forms {
+  Static fresh, kept;
+  Dynamic fresh_dyn, kept_dyn;
+};
+/// Every decision maker of one input: the gpustack chain, the default chain and the
+/// gpustack preset scaling up, both scale-down chains. The kept default scheduler is kept
+/// current by commit, every other kept one by add_instance of what it commits.
+template <class E>
+struct deciders {
+  using gs_up_t = decltype(hr::gpustack_scale_up_chain());
+  using df_up_t = decltype(hr::default_scale_up_chain());
+  using gs_down_t = decltype(hr::gpustack_scale_down_chain());
+  using df_down_t = decltype(hr::default_scale_down_chain());
+  forms<static_up<E, gs_up_t>, dynamic_up<E>> gs, preset;
+  forms<static_up<E, df_up_t>, dynamic_up<E>> df;
+  forms<static_down<gs_down_t>, dynamic_down> gs_down;
+  forms<static_down<df_down_t>, dynamic_down> df_down;
+
+  deciders(chains& c, const E& e, const hr::scheduler_options& o)
+      : gs(up(c.filters, c.dyn_filters, e, c.gs_up, c.dyn_gs_up, o)),
+        preset(up(c.filters, c.dyn_filters, e, c.gs_up, c.dyn_gs_up, preset_options(o))),
+        df(up(c.filters, c.dyn_filters, e, c.df_up, c.dyn_df_up, o)),
+        gs_down(down(c.gs_down, c.dyn_gs_down, o.stale)),
+        df_down(down(c.df_down, c.dyn_df_down, o.stale)) {}
+
+  /// GPUStack's listing and pick, with the input's other options.
+  static hr::scheduler_options preset_options(const hr::scheduler_options& o) {
+    hr::scheduler_options p{.fit = hr::gpustack_fit_options(), .stale = o.stale};
+    p.fit.max_subordinates = o.fit.max_subordinates;  // not read by this listing
+    return p;
+  }
+  template <class Chain>
+  static forms<static_up<E, Chain>, dynamic_up<E>> up(filters_t& f, dyn_filters_t& df, const E& e,
+                                                      Chain& chain, hr::dynamic_scale_up_chain& dyn,
+                                                      const hr::scheduler_options& o) {
+    return {{f, e, chain, o}, {f, e, chain, o}, {df, e, dyn, o}, {df, e, dyn, o}};
+  }
+  template <class Chain>
+  static forms<static_down<Chain>, dynamic_down> down(Chain& chain,
+                                                      hr::dynamic_scale_down_chain& dyn,
+                                                      hr::stale_check stale) {
+    return {static_down<Chain>(chain, stale), static_down<Chain>(chain, stale),
+            dynamic_down(dyn, stale), dynamic_down(dyn, stale)};
+  }
+  /// Every kept index but the committing one (df.kept).
+  std::array<hr::workspace*, 9> kept_by_adding() {
+    return {
+        &gs.kept.workspace(),          &gs.kept_dyn.workspace(),  &preset.kept.workspace(),
+        &preset.kept_dyn.workspace(),  &df.kept_dyn.workspace(),  &gs_down.kept.workspace(),
+        &gs_down.kept_dyn.workspace(), &df_down.kept.workspace(), &df_down.kept_dyn.workspace()};
+  }
+  /// Every kept index.
+  std::array<hr::workspace*, 10> kept() {
+    std::array<hr::workspace*, 10> all{&df.kept.workspace()};
+    const auto others = kept_by_adding();
+    std::copy(others.begin(), others.end(), all.begin() + 1);
+    return all;
+  }
+  /// Indexes every kept decision maker afresh.
+  void reindex(const state& st) {
+    for (auto* s : {&gs.kept, &preset.kept}) s->index(st.workers, st.instances, st.model);
+    for (auto* s : {&gs.kept_dyn, &preset.kept_dyn, &df.kept_dyn})
+      s->index(st.workers, st.instances, st.model);
+    df.kept.index(st.workers, st.instances, st.model);
+    gs_down.kept.index(st.workers, st.instances, st.model);
+    df_down.kept.index(st.workers, st.instances, st.model);
+    for (auto* r : {&gs_down.kept_dyn, &df_down.kept_dyn})
+      r->index(st.workers, st.instances, st.model);
+  }
+  /// Sets the stale check of every kept decision maker.
+  void set_stale(hr::stale_check stale) {
+    for (auto* s : {&gs.kept, &preset.kept}) s->options().stale = stale;
+    for (auto* s : {&gs.kept_dyn, &preset.kept_dyn, &df.kept_dyn}) s->options().stale = stale;
+    df.kept.options().stale = stale;
+    gs_down.kept.stale() = stale;
+    df_down.kept.stale() = stale;
+    gs_down.kept_dyn.stale() = df_down.kept_dyn.stale() = stale;
+  }
 };
 
 bool worker_id_used(const std::vector<fz_worker>& ws, std::uint64_t id) {
@@ -814,133 +907,125 @@ void require_unique_names(std::vector<fz_worker>& ws, const std::vector<fz_insta
   ws = std::move(renamed);
 }
 
-void reindex(state& st, workspaces& w) {
-  w.kept_commit.index(st.workers, st.instances, st.model);
-  w.kept_add.index(st.workers, st.instances, st.model, true);
+/// Checks an explanation against the harness's filters.
+void check_explanation(const hr::explanation& why, const state& st, const snapshot& s) {
+  std::size_t by_filter = 0;
+  for (const hr::rejection& r : why.rejected) {
+    REQUIRE_INV(r.worker < st.workers.size() && r.worker_id == st.workers[r.worker].id);
+    const bool passes = passes_all(st.workers[r.worker], st.model);
+    if (r.filter != "resource_fit") ++by_filter;
+    REQUIRE_INV(passes == (r.filter == "resource_fit"));
+  }
+  REQUIRE_INV(by_filter == s.filtered_out);
+}
+
+/// A scale-up configuration: fresh static (explained or not), checked; the other three
+/// forms decide the same.
+template <class Forms, class Spec>
+snapshot decide_up(Forms& f, const state& st, const Spec& spec, bool judge, bool explain,
+                   hr::candidate_listing listing = hr::candidate_listing::grouped) {
+  const auto& [ws, is, m] = std::tie(st.workers, st.instances, st.model);
+  snapshot s;
+  if (explain) {
+    const auto [r, why] = f.fresh.explain(ws, is, m);
+    s = snap(r);
+    check_explanation(why, st, s);
+  } else {
+    s = snap(f.fresh.place(ws, is, m));
+  }
+  check_decision(s, st, spec, judge, listing);
+  require_same(s, snap(f.fresh_dyn.place(ws, is, m)));
+  require_same(s, snap(f.kept.place(ws, m)));
+  require_same(s, snap(f.kept_dyn.place(ws, m)));
+  return s;
+}
+
+/// The gpustack preset: GPUStack's listing and pick (vLLM estimators only).
+template <class E, class Spec>
+void decide_preset(deciders<E>& d, const state& st, const Spec& spec) {
+  const auto& [ws, is, m] = std::tie(st.workers, st.instances, st.model);
+  const std::uint32_t count = m.gpus_per_replica != 0
+                                  ? m.gpus_per_replica
+                                  : static_cast<std::uint32_t>(m.gpu_selection.size());
+  const bool refused = !m.gpu_selection.empty() && spec.world() != 0 && spec.world() != count;
+  std::size_t eligible = 0;
+  for (const fz_worker& wk : ws) eligible += passes_all(wk, m) ? 1u : 0u;
+  if (refused && eligible > 0) {
+    // GPUStack's _set_gpu_count refuses the model: invalid_argument naming gpus_per_replica.
+    try {
+      (void)d.preset.fresh.place(ws, is, m);
+      violated("a selection whose size differs from the world size was accepted", __LINE__);
+    } catch (const hr::invalid_argument& x) {
+      REQUIRE_INV(std::string_view(x.parameter()) == "gpus_per_replica");
+    }
+    return;
+  }
+  const snapshot gp = decide_up(d.preset, st, spec, false, false, hr::candidate_listing::gpustack);
+  if (!gp.placed) return;
+  // The first candidate with the highest total wins (the fresh schedulers decided last).
+  const hr::scored_candidates sc = hr::score_candidates(
+      d.preset.fresh.chain(), d.preset.fresh.workspace(), hr::tie_break::first_listed);
+  REQUIRE_INV(sc.totals.size() == gp.candidates);
+  for (std::size_t k = 0; k < sc.totals.size(); ++k)
+    REQUIRE_INV(k < sc.best ? sc.totals[k] < sc.totals[sc.best]
+                            : sc.totals[k] <= sc.totals[sc.best]);
+  REQUIRE_INV(same_bits(sc.totals[sc.best], gp.score));
+}
+
+/// Scale down with one chain, full and with a count, in its four forms.
+template <class Forms>
+void decide_down(Forms& f, const state& st, std::size_t count) {
+  const auto& [ws, is, m] = std::tie(st.workers, st.instances, st.model);
+  std::size_t mine = 0;
+  for (const fz_instance& i : is) mine += i.model_id == m.id ? 1u : 0u;
+  const ranking full = copy_ranking(f.fresh.rank(ws, is, m));
+  check_ranking(full, st);
+  require_same_order(full, copy_ranking(f.fresh_dyn.rank(ws, is, m)), mine);
+  require_same_order(full, copy_ranking(f.kept.rank(ws)), mine);
+  const ranking part = copy_ranking(f.fresh.rank(ws, is, m, count));
+  REQUIRE_INV(part.ids.size() == std::min(count, mine));
+  require_same_order(full, part, part.ids.size());
+  for (std::size_t k = 0; k < part.ids.size(); ++k)
+    REQUIRE_INV(part.positions[k] == full.positions[k]);
+  const ranking kept = copy_ranking(f.kept_dyn.rank(ws, count));
+  REQUIRE_INV(kept.ids.size() == part.ids.size());
+  require_same_order(full, kept, kept.ids.size());
 }
 
 template <class E, class Spec>
-void decide_all(state& st, workspaces& w, chains& c, const E& e, const Spec& spec, reader& in) {
+void decide_all(const state& st, deciders<E>& d, const Spec& spec, reader& in) {
   const bool judge = sizes_small(st, 0) && [&] {
     if constexpr (std::is_same_v<Spec, vllm_spec>)
       return spec.need < (i128{1} << 52) && spec.ram_need() < (std::uint64_t{1} << 52);
     else
       return true;
   }();
-  const auto& ws = st.workers;
-  const auto& is = st.instances;
-  const auto& m = st.model;
-  hr::explanation why;
   const bool explain = in.byte() % 4 == 0;
-  // gpustack chain
-  const snapshot gs = snap(
-      hr::place(ws, is, m, c.filters, e, c.gs_up, w.fresh_a, explain ? &why : nullptr, st.options));
-  check_decision(gs, st, spec, judge);
+  const snapshot gs = decide_up(d.gs, st, spec, judge, explain);
 #ifdef HEADROOM_FUZZ_TRACE  // -DHEADROOM_FUZZ_TRACE: what an input decodes into
   std::fprintf(stderr, "%zu workers, %zu instances: %s (%s), worker id %llu, %zu candidates\n",
-               ws.size(), is.size(), std::string(hr::to_string(gs.strategy)).c_str(),
+               st.workers.size(), st.instances.size(),
+               std::string(hr::to_string(gs.strategy)).c_str(),
                std::string(hr::to_string(gs.reason)).c_str(),
                static_cast<unsigned long long>(gs.worker_id), gs.candidates);
 #endif
-  if (explain) {
-    std::size_t by_filter = 0;
-    for (const hr::rejection& r : why.rejected) {
-      REQUIRE_INV(r.worker < ws.size() && r.worker_id == ws[r.worker].id);
-      if (r.filter != "resource_fit") {
-        ++by_filter;
-        REQUIRE_INV(!passes_all(ws[r.worker], m));
-      } else {
-        REQUIRE_INV(passes_all(ws[r.worker], m));
-      }
-    }
-    REQUIRE_INV(by_filter == gs.filtered_out);
-  }
-  require_same(gs, snap(hr::place(ws, is, m, c.dyn_filters, e, c.dyn_gs_up, w.fresh_b, nullptr,
-                                  st.options)));
-  require_same(gs, snap(hr::place_indexed(ws, m, c.filters, e, c.gs_up, w.kept_commit, nullptr,
-                                          st.options)));
-  require_same(gs, snap(hr::place_indexed(ws, m, c.dyn_filters, e, c.dyn_gs_up, w.kept_add, nullptr,
-                                          st.options)));
-  // default chain
-  const snapshot df =
-      snap(hr::place(ws, is, m, c.filters, e, c.df_up, w.fresh_a, nullptr, st.options));
-  check_decision(df, st, spec, judge);
+  const snapshot df = decide_up(d.df, st, spec, judge, false);
   REQUIRE_INV(df.placed == gs.placed && df.strategy == gs.strategy);  // the same fit ladder
-  require_same(df, snap(hr::place(ws, is, m, c.dyn_filters, e, c.dyn_df_up, w.fresh_b, nullptr,
-                                  st.options)));
-  require_same(df, snap(hr::place_indexed(ws, m, c.filters, e, c.df_up, w.kept_commit, nullptr,
-                                          st.options)));
-  require_same(df, snap(hr::place_indexed(ws, m, c.dyn_filters, e, c.dyn_df_up, w.kept_add, nullptr,
-                                          st.options)));
-  // the gpustack preset: GPUStack's listing and pick (vLLM estimators only)
-  if constexpr (hr::GpustackEstimator<E>) {
-    hr::fit_options preset = hr::gpustack_fit_options();
-    preset.max_subordinates = st.options.max_subordinates;  // not read by this listing
-    preset.stale = st.options.stale;
-    const std::uint32_t count = m.gpus_per_replica != 0
-                                    ? m.gpus_per_replica
-                                    : static_cast<std::uint32_t>(m.gpu_selection.size());
-    const bool refused = !m.gpu_selection.empty() && spec.world() != 0 && spec.world() != count;
-    std::size_t eligible = 0;
-    for (const fz_worker& wk : ws) eligible += passes_all(wk, m) ? 1u : 0u;
-    if (refused && eligible > 0) {
-      // GPUStack's _set_gpu_count refuses the model: invalid_argument naming gpus_per_replica.
-      try {
-        (void)hr::place(ws, is, m, c.filters, e, c.gs_up, w.fresh_a, nullptr, preset);
-        violated("a selection whose size differs from the world size was accepted", __LINE__);
-      } catch (const hr::invalid_argument& x) {
-        REQUIRE_INV(std::string_view(x.parameter()) == "gpus_per_replica");
-      }
-    } else {
-      const snapshot gp =
-          snap(hr::place(ws, is, m, c.filters, e, c.gs_up, w.fresh_a, nullptr, preset));
-      check_decision(gp, st, spec, false, hr::candidate_listing::gpustack);
-      if (gp.placed) {  // the first candidate with the highest total wins
-        const hr::scored_candidates sc =
-            hr::score_candidates(c.gs_up, w.fresh_a, hr::tie_break::first_listed);
-        REQUIRE_INV(sc.totals.size() == gp.candidates);
-        for (std::size_t k = 0; k < sc.totals.size(); ++k)
-          REQUIRE_INV(k < sc.best ? sc.totals[k] < sc.totals[sc.best]
-                                  : sc.totals[k] <= sc.totals[sc.best]);
-        REQUIRE_INV(same_bits(sc.totals[sc.best], gp.score));
-      }
-      require_same(gp, snap(hr::place(ws, is, m, c.dyn_filters, e, c.dyn_gs_up, w.fresh_b, nullptr,
-                                      preset)));
-      require_same(gp, snap(hr::place_indexed(ws, m, c.filters, e, c.gs_up, w.kept_commit, nullptr,
-                                              preset)));
-      require_same(gp, snap(hr::place_indexed(ws, m, c.dyn_filters, e, c.dyn_gs_up, w.kept_add,
-                                              nullptr, preset)));
-    }
-  }
+  if constexpr (hr::GpustackEstimator<E>) decide_preset(d, st, spec);
   // scale down, both chains, full and with a count
   std::size_t mine = 0;
-  for (const fz_instance& i : is) mine += i.model_id == m.id ? 1u : 0u;
+  for (const fz_instance& i : st.instances) mine += i.model_id == st.model.id ? 1u : 0u;
   const std::size_t replicas = in.byte() % (mine + 2);
   const std::uint8_t other = in.byte();  // a count that removes nothing in particular
   const std::size_t count = mine > replicas ? mine - replicas : other % (mine + 2);
-  auto down = [&](auto& stat, auto& dyn) {
-    const ranking full = copy_ranking(hr::rank_for_removal(ws, is, m, stat, w.fresh_a));
-    check_ranking(full, st);
-    require_same_order(full, copy_ranking(hr::rank_for_removal(ws, is, m, dyn, w.fresh_b)), mine);
-    require_same_order(full, copy_ranking(hr::rank_for_removal_indexed(stat, w.kept_add)), mine);
-    const ranking part = copy_ranking(hr::rank_for_removal(ws, is, m, stat, w.fresh_a, count));
-    REQUIRE_INV(part.ids.size() == std::min(count, mine));
-    require_same_order(full, part, part.ids.size());
-    for (std::size_t k = 0; k < part.ids.size(); ++k)
-      REQUIRE_INV(part.positions[k] == full.positions[k]);
-    const ranking kept = copy_ranking(hr::rank_for_removal_indexed(dyn, w.kept_add, count));
-    REQUIRE_INV(kept.ids.size() == part.ids.size());
-    require_same_order(full, kept, kept.ids.size());
-  };
-  down(c.gs_down, c.dyn_gs_down);
-  down(c.df_down, c.dyn_df_down);
+  decide_down(d.gs_down, st, count);
+  decide_down(d.df_down, st, count);
 }
 
 /// Places with the default chain on the committing index and records the new instance.
 template <class E>
-void place_and_commit(state& st, workspaces& w, chains& c, const E& e) {
-  const hr::placement_result r = hr::place_indexed(st.workers, st.model, c.filters, e, c.df_up,
-                                                   w.kept_commit, nullptr, st.options);
+void place_and_commit(state& st, deciders<E>& d) {
+  const hr::placement_result r = d.df.kept.place(st.workers, st.model);
   if (!r) return;
   fz_instance placed;
   placed.id = st.next_id++;
@@ -953,14 +1038,14 @@ void place_and_commit(state& st, workspaces& w, chains& c, const E& e) {
     const fz_worker& wk = st.workers[r.parts[p].worker];
     std::vector<hr::gpu_claim> claims;
     for (const hr::claim_record& cl : r.claims_of(r.parts[p]))
-      claims.push_back({cl.index, cl.vram_bytes});
+      claims.push_back({.index = cl.index, .vram_bytes = cl.vram_bytes});
     if (p == 0)
       placed.gpus = std::move(claims);
     else
-      placed.subordinates.push_back({wk.id, std::move(claims), 0});
+      placed.subordinates.push_back({.worker_id = wk.id, .gpus = std::move(claims)});
   }
-  w.kept_commit.commit(r.chosen);
-  w.kept_add.add_instance(placed);
+  d.df.kept.commit(r);
+  for (hr::workspace* w : d.kept_by_adding()) w->add_instance(placed);
   st.instances.push_back(std::move(placed));
 }
 
@@ -1024,23 +1109,18 @@ bool mutate_worker(fz_worker& wk, reader& in) {
 
 /// A worker changed without update_worker: stale_check::refuse throws exactly when what the
 /// index or the filters read changed (nothing is updated then), stale_check::refresh re-reads
-/// it and decides as a fresh index; both kept indexes end current.
+/// it and decides as a fresh index; every kept index ends current.
 template <class E>
-void unannounced_change(state& st, workspaces& w, chains& c, const E& e, reader& in) {
+void unannounced_change(state& st, deciders<E>& d, reader& in) {
   if (st.workers.empty()) return;
   fz_worker& wk = st.workers[in.byte() % st.workers.size()];
   const worker_reading before = reading_of(wk, st.model);
-  if (mutate_worker(wk, in)) {
-    wk.gpus.pop_back();  // a GPU list of another shape is refused by both: not drawn here
-  }
+  if (mutate_worker(wk, in)) wk.gpus.pop_back();  // another GPU shape is refused by both
   const bool visible = !(reading_of(wk, st.model) == before);
-  hr::fit_options refuse = st.options, refresh = st.options;
-  refuse.stale = hr::stale_check::refuse;
-  refresh.stale = hr::stale_check::refresh;
+  d.set_stale(hr::stale_check::refuse);
   bool refused = false;
   try {
-    (void)hr::place_indexed(st.workers, st.model, c.filters, e, c.df_up, w.kept_commit, nullptr,
-                            refuse);
+    (void)d.df.kept.place(st.workers, st.model);
   } catch (const hr::invalid_argument& x) {
     REQUIRE_INV(std::string_view(x.parameter()) == "workers");
     refused = true;
@@ -1049,22 +1129,38 @@ void unannounced_change(state& st, workspaces& w, chains& c, const E& e, reader&
 #ifdef HEADROOM_FUZZ_TRACE
   std::fprintf(stderr, "unannounced change: %s\n", visible ? "refused" : "invisible");
 #endif
-  const snapshot fresh = snap(hr::place(st.workers, st.instances, st.model, c.filters, e, c.df_up,
-                                        w.fresh_a, nullptr, st.options));
-  require_same(fresh, snap(hr::place_indexed(st.workers, st.model, c.filters, e, c.df_up,
-                                             w.kept_commit, nullptr, refresh)));
-  require_same(fresh, snap(hr::place_indexed(st.workers, st.model, c.dyn_filters, e, c.dyn_df_up,
-                                             w.kept_add, nullptr, refresh)));
-  // Both current again: refuse finds nothing.
-  (void)hr::place_indexed(st.workers, st.model, c.filters, e, c.df_up, w.kept_commit, nullptr,
-                          refuse);
-  (void)hr::place_indexed(st.workers, st.model, c.dyn_filters, e, c.dyn_df_up, w.kept_add, nullptr,
-                          refuse);
+  // Refreshed, every kept decision maker decides as a fresh one (decide_all checks), and
+  // is current again: refuse finds nothing.
+  d.set_stale(hr::stale_check::refresh);
+  const snapshot fresh = snap(d.df.fresh.place(st.workers, st.instances, st.model));
+  require_same(fresh, snap(d.df.kept.place(st.workers, st.model)));
+  require_same(fresh, snap(d.df.kept_dyn.place(st.workers, st.model)));
+  (void)d.gs.kept.place(st.workers, st.model);
+  (void)d.gs.kept_dyn.place(st.workers, st.model);
+  if constexpr (hr::GpustackEstimator<E>) {  // the preset needs one; refused selections throw
+    try {
+      (void)d.preset.kept.place(st.workers, st.model);
+      (void)d.preset.kept_dyn.place(st.workers, st.model);
+    } catch (const hr::invalid_argument& x) {
+      REQUIRE_INV(std::string_view(x.parameter()) == "gpus_per_replica");
+    }
+  } else {  // re-read without deciding
+    for (hr::workspace* w : {&d.preset.kept.workspace(), &d.preset.kept_dyn.workspace()})
+      for (const fz_worker& each : st.workers) (void)w->update_worker(each);
+  }
+  for (auto* r : {&d.gs_down.kept}) (void)r->rank(st.workers);
+  (void)d.df_down.kept.rank(st.workers);
+  for (auto* r : {&d.gs_down.kept_dyn, &d.df_down.kept_dyn}) (void)r->rank(st.workers);
+  d.set_stale(hr::stale_check::refuse);
+  (void)d.df.kept.place(st.workers, st.model);
+  (void)d.gs_down.kept.rank(st.workers);
+  d.set_stale(st.options.stale);
 }
 
 /// Up to 1 100 copies of one instance (sums of claims far beyond 2^63 bytes on a GPU or a
-/// worker must saturate, never wrap), added to both kept indexes.
-void burst(state& st, workspaces& w, reader& in) {
+/// worker must saturate, never wrap), added to every kept index.
+template <class E>
+void burst(state& st, deciders<E>& d, reader& in) {
   const fz_instance model_instance = decode_instance(in, st.workers, 0);
   const std::size_t copies = 1 + (std::size_t{in.byte()} << 8 | in.byte()) % 1100;
 #ifdef HEADROOM_FUZZ_TRACE
@@ -1073,65 +1169,57 @@ void burst(state& st, workspaces& w, reader& in) {
   for (std::size_t k = 0; k < copies; ++k) {
     fz_instance i = model_instance;
     i.id = st.next_id++;
-    w.kept_commit.add_instance(i);
-    w.kept_add.add_instance(i);
+    for (hr::workspace* w : d.kept()) w->add_instance(i);
     st.instances.push_back(std::move(i));
   }
 }
 
 template <class E, class Spec>
 void run(state& st, reader& in, const E& e, const Spec& spec) {
-  workspaces w;
   chains c;
-  reindex(st, w);
-  decide_all(st, w, c, e, spec, in);
+  deciders<E> d(c, e, st.options);
+  d.reindex(st);
+  decide_all(st, d, spec, in);
   bool burst_done = false;
   for (std::uint8_t steps = in.byte() % 17; steps > 0; --steps) {
     switch (in.byte() % 8) {
       case 0: {  // a new instance appears
         if (st.instances.size() >= 80) break;
         st.instances.push_back(decode_instance(in, st.workers, st.next_id++));
-        w.kept_commit.add_instance(st.instances.back());
-        w.kept_add.add_instance(st.instances.back());
+        for (hr::workspace* w : d.kept()) w->add_instance(st.instances.back());
         break;
       }
       case 1: {  // an instance goes away
         if (st.instances.empty()) break;
         const std::size_t k = in.byte() % st.instances.size();
-        w.kept_commit.remove_instance(st.instances[k]);
-        w.kept_add.remove_instance(st.instances[k]);
+        for (hr::workspace* w : d.kept()) w->remove_instance(st.instances[k]);
         st.instances.erase(st.instances.begin() + static_cast<std::ptrdiff_t>(k));
         break;
       }
       case 2: {  // a worker changes and the kept indexes are told
         if (st.workers.empty()) break;
         fz_worker& wk = st.workers[in.byte() % st.workers.size()];
-        if (mutate_worker(wk, in)) {
-          REQUIRE_INV(!w.kept_commit.update_worker(wk));
-          REQUIRE_INV(!w.kept_add.update_worker(wk));
-          reindex(st, w);
-        } else {
-          REQUIRE_INV(w.kept_commit.update_worker(wk));
-          REQUIRE_INV(w.kept_add.update_worker(wk));
-        }
+        const bool reshaped = mutate_worker(wk, in);
+        for (hr::workspace* w : d.kept()) REQUIRE_INV(w->update_worker(wk) == !reshaped);
+        if (reshaped) d.reindex(st);
         break;
       }
       case 3:
       case 4:
-        place_and_commit(st, w, c, e);
+        place_and_commit(st, d);
         break;
       case 5:
-        unannounced_change(st, w, c, e, in);
+        unannounced_change(st, d, in);
         break;
       case 6:
         if (burst_done) break;
         burst_done = true;
-        burst(st, w, in);
+        burst(st, d, in);
         break;
       default:
         break;
     }
-    decide_all(st, w, c, e, spec, in);
+    decide_all(st, d, spec, in);
   }
 }
 
@@ -1162,17 +1250,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   m.path_salt = in.byte();
   m.gpus_per_replica = in.byte() % 4 == 0 ? in.byte() % 5 : 0;
   m.replicas = 1 + in.byte() % 3;
-  st.options.max_subordinates = in.byte() % 10;
+  st.options.fit.max_subordinates = in.byte() % 10;
   // Kept indexes trust the harness's update_worker calls, or re-read every worker.
   st.options.stale = in.byte() % 4 == 0 ? hr::stale_check::refresh : hr::stale_check::none;
   require_unique_names(st.workers, st.instances, st.model);
 
   if (in.byte() % 4 != 0) {
     vllm_spec v;
-    constexpr std::array<double, 10> gmus{
+    constexpr std::array<double, 10> utilizations{
         0.9, 0.5, 1.0, 0.95, 0.25, 1e-12, 0.0, -0.5, 1.5, std::numeric_limits<double>::quiet_NaN()};
     const std::uint8_t g = in.byte();
-    v.gmu = g < 200 ? gmus[g % gmus.size()] : static_cast<double>(g - 199) / 50.0;
+    v.utilization =
+        g < 200 ? utilizations[g % utilizations.size()] : static_cast<double>(g - 199) / 50.0;
     const auto distributed = in.byte() % 2 != 0 ? hr::distributed_inference::across_workers
                                                 : hr::distributed_inference::single_worker;
     std::optional<hr::vllm_estimator> e;
@@ -1187,9 +1276,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                             : static_cast<i128>(static_cast<std::uint64_t>(scaled));
       v.need = std::min<i128>(base + static_cast<i128>(2 * hr::gib_bytes),
                               i128{std::numeric_limits<std::uint64_t>::max()});
-      const bool valid = v.gmu > 0 && v.gmu <= 1 && v.heads >= 1;
+      const bool valid = v.utilization > 0 && v.utilization <= 1 && v.heads >= 1;
       try {
-        e.emplace(v.weights, v.gmu, v.heads, v.ram, distributed);
+        e.emplace(v.weights, v.utilization, v.heads, v.ram, distributed);
       } catch (const hr::invalid_argument&) {
         REQUIRE_INV(!valid);
         return 0;
@@ -1198,7 +1287,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } else {  // GPUStack's inputs, the need given directly
       hr::vllm_options o;
       o.required_vram_bytes = in.bytes();
-      o.gpu_memory_utilization = v.gmu;
+      o.gpu_memory_utilization = v.utilization;
       o.attention_heads = in.byte() % 4 == 0 ? 0u : std::uint32_t{in.byte()} % 129;
       o.vocab_size = in.byte() % 2 ? 0u : 32000u + std::uint32_t{in.byte()} * 8;
       o.tensor_parallel_size = in.byte() % 3 == 0 ? 1u << (in.byte() % 5) : 0u;
@@ -1215,8 +1304,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       v.tp = o.tensor_parallel_size;
       v.pp = o.pipeline_parallel_size;
       v.kv = o.kv_cache;
-      const bool valid =
-          v.gmu > 0 && v.gmu <= 1 && o.kv_cache.ram_ratio >= 0 && (v.tp == 0 || v.divides(v.tp));
+      const bool valid = v.utilization > 0 && v.utilization <= 1 && o.kv_cache.ram_ratio >= 0 &&
+                         (v.tp == 0 || v.divides(v.tp));
       try {
         e.emplace(o);
       } catch (const hr::invalid_argument&) {
@@ -1233,10 +1322,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     l.fixed_vram = in.bytes();
     l.layer_ram = in.bytes() / 64;
     l.fixed_ram = in.bytes();
-    const bool cpu = in.byte() % 2 != 0;
+    const hr::cpu_fallback cpu =
+        in.byte() % 2 != 0 ? hr::cpu_fallback::allowed : hr::cpu_fallback::forbidden;
     std::optional<hr::layered_estimator> e;
     try {
-      e.emplace(l.layers, l.layer_vram, l.fixed_vram, l.layer_ram, l.fixed_ram, cpu);
+      e.emplace(hr::layered_options{.total_layers = l.layers,
+                                    .layer_vram_bytes = l.layer_vram,
+                                    .fixed_vram_bytes = l.fixed_vram,
+                                    .layer_ram_bytes = l.layer_ram,
+                                    .fixed_ram_bytes = l.fixed_ram,
+                                    .cpu = cpu});
     } catch (const hr::invalid_argument&) {
       REQUIRE_INV(l.layers == 0);
       return 0;

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Concept checks for the scheduler: static_assert only.
+// Concept checks for the scheduler: static_asserts, and the public entry points instantiated
+// with nothing but the archetypes of <headroom/scheduler/archetypes.hpp> (they compile: the
+// scheduler needs nothing undocumented). The misuse diagnostics (a type missing a member
+// fails with one line naming it) are checked by tests/diagnostics/first_error.cmake.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -7,8 +10,7 @@
 #include <vector>
 
 #include <headroom/scheduler.hpp>
-
-#include "archetypes.hpp"
+#include <headroom/scheduler/archetypes.hpp>
 
 namespace {
 using namespace headroom;
@@ -80,6 +82,17 @@ static_assert(Worker<archetypes::worker>);
 static_assert(ModelRequest<archetypes::model>);
 static_assert(ModelRequestFor<archetypes::model, archetypes::worker>);
 static_assert(Instance<archetypes::instance>);
+static_assert(ModelFile<archetypes::model_file>);
+static_assert(Placement<archetypes::placement>);
+static_assert(Estimator<archetypes::estimator>);
+static_assert(!GpustackEstimator<archetypes::estimator>);
+static_assert(FilterFor<archetypes::filter, archetypes::worker, archetypes::model>);
+static_assert(ScorerFor<archetypes::scorer, candidate>);
+static_assert(ScorerFor<archetypes::instance_scorer, instance_record>);
+static_assert(!ScorerFor<archetypes::scorer, instance_record>);
+static_assert(EstimatorSourceFor<archetypes::estimator, archetypes::model>);
+static_assert(
+    EstimatorSourceFor<archetypes::estimator (*)(const archetypes::model&), archetypes::model>);
 // Plain structs satisfy them through the primary templates (optional members absent).
 static_assert(Gpu<plain_gpu>);
 static_assert(Worker<plain_worker>);
@@ -122,3 +135,34 @@ static_assert(vllm_estimator(14 * gib_bytes, 0.9, 32)
                         1));
 static_assert(layered_estimator(10, 100, 50, 10, 0).max_layers(1050) == 10);
 }  // namespace
+
+// Every entry point, instantiated with the archetypes alone (compiled, never run).
+namespace scheduler_archetype_check {
+using namespace headroom;
+using archetype_chain = scorer_chain<archetypes::scorer>;
+using archetype_down = scorer_chain<archetypes::instance_scorer>;
+
+void instantiate(const std::vector<archetypes::worker>& workers,
+                 const std::vector<archetypes::instance>& instances, const archetypes::model& m) {
+  auto up =
+      scheduler(filter_chain<archetypes::filter>(archetypes::filter{}), archetypes::estimator(1),
+                archetype_chain(normalization::min_max, weighted<archetypes::scorer>{}));
+  const placement_result r = up.place(workers, instances, m);
+  up.commit(r);
+  (void)up.place(workers, m);
+  (void)up.explain(workers, instances, m);
+  (void)up.explain(workers, m);
+  workspace& ws = up.workspace();
+  ws.add_instance(instances.front());
+  ws.remove_instance(instances.front());
+  (void)ws.update_worker(workers.front());
+  ws.index_files(std::vector<archetypes::model_file>{});
+  ws.set_candidates(std::vector<archetypes::placement>{});
+  (void)score_candidates(up.chain(), ws);
+  (void)fit(ws, archetypes::estimator(1));
+  auto down = scale_down_ranker(
+      archetype_down(normalization::none, weighted<archetypes::instance_scorer>{}));
+  (void)down.rank(workers, instances, m);
+  (void)down.rank(workers);
+}
+}  // namespace scheduler_archetype_check

@@ -23,7 +23,8 @@
 #include <headroom/error.hpp>
 #include <headroom/headroom.hpp>
 
-#include "archetypes.hpp"
+#include <headroom/scheduler/archetypes.hpp>
+
 #include "support.hpp"
 
 using namespace std::chrono_literals;
@@ -1764,9 +1765,9 @@ TEST_SUITE("errors") {
   // ---- scheduler.hpp and scheduler/ (pinned; see the known gaps) ---------------------------
 
   TEST_CASE("errors: scheduler estimators") {
-    CHECK_REJECTS(vllm_estimator(16 * gib_bytes, 0.0, 32), "gmu");
-    CHECK_REJECTS(vllm_estimator(16 * gib_bytes, 1.5, 32), "gmu");
-    CHECK_REJECTS(vllm_estimator(16 * gib_bytes, not_a_number, 32), "gmu");
+    CHECK_REJECTS(vllm_estimator(16 * gib_bytes, 0.0, 32), "gpu_memory_utilization");
+    CHECK_REJECTS(vllm_estimator(16 * gib_bytes, 1.5, 32), "gpu_memory_utilization");
+    CHECK_REJECTS(vllm_estimator(16 * gib_bytes, not_a_number, 32), "gpu_memory_utilization");
     CHECK_REJECTS(vllm_estimator(16 * gib_bytes, 0.9, 0), "attention_heads");
     CHECK_REJECTS(layered_estimator(0, 1, 1, 1, 1), "total_layers");
     CHECK_REJECTS((vllm_estimator(vllm_options{.gpu_memory_utilization = 0.0})),
@@ -1792,17 +1793,57 @@ TEST_SUITE("errors") {
     const std::vector<archetypes::worker> none{};
     const std::vector<archetypes::instance> no_instances{};
     const archetypes::model m(1);
-    const vllm_estimator estimator(16 * gib_bytes, 0.9, 32);
-    auto chain = gpustack_scale_up_chain();
-    workspace ws;
-    const auto empty = place(none, no_instances, m, basic_filters(), estimator, chain, ws);
+    auto up = gpustack_scheduler(vllm_estimator(16 * gib_bytes, 0.9, 32));
+    const auto empty = up.place(none, no_instances, m);
     CHECK_FALSE(empty);
     CHECK(empty.reason == no_placement_reason::no_workers);
     const std::vector<archetypes::worker> small{
         archetypes::worker(1, 64 * gib_bytes, {archetypes::gpu(0, 8 * gib_bytes)})};
-    const auto r = place(small, no_instances, m, basic_filters(), estimator, chain, ws);
+    const auto r = up.place(small, no_instances, m);
     CHECK_FALSE(r);
     CHECK(r.reason == no_placement_reason::insufficient_resources);
+    // A decision on a kept index is for the indexed model, over the indexed workers.
+    CHECK_REJECTS(up.place(small, archetypes::model(2)), "model");
+    CHECK_REJECTS(up.place(none, m), "workers");
+  }
+
+  TEST_CASE("errors: scheduler index") {
+    // Ids name one worker, an index one GPU of a worker, an id one recorded instance.
+    const std::vector<archetypes::instance> no_instances{};
+    const archetypes::model m(1);
+    workspace ws;
+    const std::vector<archetypes::worker> twins{
+        archetypes::worker(5, 64 * gib_bytes, {archetypes::gpu(0, 8 * gib_bytes)}),
+        archetypes::worker(5, 64 * gib_bytes, {archetypes::gpu(0, 8 * gib_bytes)})};
+    CHECK_REJECTS(ws.index(twins, no_instances, m), "workers");
+    const std::vector<archetypes::worker> same_gpu{archetypes::worker(
+        1, 64 * gib_bytes, {archetypes::gpu(2, 8 * gib_bytes), archetypes::gpu(2, 8 * gib_bytes)})};
+    CHECK_REJECTS(ws.index(same_gpu, no_instances, m), "workers");
+    const std::vector<archetypes::worker> one{
+        archetypes::worker(1, 64 * gib_bytes, {archetypes::gpu(0, 8 * gib_bytes)})};
+    const std::vector<archetypes::instance> same_id{archetypes::instance(3, 1, 1, {}),
+                                                    archetypes::instance(3, 1, 1, {})};
+    CHECK_REJECTS(ws.index(one, same_id, m, index_for::scale_down), "instances");
+    ws.index(one, std::vector<archetypes::instance>{same_id[0]}, m, index_for::scale_down);
+    CHECK_REJECTS(ws.add_instance(same_id[1]), "instances");
+  }
+
+  TEST_CASE("errors: scheduler decisions on workers changed without update_worker") {
+    std::vector<archetypes::worker> workers{
+        archetypes::worker(1, 64 * gib_bytes, {archetypes::gpu(0, 80 * gib_bytes)})};
+    const archetypes::model m(1);
+    auto up = gpustack_scheduler(vllm_estimator(16 * gib_bytes, 0.9, 32), basic_filters(),
+                                 stale_check::refuse);
+    up.index(workers, std::vector<archetypes::instance>{}, m);
+    workers[0] = archetypes::worker(1, 64 * gib_bytes, {archetypes::gpu(0, 8 * gib_bytes)});
+    CHECK_REJECTS(up.place(workers, m), "workers");
+    workers[0] = archetypes::worker(1, 64 * gib_bytes, {archetypes::gpu(7, 8 * gib_bytes)});
+    up.options().stale = stale_check::refresh;  // another GPU index: not updatable in place
+    CHECK_REJECTS(up.place(workers, m), "workers");
+    auto down = gpustack_scale_down_ranker(stale_check::refuse);
+    down.index(workers, std::vector<archetypes::instance>{}, m);
+    workers[0] = archetypes::worker(1, 32 * gib_bytes, {archetypes::gpu(7, 8 * gib_bytes)});
+    CHECK_REJECTS(down.rank(workers), "workers");
   }
 
   // ---- plan.hpp ----------------------------------------------------------------------------
@@ -2089,48 +2130,6 @@ TEST_SUITE("errors") {
             trace_format::azure, trace_text("TIMESTAMP,ContextTokens,GeneratedTokens\nx"),
             {.name = "a.csv"}),
         "a.csv:2: expected 3 comma-separated fields, found 1");
-  }
-
-  TEST_CASE("errors: scheduler index") {
-    // Ids name one worker, an index one GPU of a worker, an id one recorded instance.
-    const std::vector<archetypes::instance> no_instances{};
-    const archetypes::model m(1);
-    workspace ws;
-    const std::vector<archetypes::worker> twins{
-        archetypes::worker(5, 64 * gib_bytes, {archetypes::gpu(0, 8 * gib_bytes)}),
-        archetypes::worker(5, 64 * gib_bytes, {archetypes::gpu(0, 8 * gib_bytes)})};
-    CHECK_REJECTS(ws.index(twins, no_instances, m), "workers");
-    const std::vector<archetypes::worker> same_gpu{archetypes::worker(
-        1, 64 * gib_bytes, {archetypes::gpu(2, 8 * gib_bytes), archetypes::gpu(2, 8 * gib_bytes)})};
-    CHECK_REJECTS(ws.index(same_gpu, no_instances, m), "workers");
-    const std::vector<archetypes::worker> one{
-        archetypes::worker(1, 64 * gib_bytes, {archetypes::gpu(0, 8 * gib_bytes)})};
-    const std::vector<archetypes::instance> same_id{archetypes::instance(3, 1, 1, {}),
-                                                    archetypes::instance(3, 1, 1, {})};
-    CHECK_REJECTS(ws.index(one, same_id, m, true), "instances");
-    ws.index(one, std::vector<archetypes::instance>{same_id[0]}, m, true);
-    CHECK_REJECTS(ws.add_instance(same_id[1]), "instances");
-  }
-
-  TEST_CASE("errors: scheduler place_indexed on workers changed without update_worker") {
-    std::vector<archetypes::worker> workers{
-        archetypes::worker(1, 64 * gib_bytes, {archetypes::gpu(0, 80 * gib_bytes)})};
-    const archetypes::model m(1);
-    const vllm_estimator estimator(16 * gib_bytes, 0.9, 32);
-    auto chain = gpustack_scale_up_chain();
-    workspace ws;
-    ws.index(workers, std::vector<archetypes::instance>{}, m);
-    workers[0] = archetypes::worker(1, 64 * gib_bytes, {archetypes::gpu(0, 8 * gib_bytes)});
-    fit_options options;
-    options.stale = stale_check::refuse;
-    CHECK_REJECTS(
-        place_indexed(workers, m, basic_filters(), estimator, chain, ws, nullptr, options),
-        "workers");
-    workers[0] = archetypes::worker(1, 64 * gib_bytes, {archetypes::gpu(7, 8 * gib_bytes)});
-    options.stale = stale_check::refresh;  // another GPU index: not updatable in place
-    CHECK_REJECTS(
-        place_indexed(workers, m, basic_filters(), estimator, chain, ws, nullptr, options),
-        "workers");
   }
 
   // ---- sim/fleet_day.hpp (pinned; see the known gaps) --------------------------------------

@@ -15,8 +15,7 @@
 #include <vector>
 
 #include <headroom/scheduler.hpp>
-
-#include "archetypes.hpp"
+#include <headroom/scheduler/archetypes.hpp>
 
 namespace {
 using namespace headroom;
@@ -67,7 +66,7 @@ struct fixed_estimator {
   std::uint64_t per_gpu;
   std::uint32_t gpus = 1;
   std::uint64_t ram = 0;
-  backend_capabilities caps{true, true, false, false};
+  backend_capabilities caps{.multi_gpu = true, .distributed = true};
   backend_capabilities capabilities() const noexcept { return caps; }
   std::uint64_t ram_bytes() const noexcept { return ram; }
   std::uint64_t gpu_claim_bytes(std::uint64_t, std::int64_t alloc) const noexcept {
@@ -85,53 +84,78 @@ struct view_builder {
   std::vector<placement_part> parts;
   std::vector<claim_record> claims;
   placement_policy policy = placement_policy::binpack;
-  bool has_draft = false, draft_any_ready = false;
-  std::uint32_t worker(std::uint64_t id, double ram_alloc_gib, std::uint32_t cur = 0,
-                       std::uint32_t oth = 0, double ram_total_gib = 64) {
-    worker_record r;
-    r.id = id;
-    r.ram_alloc_bytes = static_cast<std::int64_t>(ram_alloc_gib * static_cast<double>(GiB));
-    r.ram_total_bytes = static_cast<std::uint64_t>(ram_total_gib * static_cast<double>(GiB));
-    r.cur = cur;
-    r.oth = oth;
-    r.state = worker_state::ready;
-    workers.push_back(r);
+  bool has_draft = false, draft_ready_somewhere = false;
+  static std::int64_t bytes(double gib) {
+    return static_cast<std::int64_t>(gib * static_cast<double>(GiB));
+  }
+  std::uint32_t worker(std::uint64_t id, double ram_alloc_gib, std::uint32_t model_instances = 0,
+                       std::uint32_t other_instances = 0, double ram_total_gib = 64) {
+    workers.push_back({.id = id,
+                       .ram_total_bytes = static_cast<std::uint64_t>(bytes(ram_total_gib)),
+                       .ram_alloc_bytes = bytes(ram_alloc_gib),
+                       .model_instances = model_instances,
+                       .other_instances = other_instances,
+                       .state = worker_state::ready});
     return static_cast<std::uint32_t>(workers.size() - 1);
   }
-  std::uint32_t gpu(std::uint32_t w, double alloc_gib, std::uint32_t cur = 0, std::uint32_t oth = 0,
-                    double total_gib = 80) {
-    gpu_record g;
-    g.index = static_cast<std::uint32_t>(gpus.size());
-    g.worker = w;
-    g.alloc_bytes = static_cast<std::int64_t>(alloc_gib * static_cast<double>(GiB));
-    g.total_bytes = static_cast<std::uint64_t>(total_gib * static_cast<double>(GiB));
-    g.cur = cur;
-    g.oth = oth;
-    gpus.push_back(g);
-    return g.index;
+  std::uint32_t gpu(std::uint32_t w, double alloc_gib, std::uint32_t model_instances = 0,
+                    std::uint32_t other_instances = 0, double total_gib = 80) {
+    gpus.push_back({.index = static_cast<std::uint32_t>(gpus.size()),
+                    .worker = w,
+                    .total_bytes = static_cast<std::uint64_t>(bytes(total_gib)),
+                    .alloc_bytes = bytes(alloc_gib),
+                    .model_instances = model_instances,
+                    .other_instances = other_instances});
+    return gpus.back().index;
   }
   // Adds a part with RAM and VRAM claims (GiB) on GPU positions; returns its position.
   std::uint32_t part(std::uint32_t w, double ram_gib,
                      std::vector<std::pair<std::uint32_t, double>> vram) {
-    placement_part p{w, static_cast<std::uint32_t>(claims.size()),
-                     static_cast<std::uint32_t>(vram.size()),
-                     static_cast<std::uint64_t>(ram_gib * static_cast<double>(GiB))};
+    parts.push_back({.worker = w,
+                     .claim_begin = static_cast<std::uint32_t>(claims.size()),
+                     .claim_count = static_cast<std::uint32_t>(vram.size()),
+                     .ram_bytes = static_cast<std::uint64_t>(bytes(ram_gib))});
     for (auto [g, gib] : vram)
       claims.push_back(
-          {g, gpus[g].index, static_cast<std::uint64_t>(gib * static_cast<double>(GiB))});
-    parts.push_back(p);
+          {.gpu = g, .index = gpus[g].index, .vram_bytes = static_cast<std::uint64_t>(bytes(gib))});
     return static_cast<std::uint32_t>(parts.size() - 1);
   }
   cluster_view view() const {
-    return {workers, gpus, parts, claims, policy, has_draft, draft_any_ready};
+    return {.workers = workers,
+            .gpus = gpus,
+            .parts = parts,
+            .claims = claims,
+            .policy = policy,
+            .has_draft = has_draft,
+            .draft_ready_somewhere = draft_ready_somewhere};
   }
 };
 
-template <class Chain>
-placement_result place_plain(const std::vector<Wk>& ws, const std::vector<Inst>& is, const Model& m,
-                             const auto& est, Chain& chain, workspace& w,
-                             explanation* why = nullptr) {
-  return place(ws, is, m, basic_filters(), est, chain, w, why);
+/// The instance a placement result describes, as the caller records it.
+Inst instance_from(const placement_result& r, const std::vector<Wk>& workers, std::uint64_t id,
+                   std::uint64_t model_id) {
+  Inst placed{.id = id,
+              .model_id = model_id,
+              .worker_id = r.worker_id,
+              .ram_bytes = r.parts[0].ram_bytes,
+              .total_layers = r.chosen.total_layers,
+              .offload_layers = r.chosen.offload_layers};
+  for (const claim_record& c : r.claims_of(r.parts[0]))
+    placed.gpus.push_back({.index = c.index, .vram_bytes = c.vram_bytes});
+  for (const placement_part& p : r.parts.subspan(1)) {
+    Sub sub{.worker_id = workers[p.worker].id, .gpus = {}, .ram_bytes = 0};
+    for (const claim_record& c : r.claims_of(p))
+      sub.gpus.push_back({.index = c.index, .vram_bytes = c.vram_bytes});
+    placed.subordinates.push_back(std::move(sub));
+  }
+  return placed;
+}
+
+/// A scheduler with the six basic filters and estimator e that borrows chain (tests share
+/// one chain between schedulers, and compare static chains with dynamic ones).
+template <class E, class Chain>
+auto scheduler_with(const E& e, Chain& chain, scheduler_options options = {}) {
+  return scheduler<decltype(basic_filters()), E, Chain&>(basic_filters(), e, chain, options);
 }
 }  // namespace
 
@@ -144,9 +168,9 @@ TEST_SUITE("scheduler") {
     CHECK_FALSE(cluster_filter{}(w, m).pass);
     m = {};
     CHECK(gpu_matching_filter{}(w, m).pass);  // no explicit selection: keeps everyone
-    m.gpu_selection = {{5, 0}};
+    m.gpu_selection = {{.worker_id = 5, .index = 0}};
     CHECK_FALSE(gpu_matching_filter{}(w, m).pass);
-    m.gpu_selection = {{5, 0}, {3, 1}};
+    m.gpu_selection = {{.worker_id = 5, .index = 0}, {.worker_id = 3, .index = 1}};
     CHECK(gpu_matching_filter{}(w, m).pass);
     m = {};
     m.selectors = {{"zone", "a"}};
@@ -163,7 +187,7 @@ TEST_SUITE("scheduler") {
     CHECK(missing(w, m).pass);  // not a local-path model
     m.local_path = true;
     CHECK(missing(w, m).pass);  // local path but no explicit GPU selection
-    m.gpu_selection = {{3, 0}};
+    m.gpu_selection = {{.worker_id = 3, .index = 0}};
     CHECK_FALSE(missing(w, m).pass);
     CHECK(missing.name() == "local_path");
   }
@@ -171,10 +195,13 @@ TEST_SUITE("scheduler") {
   TEST_CASE("scheduler: filter chain runs in GPUStack's order and stops at the first rejection") {
     // Worker 1 fails cluster AND state: the cluster filter (first) is the one reported.
     std::vector<Wk> workers{
-        {.id = 1, .cluster = 2, .state = worker_state::not_ready, .gpus = {{0, 24 * GiB}}},
-        {.id = 2, .labels = {{"zone", "b"}}, .gpus = {{0, 24 * GiB}}},
+        {.id = 1,
+         .cluster = 2,
+         .state = worker_state::not_ready,
+         .gpus = {{.index = 0, .vram_total_bytes = 24 * GiB}}},
+        {.id = 2, .labels = {{"zone", "b"}}, .gpus = {{.index = 0, .vram_total_bytes = 24 * GiB}}},
         {.id = 3, .labels = {{"zone", "a"}}, .state = worker_state::not_ready},
-        {.id = 4, .labels = {{"zone", "a"}}, .gpus = {{0, 24 * GiB}}}};
+        {.id = 4, .labels = {{"zone", "a"}}, .gpus = {{.index = 0, .vram_total_bytes = 24 * GiB}}}};
     Model m;
     m.selectors = {{"zone", "a"}};
     auto filters = basic_filters();
@@ -183,11 +210,8 @@ TEST_SUITE("scheduler") {
     CHECK(filters(workers[2], m).filter == 3);  // state
     CHECK(filters(workers[3], m).passed());
     CHECK(filters.name(4) == "backend_framework");
-    workspace ws;
-    explanation why;
-    auto chain = gpustack_scale_up_chain();
-    const auto r =
-        place(workers, std::vector<Inst>{}, m, filters, fixed_estimator{10 * GiB}, chain, ws, &why);
+    auto up = scheduler(filters, fixed_estimator{.per_gpu = 10 * GiB}, gpustack_scale_up_chain());
+    const auto [r, why] = up.explain(workers, std::vector<Inst>{}, m);
     REQUIRE(r);
     CHECK(r.worker_id == 4);
     CHECK(r.filtered_out == 3);
@@ -214,27 +238,39 @@ TEST_SUITE("scheduler") {
     CHECK(dyn(workers[1], m).filter == 2);
     CHECK(dyn(workers[3], m).filter == 4);
     CHECK(dyn.why(4, dyn(workers[3], m).reason) == "even id");
-    const auto none =
-        place(workers, std::vector<Inst>{}, m, dyn, fixed_estimator{10 * GiB}, chain, ws, &why);
+    auto dyn_up = scheduler<dynamic_filter_chain<Wk, Model>&, fixed_estimator,
+                            decltype(gpustack_scale_up_chain())>(
+        dyn, fixed_estimator{.per_gpu = 10 * GiB}, gpustack_scale_up_chain());
+    const auto none = dyn_up.place(workers, std::vector<Inst>{}, m);
     CHECK_FALSE(none);
     CHECK(none.reason == no_placement_reason::all_filtered);
   }
 
   TEST_CASE(
       "scheduler: allocatable view subtracts claims (VRAM per GPU, RAM on the main worker only)") {
-    std::vector<Wk> workers{{.id = 1,
-                             .ram_total_bytes = 64 * GiB,
-                             .ram_reserved_bytes = 4 * GiB,
-                             .gpus = {{0, 24 * GiB, 1 * GiB}, {1, 24 * GiB}}},
-                            {.id = 2, .ram_total_bytes = 32 * GiB, .gpus = {{0, 80 * GiB}}}};
+    std::vector<Wk> workers{
+        {.id = 1,
+         .ram_total_bytes = 64 * GiB,
+         .ram_reserved_bytes = 4 * GiB,
+         .gpus = {{.index = 0, .vram_total_bytes = 24 * GiB, .vram_reserved_bytes = 1 * GiB},
+                  {.index = 1, .vram_total_bytes = 24 * GiB}}},
+        {.id = 2,
+         .ram_total_bytes = 32 * GiB,
+         .gpus = {{.index = 0, .vram_total_bytes = 80 * GiB}}}};
     std::vector<Inst> instances{
-        {.id = 1, .model_id = 7, .worker_id = 1, .ram_bytes = 8 * GiB, .gpus = {{0, 10 * GiB}}},
+        {.id = 1,
+         .model_id = 7,
+         .worker_id = 1,
+         .ram_bytes = 8 * GiB,
+         .gpus = {{.index = 0, .vram_bytes = 10 * GiB}}},
         {.id = 2,
          .model_id = 9,
          .worker_id = 2,
          .ram_bytes = 4 * GiB,
-         .gpus = {{0, 20 * GiB}},
-         .subordinates = {{1, {{1, 6 * GiB}}, 2 * GiB}}},
+         .gpus = {{.index = 0, .vram_bytes = 20 * GiB}},
+         .subordinates = {{.worker_id = 1,
+                           .gpus = {{.index = 1, .vram_bytes = 6 * GiB}},
+                           .ram_bytes = 2 * GiB}}},
         {.id = 3, .model_id = 7, .worker_id = std::nullopt, .ram_bytes = 100 * GiB}};
     workspace ws;
     ws.index(workers, instances, Model{});
@@ -247,13 +283,14 @@ TEST_SUITE("scheduler") {
     CHECK(g[1].alloc_bytes == static_cast<std::int64_t>(18 * GiB));
     CHECK(w[1].ram_alloc_bytes == static_cast<std::int64_t>(28 * GiB));
     CHECK(g[2].alloc_bytes == static_cast<std::int64_t>(60 * GiB));
-    // Counts for model 7: w1 cur 1 (one GPU), oth 1 (the subordinate GPU); w2 oth 1.
-    CHECK(w[0].cur == 1);
-    CHECK(w[0].oth == 1);
-    CHECK(w[1].cur == 0);
-    CHECK(w[1].oth == 1);
-    CHECK(g[0].cur == 1);
-    CHECK(g[1].oth == 1);
+    // Counts for model 7: on w1 one of its own (one GPU) and one other (the subordinate
+    // GPU); on w2 one other.
+    CHECK(w[0].model_instances == 1);
+    CHECK(w[0].other_instances == 1);
+    CHECK(w[1].model_instances == 0);
+    CHECK(w[1].other_instances == 1);
+    CHECK(g[0].model_instances == 1);
+    CHECK(g[1].other_instances == 1);
   }
 
   TEST_CASE("scheduler: vLLM estimator arithmetic and validation") {
@@ -269,49 +306,56 @@ TEST_SUITE("scheduler") {
     CHECK_FALSE(e.fits(3 * e.gpu_claim_bytes(16 * GiB, 16 * GiB), 3));
     CHECK_FALSE(e.fits(e.gpu_claim_bytes(16 * GiB, 16 * GiB), 1));  // 14.4 < 18.8
     CHECK_THROWS_AS(vllm_estimator(GiB, 0.0, 32), headroom::invalid_argument);
-    const auto bad_gmu = headroom::test::rejection_of([] { (void)vllm_estimator(GiB, 1.5, 32); });
-    CHECK(bad_gmu.parameter == "gmu");
-    CHECK(bad_gmu.message.find("1.5") != std::string::npos);
+    const auto bad = headroom::test::rejection_of([] { (void)vllm_estimator(GiB, 1.5, 32); });
+    CHECK(bad.parameter == "gpu_memory_utilization");
+    CHECK(bad.message.find("1.5") != std::string::npos);
     CHECK_THROWS_AS(vllm_estimator(GiB, 0.9, 0), headroom::invalid_argument);
   }
 
   TEST_CASE("scheduler: the fit ladder stops at the first strategy that yields candidates") {
-    std::vector<Wk> workers{
-        {.id = 1, .gpus = {{0, 24 * GiB}}},
-        {.id = 2, .gpus = {{0, 16 * GiB}, {1, 16 * GiB}}},
-        {.id = 3, .gpus = {{0, 8 * GiB}, {1, 8 * GiB}, {2, 8 * GiB}, {3, 8 * GiB}}}};
+    std::vector<Wk> workers{{.id = 1, .gpus = {{.index = 0, .vram_total_bytes = 24 * GiB}}},
+                            {.id = 2,
+                             .gpus = {{.index = 0, .vram_total_bytes = 16 * GiB},
+                                      {.index = 1, .vram_total_bytes = 16 * GiB}}},
+                            {.id = 3,
+                             .gpus = {{.index = 0, .vram_total_bytes = 8 * GiB},
+                                      {.index = 1, .vram_total_bytes = 8 * GiB},
+                                      {.index = 2, .vram_total_bytes = 8 * GiB},
+                                      {.index = 3, .vram_total_bytes = 8 * GiB}}}};
     std::vector<Inst> none;
-    workspace ws;
-    explanation why;
+    std::optional<vllm_estimator> size;  // the model's size, changed from step to step
     auto chain = gpustack_scale_up_chain();
+    auto up = scheduler_with([&](const Model&) { return *size; }, chain);
+    const workspace& ws = up.workspace();
     // Need 18.8 GiB: only worker 1's 24 GiB GPU (claim 21.6) fits alone; stage 1 stops there
     // although worker 2 (2 × 14.4) and worker 3 (4 × 7.2) would fit with several GPUs.
-    auto r =
-        place_plain(workers, none, Model{}, vllm_estimator(14 * GiB, 0.9, 32), chain, ws, &why);
-    REQUIRE(r);
-    CHECK(r.strategy == fit_strategy::single_gpu);
-    CHECK(r.candidates == 1);
-    CHECK(r.worker_id == 1);
+    size.emplace(14 * GiB, 0.9, 32);
+    const auto [first, why] = up.explain(workers, none, Model{});
+    REQUIRE(first);
+    CHECK(first.strategy == fit_strategy::single_gpu);
+    CHECK(first.candidates == 1);
+    CHECK(first.worker_id == 1);
     REQUIRE(why.rejected.size() == 2);
     CHECK(why.rejected[0].filter == "resource_fit");
     // Worker 1 busy (10 GiB used: 14 free < 21.6): stage 2. Worker 2 uses 2 GPUs (28.8);
     // worker 3: 2 → 14.4 short, 3 → 21.6 but 32 % 3 ≠ 0, 4 → 28.8.
-    std::vector<Inst> busy{{.id = 1, .model_id = 9, .worker_id = 1, .gpus = {{0, 10 * GiB}}}};
-    r = place_plain(workers, busy, Model{}, vllm_estimator(14 * GiB, 0.9, 32), chain, ws);
+    std::vector<Inst> busy{
+        {.id = 1, .model_id = 9, .worker_id = 1, .gpus = {{.index = 0, .vram_bytes = 10 * GiB}}}};
+    auto r = up.place(workers, busy, Model{});
     REQUIRE(r);
     CHECK(r.strategy == fit_strategy::multi_gpu);
     REQUIRE(ws.candidates().size() == 2);
     CHECK(ws.view().parts_of(ws.candidates()[0])[0].claim_count == 2);
     CHECK(ws.view().parts_of(ws.candidates()[1])[0].claim_count == 4);
     // 30 heads: 3 GPUs divide them, so worker 3 needs only 3.
-    r = place_plain(workers, busy, Model{}, vllm_estimator(14 * GiB, 0.9, 30), chain, ws);
+    size.emplace(14 * GiB, 0.9, 30);
+    r = up.place(workers, busy, Model{});
     CHECK(ws.view().parts_of(ws.candidates()[1])[0].claim_count == 3);
     // 40 GiB weights: 40·1.2 + 2 = 50 GiB. No worker alone (21.6, 28.8, 28.8); 12 heads.
     // Distributed, subordinates by largest claim sum then id (w2 28.8, w3 28.8, w1 21.6):
     // main w1 + w2 = 50.4 GiB on 3 GPUs (12 % 3 = 0); main w2 + w3 = 57.6 on 6; w3 + w2 likewise.
-    r = place_plain(workers, none, Model{},
-                    vllm_estimator(40 * GiB, 0.9, 12, 0, distributed_inference::across_workers),
-                    chain, ws);
+    size.emplace(40 * GiB, 0.9, 12, 0, distributed_inference::across_workers);
+    r = up.place(workers, none, Model{});
     REQUIRE(r);
     CHECK(r.strategy == fit_strategy::distributed);
     REQUIRE(ws.candidates().size() == 3);
@@ -322,33 +366,35 @@ TEST_SUITE("scheduler") {
     CHECK(v.workers[c0[1].worker].id == 3);
     CHECK(c0[1].ram_bytes == 0);  // subordinates claim VRAM only
     // Nothing fits: a value with a reason, never an exception.
-    r = place_plain(workers, none, Model{}, vllm_estimator(400 * GiB, 0.9, 12), chain, ws, &why);
-    CHECK_FALSE(r);
-    CHECK(r.reason == no_placement_reason::insufficient_resources);
-    CHECK(why.rejected.size() == 3);
+    size.emplace(400 * GiB, 0.9, 12);
+    const auto [nothing, why_nothing] = up.explain(workers, none, Model{});
+    CHECK_FALSE(nothing);
+    CHECK(nothing.reason == no_placement_reason::insufficient_resources);
+    CHECK(why_nothing.rejected.size() == 3);
     // Distributed disabled (GPUStack's default): same request has no candidate.
-    r = place_plain(workers, none, Model{}, vllm_estimator(40 * GiB, 0.9, 12), chain, ws);
-    CHECK_FALSE(r);
-    r = place_plain(workers, none, Model{},
-                    vllm_estimator(40 * GiB, 0.9, 12, 0, distributed_inference::single_worker),
-                    chain, ws);
-    CHECK_FALSE(r);
-    r = place_plain(std::vector<Wk>{}, none, Model{}, vllm_estimator(GiB, 0.9, 12), chain, ws);
-    CHECK(r.reason == no_placement_reason::no_workers);
+    size.emplace(40 * GiB, 0.9, 12);
+    CHECK_FALSE(up.place(workers, none, Model{}));
+    size.emplace(40 * GiB, 0.9, 12, 0, distributed_inference::single_worker);
+    CHECK_FALSE(up.place(workers, none, Model{}));
+    size.emplace(GiB, 0.9, 12);
+    CHECK(up.place(std::vector<Wk>{}, none, Model{}).reason == no_placement_reason::no_workers);
   }
 
   TEST_CASE("scheduler: explicit GPU selection is honoured in filtering and fitting") {
-    std::vector<Wk> workers{
-        {.id = 1, .gpus = {{0, 80 * GiB}}},
-        {.id = 3, .gpus = {{0, 8 * GiB}, {1, 8 * GiB}, {2, 8 * GiB}, {3, 8 * GiB}}}};
+    std::vector<Wk> workers{{.id = 1, .gpus = {{.index = 0, .vram_total_bytes = 80 * GiB}}},
+                            {.id = 3,
+                             .gpus = {{.index = 0, .vram_total_bytes = 8 * GiB},
+                                      {.index = 1, .vram_total_bytes = 8 * GiB},
+                                      {.index = 2, .vram_total_bytes = 8 * GiB},
+                                      {.index = 3, .vram_total_bytes = 8 * GiB}}}};
     Model m;
-    m.gpu_selection = {{3, 3}, {3, 2}};
-    workspace ws;
-    explanation why;
+    m.gpu_selection = {{.worker_id = 3, .index = 3}, {.worker_id = 3, .index = 2}};
     auto chain = gpustack_scale_up_chain();
+    auto up = scheduler_with(vllm_estimator(4 * GiB, 0.9, 32), chain);
+    const workspace& ws = up.workspace();
     // 4 GiB weights: 6.8 GiB needed, a 7.2 GiB claim fits on any 8 GiB GPU — only the
     // selected GPUs 2 and 3 of worker 3 become candidates; worker 1 is filtered out.
-    const auto r = place_plain(workers, {}, m, vllm_estimator(4 * GiB, 0.9, 32), chain, ws, &why);
+    const auto [r, why] = up.explain(workers, std::vector<Inst>{}, m);
     REQUIRE(r);
     CHECK(r.worker_id == 3);
     // GPUs 2 and 3 are equivalent (same free memory, claim and counts): one candidate
@@ -357,8 +403,9 @@ TEST_SUITE("scheduler") {
     CHECK(r.claims_of(r.parts[0])[0].index == 2);
     // With GPU 2 partly used they differ: two candidates; binpack prefers the fuller GPU 2
     // (claim 7.2 of 7.5 free) over GPU 3 (7.2 of 8).
-    std::vector<Inst> used{{.id = 1, .model_id = 9, .worker_id = 3, .gpus = {{2, GiB / 2}}}};
-    const auto r2 = place_plain(workers, used, m, vllm_estimator(4 * GiB, 0.9, 32), chain, ws);
+    std::vector<Inst> used{
+        {.id = 1, .model_id = 9, .worker_id = 3, .gpus = {{.index = 2, .vram_bytes = GiB / 2}}}};
+    const auto r2 = up.place(workers, used, m);
     REQUIRE(ws.candidates().size() == 2);
     CHECK(r2.claims_of(r2.parts[0])[0].index == 2);
     CHECK(why.rejected[0].filter == "gpu_matching");
@@ -385,11 +432,13 @@ TEST_SUITE("scheduler") {
     const auto p_zero = b.part(w2, 0, {{g4, 10}});  // a = 0: the term is 0
     const auto v = b.view();
     const binpack_scorer s{100};
-    CHECK(s.score(v, candidate{p_two, 1}) == doctest::Approx(125.0 / 3));
-    CHECK(s.score(v, candidate{p_one, 1}) == doctest::Approx(25.0));
-    CHECK(s.score(v, candidate{p_cpu, 1}) == doctest::Approx(25.0));
-    CHECK(s.score(v, candidate{p_main, 3}) == doctest::Approx((5 * 125.0 / 3 + 2 * 40.0) / 7));
-    CHECK(s.score(v, candidate{p_zero, 1}) == 0.0);
+    CHECK(s.score(v, candidate{.part_begin = p_two, .part_count = 1}) ==
+          doctest::Approx(125.0 / 3));
+    CHECK(s.score(v, candidate{.part_begin = p_one, .part_count = 1}) == doctest::Approx(25.0));
+    CHECK(s.score(v, candidate{.part_begin = p_cpu, .part_count = 1}) == doctest::Approx(25.0));
+    CHECK(s.score(v, candidate{.part_begin = p_main, .part_count = 3}) ==
+          doctest::Approx((5 * 125.0 / 3 + 2 * 40.0) / 7));
+    CHECK(s.score(v, candidate{.part_begin = p_zero, .part_count = 1}) == 0.0);
     // Scale down (retention): the claim goes back into the denominator, c/(a + c), M = 1:
     //   RAM 12/(48 + 12) = 0.2; GPU0 10/(20 + 10) = 1/3 → (0.2 + 2/3)/3 = 0.28889
     instance_record r;
@@ -400,7 +449,7 @@ TEST_SUITE("scheduler") {
     CHECK(placement_retention_scorer{1}.score(v, r) == doctest::Approx(0.2));
   }
 
-  TEST_CASE("scheduler: spread reference formula with cur/oth") {
+  TEST_CASE("scheduler: spread reference formula with instance counts") {
     view_builder b;
     b.policy = placement_policy::spread;
     const auto wa = b.worker(1, 64, 0, 2), wb = b.worker(2, 64, 1, 0), wc = b.worker(3, 64, 2, 4);
@@ -413,22 +462,26 @@ TEST_SUITE("scheduler") {
     const auto pb1 = b.part(wb, 0, {{gb0, 10}});
     const auto pc1 = b.part(wc, 0, {{gc, 10}});
     const auto v = b.view();
-    // Candidates A, B, C: cur ∈ [0, 2], oth ∈ [0, 4]; some worker has cur = 0.
-    std::vector<candidate> cands{{pa, 1}, {pb, 1}, {pc, 1}};
+    // Candidates A, B, C: own ∈ [0, 2], other ∈ [0, 4] (instances of the model, of others);
+    // some worker has none of the model.
+    std::vector<candidate> cands{{.part_begin = pa, .part_count = 1},
+                                 {.part_begin = pb, .part_count = 1},
+                                 {.part_begin = pc, .part_count = 1}};
     spread_scorer s{100};
     s.prepare(v, cands);
-    // A (cur 0, oth 2): W = 0.85 + 0.15·inv(2) = 0.85 + 0.15·0.5 = 0.925;
+    // A (own 0, other 2): W = 0.85 + 0.15·inv(2) = 0.85 + 0.15·0.5 = 0.925;
     //   G = 1/(1 + 0 + 0.2·2) = 1/1.4 → 100·(0.85·0.925 + 0.15/1.4) = 89.339
     CHECK(s.score(v, cands[0]) == doctest::Approx(100 * (0.85 * 0.925 + 0.15 / 1.4)));
-    // B (cur 1, oth 0): W = 0.45 + 0.35·inv(1) + 0.20·inv(0) = 0.45 + 0.175 + 0.2 = 0.825;
+    // B (own 1, other 0): W = 0.45 + 0.35·inv(1) + 0.20·inv(0) = 0.45 + 0.175 + 0.2 = 0.825;
     //   G = mean(1/(1 + 1), 1/1) = 0.75 → 100·(0.70125 + 0.1125) = 81.375
     CHECK(s.score(v, cands[1]) == doctest::Approx(81.375));
-    // C (cur 2, oth 4), CPU: W = 0.45 + 0 + 0 → 100·0.45 = 45
+    // C (own 2, other 4), CPU: W = 0.45 + 0 + 0 → 100·0.45 = 45
     CHECK(s.score(v, cands[2]) == doctest::Approx(45.0));
-    // Only B and C as candidates: every cur > 0, cur ∈ [1, 2], oth ∈ [0, 4].
+    // Only B and C as candidates: every own > 0, own ∈ [1, 2], other ∈ [0, 4].
     //   B: W = 0.50 + 0.25·1 + 0.15·1 = 0.9, G = 1/(1 + 1) = 0.5 → 100·(0.765 + 0.075) = 84
     //   C: W = 0.50, G = 1/(1 + 1 + 0.2) → 100·(0.425 + 0.15/2.2) = 49.318
-    std::vector<candidate> cands2{{pb1, 1}, {pc1, 1}};
+    std::vector<candidate> cands2{{.part_begin = pb1, .part_count = 1},
+                                  {.part_begin = pc1, .part_count = 1}};
     s.prepare(v, cands2);
     CHECK(s.score(v, cands2[0]) == doctest::Approx(84.0));
     CHECK(s.score(v, cands2[1]) == doctest::Approx(100 * (0.425 + 0.15 / 2.2)));
@@ -450,15 +503,17 @@ TEST_SUITE("scheduler") {
     const locality_scorer s{5};
     // P = {w0, w1, w2}: r_main = 2/3, r_draft = 1/3; the draft has a READY copy → w = 0.5:
     //   5·(2/3 + 0.5·1/3)/(1 + 0.5) = 5·(5/6)/1.5 = 2.7778
-    b.has_draft = b.draft_any_ready = true;
-    CHECK(s.score(b.view(), candidate{p, 3}) == doctest::Approx(5.0 * (5.0 / 6) / 1.5));
+    b.has_draft = b.draft_ready_somewhere = true;
+    CHECK(s.score(b.view(), candidate{.part_begin = p, .part_count = 3}) ==
+          doctest::Approx(5.0 * (5.0 / 6) / 1.5));
     // Draft configured but nowhere READY → w = 0: 5·(2/3) = 3.3333
-    b.draft_any_ready = false;
-    CHECK(s.score(b.view(), candidate{p, 3}) == doctest::Approx(10.0 / 3));
+    b.draft_ready_somewhere = false;
+    CHECK(s.score(b.view(), candidate{.part_begin = p, .part_count = 3}) ==
+          doctest::Approx(10.0 / 3));
     // Main worker alone: r_main = 1 → 5
-    CHECK(s.score(b.view(), candidate{p, 1}) == doctest::Approx(5.0));
+    CHECK(s.score(b.view(), candidate{.part_begin = p, .part_count = 1}) == doctest::Approx(5.0));
     // w2 alone: both ratios 0 → 0
-    CHECK(s.score(b.view(), candidate{p + 2, 1}) == 0.0);
+    CHECK(s.score(b.view(), candidate{.part_begin = p + 2, .part_count = 1}) == 0.0);
   }
 
   TEST_CASE("scheduler: state and offloaded-layer scorers") {
@@ -499,15 +554,17 @@ TEST_SUITE("scheduler") {
   }
 
   TEST_CASE("scheduler: scale-down order with the gpustack chain") {
-    std::vector<Wk> workers{{.id = 1, .gpus = {{0, 24 * GiB}}},
-                            {.id = 2, .gpus = {{0, 24 * GiB}}},
-                            {.id = 3, .state = worker_state::not_ready, .gpus = {{0, 24 * GiB}}}};
+    std::vector<Wk> workers{{.id = 1, .gpus = {{.index = 0, .vram_total_bytes = 24 * GiB}}},
+                            {.id = 2, .gpus = {{.index = 0, .vram_total_bytes = 24 * GiB}}},
+                            {.id = 3,
+                             .state = worker_state::not_ready,
+                             .gpus = {{.index = 0, .vram_total_bytes = 24 * GiB}}}};
     std::vector<Inst> instances{
         // state 100 + layers 10 + VRAM 12/(12 + 12) = 0.5 → 2·0.5/3 = 0.3333 → 110.3333
         {.id = 10,
          .model_id = 7,
          .worker_id = 1,
-         .gpus = {{0, 12 * GiB}},
+         .gpus = {{.index = 0, .vram_bytes = 12 * GiB}},
          .total_layers = 40,
          .offload_layers = 40},
         // 100 + 10·20/40 = 5 + VRAM: GPUStack's scale down counts the model's own claims only
@@ -515,11 +572,11 @@ TEST_SUITE("scheduler") {
         {.id = 11,
          .model_id = 7,
          .worker_id = 2,
-         .gpus = {{0, 6 * GiB}},
+         .gpus = {{.index = 0, .vram_bytes = 6 * GiB}},
          .total_layers = 40,
          .offload_layers = 20},
         // worker not ready: 0 + 0 + 0.3333
-        {.id = 12, .model_id = 7, .worker_id = 3, .gpus = {{0, 12 * GiB}}},
+        {.id = 12, .model_id = 7, .worker_id = 3, .gpus = {{.index = 0, .vram_bytes = 12 * GiB}}},
         // starting, CPU: 50 + 0 + RAM 16/(48 + 16) = 0.25 → 50.25
         {.id = 13,
          .model_id = 7,
@@ -535,10 +592,9 @@ TEST_SUITE("scheduler") {
          .offload_layers = 40},
         // unscheduled: 0
         {.id = 15, .model_id = 7, .worker_id = std::nullopt},
-        {.id = 20, .model_id = 9, .worker_id = 2, .gpus = {{0, 6 * GiB}}}};
-    workspace ws;
-    auto chain = gpustack_scale_down_chain();
-    const auto ranked = rank_for_removal(workers, instances, Model{}, chain, ws);
+        {.id = 20, .model_id = 9, .worker_id = 2, .gpus = {{.index = 0, .vram_bytes = 6 * GiB}}}};
+    auto down = gpustack_scale_down_ranker();
+    const auto ranked = down.rank(workers, instances, Model{});
     REQUIRE(ranked.size() == 6);
     const std::uint64_t order[] = {15, 12, 14, 13, 11, 10};
     const double scores[] = {0, 1.0 / 3, 10, 50.25, 105 + 1.0 / 6, 110 + 1.0 / 3};
@@ -547,8 +603,8 @@ TEST_SUITE("scheduler") {
       CHECK(ranked[i].score == doctest::Approx(scores[i]));
     }
     // The default chain keeps the same priorities here.
-    auto def = default_scale_down_chain();
-    const auto ranked2 = rank_for_removal(workers, instances, Model{}, def, ws);
+    auto def = default_scale_down_ranker();
+    const auto ranked2 = def.rank(workers, instances, Model{});
     for (std::size_t i = 0; i < 6; ++i) CHECK(ranked2[i].id == order[i]);
   }
 
@@ -556,15 +612,18 @@ TEST_SUITE("scheduler") {
     // One worker, GPU 24 GiB with 4 GiB claimed (a = 20), RAM 64 with 16 claimed (a = 48),
     // files READY. Claim 12 GiB RAM + 10 GiB VRAM:
     //   binpack (100·12/48 + 200·10/20)/3 = 41.667; locality 5·1 = 5 → 46.667
-    std::vector<Wk> workers{{.id = 1, .gpus = {{0, 24 * GiB}}, .ready_files = {42}}};
-    std::vector<Inst> instances{
-        {.id = 1, .model_id = 9, .worker_id = 1, .ram_bytes = 16 * GiB, .gpus = {{0, 4 * GiB}}}};
+    std::vector<Wk> workers{
+        {.id = 1, .gpus = {{.index = 0, .vram_total_bytes = 24 * GiB}}, .ready_files = {42}}};
+    std::vector<Inst> instances{{.id = 1,
+                                 .model_id = 9,
+                                 .worker_id = 1,
+                                 .ram_bytes = 16 * GiB,
+                                 .gpus = {{.index = 0, .vram_bytes = 4 * GiB}}}};
     Model m;
     m.files = 42;
-    workspace ws;
-    auto chain = gpustack_scale_up_chain();
-    const auto r =
-        place_plain(workers, instances, m, fixed_estimator{10 * GiB, 1, 12 * GiB}, chain, ws);
+    auto up = scheduler(basic_filters(), fixed_estimator{.per_gpu = 10 * GiB, .ram = 12 * GiB},
+                        gpustack_scale_up_chain());
+    const auto r = up.place(workers, instances, m);
     REQUIRE(r);
     CHECK(r.score == doctest::Approx(125.0 / 3 + 5));
   }
@@ -577,28 +636,40 @@ TEST_SUITE("scheduler") {
     const auto v = b.view();
     // VRAM after: 80 − 30 + 20 = 70 → 87.5 %; RAM after: 64 − 32 + 8 = 40 → 62.5 %.
     //   MostAllocated (2·87.5 + 1·62.5)/3 = 79.1667; LeastAllocated (2·12.5 + 37.5)/3 = 20.8333
-    CHECK(most_allocated_scorer{}.score(v, candidate{p, 1}) == doctest::Approx(237.5 / 3));
-    CHECK(least_allocated_scorer{}.score(v, candidate{p, 1}) == doctest::Approx(62.5 / 3));
+    CHECK(most_allocated_scorer{}.score(v, candidate{.part_begin = p, .part_count = 1}) ==
+          doctest::Approx(237.5 / 3));
+    CHECK(least_allocated_scorer{}.score(v, candidate{.part_begin = p, .part_count = 1}) ==
+          doctest::Approx(62.5 / 3));
     // Best fit: leftover 30 − 20 = 10 GiB → −10.
-    CHECK(best_fit_scorer{}.score(v, candidate{p, 1}) == doctest::Approx(-10.0));
+    CHECK(best_fit_scorer{}.score(v, candidate{.part_begin = p, .part_count = 1}) ==
+          doctest::Approx(-10.0));
   }
 
   TEST_CASE("scheduler: the default chain beats binpack-by-free-memory on fragmentation") {
     // Worker 1: 2 × 80 GiB, another model holds 70 GiB of GPU0 → free {10, 80}.
     // Worker 2: 2 × 24 GiB, 12 GiB used on each → free {12, 12}.
-    std::vector<Wk> workers{{.id = 1, .gpus = {{0, 80 * GiB}, {1, 80 * GiB}}},
-                            {.id = 2, .gpus = {{0, 24 * GiB}, {1, 24 * GiB}}}};
+    std::vector<Wk> workers{{.id = 1,
+                             .gpus = {{.index = 0, .vram_total_bytes = 80 * GiB},
+                                      {.index = 1, .vram_total_bytes = 80 * GiB}}},
+                            {.id = 2,
+                             .gpus = {{.index = 0, .vram_total_bytes = 24 * GiB},
+                                      {.index = 1, .vram_total_bytes = 24 * GiB}}}};
     std::vector<Inst> instances{
-        {.id = 1, .model_id = 9, .worker_id = 1, .gpus = {{0, 70 * GiB}}},
-        {.id = 2, .model_id = 9, .worker_id = 2, .gpus = {{0, 12 * GiB}, {1, 12 * GiB}}}};
+        {.id = 1, .model_id = 9, .worker_id = 1, .gpus = {{.index = 0, .vram_bytes = 70 * GiB}}},
+        {.id = 2,
+         .model_id = 9,
+         .worker_id = 2,
+         .gpus = {{.index = 0, .vram_bytes = 12 * GiB}, {.index = 1, .vram_bytes = 12 * GiB}}}};
     // Model X: 10 GiB on each of exactly 2 GPUs. Then model Y: 72 GiB on one GPU.
-    const fixed_estimator x{10 * GiB, 2}, y{72 * GiB, 1};
+    const fixed_estimator x{.per_gpu = 10 * GiB, .gpus = 2}, y{.per_gpu = 72 * GiB, .gpus = 1};
+    // X (model 7) is placed; then Y (model 8) on the cluster with X's new instance.
     auto run = [&](auto& chain) {
-      workspace ws;
-      const auto rx = place_plain(workers, instances, Model{}, x, chain, ws);
+      auto up = scheduler_with([&](const Model& m) { return m.id == 8 ? y : x; }, chain);
+      const auto rx = up.place(workers, instances, Model{});
       REQUIRE(rx);
-      ws.commit(rx.chosen);
-      const auto ry = place_indexed(workers, Model{.id = 8}, basic_filters(), y, chain, ws);
+      std::vector<Inst> with_x = instances;
+      with_x.push_back(instance_from(rx, workers, 3, 7));
+      const auto ry = up.place(workers, with_x, Model{.id = 8});
       return std::pair{rx.worker_id, static_cast<bool>(ry)};
     };
     // GPUStack binpack, max over GPUs: worker 1 (200·10/10)/3 = 66.7 beats worker 2
@@ -624,10 +695,11 @@ TEST_SUITE("scheduler") {
     // 16 GiB free: 1 + 0.5·L <= 16 → L = 30; RAM = 2 + 10·0.5 = 7 GiB.
     CHECK(e.max_layers(static_cast<std::int64_t>(16 * GiB)) == 30);
     CHECK(e.max_layers(static_cast<std::int64_t>(GiB)) == 0);  // 1 + 0.5 > 1
-    std::vector<Wk> workers{{.id = 1, .gpus = {{0, 16 * GiB}}}, {.id = 2}};
-    workspace ws;
-    auto chain = gpustack_scale_up_chain();
-    auto r = place_plain(workers, {}, Model{}, e, chain, ws);
+    std::vector<Wk> workers{{.id = 1, .gpus = {{.index = 0, .vram_total_bytes = 16 * GiB}}},
+                            {.id = 2}};
+    const std::vector<Inst> none;
+    auto up = default_scheduler(e);
+    auto r = up.place(workers, none, Model{});
     REQUIRE(r);
     CHECK(r.strategy == fit_strategy::partial_offload);
     CHECK(r.chosen.offload_layers == 30);
@@ -635,13 +707,13 @@ TEST_SUITE("scheduler") {
     CHECK(r.claims_of(r.parts[0])[0].vram_bytes == 16 * GiB);
     // No GPU anywhere: CPU only, RAM(0) = 2 + 20 = 22 GiB.
     std::vector<Wk> cpus{{.id = 2}};
-    r = place_plain(cpus, {}, Model{}, e, chain, ws);
+    r = up.place(cpus, none, Model{});
     REQUIRE(r);
     CHECK(r.strategy == fit_strategy::cpu_only);
     CHECK(r.parts[0].ram_bytes == 22 * GiB);
     // A 24 GiB GPU takes every layer: stage 1.
-    std::vector<Wk> big{{.id = 3, .gpus = {{0, 24 * GiB}}}};
-    r = place_plain(big, {}, Model{}, e, chain, ws);
+    std::vector<Wk> big{{.id = 3, .gpus = {{.index = 0, .vram_total_bytes = 24 * GiB}}}};
+    r = up.place(big, none, Model{});
     CHECK(r.strategy == fit_strategy::single_gpu);
   }
 
@@ -650,29 +722,38 @@ TEST_SUITE("scheduler") {
     // plain cast, so a RAM need of 2^63 + 2^40 read as negative and "fit" a 64 GiB worker;
     // a reservation of 2^64 − 1 read as −1 and made a GPU one byte larger; a claim of 2^63
     // overflowed the allocatable sum (undefined behaviour); and the layered estimator's
-    // VRAM(L) wrapped to a small need. Quantities now count up to 8 PiB, sums are modular
-    // and needs compare unsigned; VRAM(L)/RAM(L) saturate.
+    // VRAM(L) wrapped to a small need. Quantities now count up to 8 PiB, sums are exact and
+    // read saturated, and needs compare unsigned; VRAM(L)/RAM(L) saturate.
     const std::uint64_t huge = (std::uint64_t{1} << 63) + (std::uint64_t{1} << 40);
-    std::vector<Wk> workers{{.id = 1, .gpus = {{0, 80 * GiB}}}};  // 64 GiB RAM
-    workspace ws;
-    auto chain = gpustack_scale_up_chain();
+    std::vector<Wk> workers{
+        {.id = 1, .gpus = {{.index = 0, .vram_total_bytes = 80 * GiB}}}};  // 64 GiB RAM
+    const std::vector<Inst> none;
     // A RAM need above 2^63 fits nowhere (GPU, offload or CPU).
-    auto r = place_plain(workers, {}, Model{}, layered_estimator(10, GiB, GiB, 0, huge), chain, ws);
+    auto r =
+        default_scheduler(layered_estimator(10, GiB, GiB, 0, huge)).place(workers, none, Model{});
     CHECK_FALSE(r);
     CHECK(r.reason == no_placement_reason::insufficient_resources);
-    CHECK_FALSE(place_plain(workers, {}, Model{}, vllm_estimator(GiB, 0.9, 8, huge), chain, ws));
+    CHECK_FALSE(default_scheduler(vllm_estimator(GiB, 0.9, 8, huge)).place(workers, none, Model{}));
     // A reservation of 2^64 − 1 bytes leaves nothing allocatable.
-    std::vector<Wk> reserved{{.id = 1, .gpus = {{0, 80 * GiB, ~std::uint64_t{0}}}}};
-    CHECK_FALSE(place_plain(reserved, {}, Model{}, vllm_estimator(GiB, 0.5, 8), chain, ws));
+    std::vector<Wk> reserved{{.id = 1,
+                              .gpus = {{.index = 0,
+                                        .vram_total_bytes = 80 * GiB,
+                                        .vram_reserved_bytes = ~std::uint64_t{0}}}}};
+    CHECK_FALSE(default_scheduler(vllm_estimator(GiB, 0.5, 8)).place(reserved, none, Model{}));
     // VRAM(8) = 1 GiB + 8·2^62 saturates instead of wrapping to 1 GiB: CPU only.
     const layered_estimator wrap(8, std::uint64_t{1} << 62, GiB, 0, GiB);
     CHECK(wrap.vram_bytes(8) == ~std::uint64_t{0});
-    r = place_plain(workers, {}, Model{}, wrap, chain, ws);
+    auto wrapped = default_scheduler(wrap);
+    r = wrapped.place(workers, none, Model{});
     REQUIRE(r);
     CHECK(r.strategy == fit_strategy::cpu_only);
     // A claim of 2^63 bytes makes the GPU full; removing it restores the index exactly.
-    const Inst big{.id = 1, .model_id = 9, .worker_id = 1, .gpus = {{0, std::uint64_t{1} << 63}}};
-    ws.index(workers, std::vector<Inst>{}, Model{});
+    const Inst big{.id = 1,
+                   .model_id = 9,
+                   .worker_id = 1,
+                   .gpus = {{.index = 0, .vram_bytes = std::uint64_t{1} << 63}}};
+    workspace ws;
+    ws.index(workers, none, Model{});
     const std::int64_t before = ws.gpus()[0].alloc_bytes;
     ws.add_instance(big);
     CHECK(ws.gpus()[0].alloc_bytes < 0);
@@ -684,8 +765,9 @@ TEST_SUITE("scheduler") {
     dynamic_scale_up_chain d;
     CHECK_THROWS_AS(d.add("x", -1.0, binpack_scorer{}), headroom::invalid_argument);
     CHECK(headroom::test::rejected([] {
-            (void)scorer_chain<binpack_scorer>(normalization::none,
-                                               weighted<binpack_scorer>{{}, -2.0, "b"});
+            (void)scorer_chain<binpack_scorer>(
+                normalization::none,
+                weighted<binpack_scorer>{.scorer = {}, .weight = -2.0, .name = "b"});
           }) == "weight");
     d.add("binpack", 1.0, binpack_scorer{});
     CHECK(d.set_weight("binpack", 2.0));
@@ -697,7 +779,6 @@ TEST_SUITE("scheduler") {
     std::mt19937_64 rng(20240607);
     auto pick = [&](std::uint64_t n) { return rng() % n; };
     const std::uint64_t sizes[] = {16, 24, 40, 80};
-    workspace ws_a, ws_b;
     for (int trial = 0; trial < 60; ++trial) {
       std::vector<Wk> workers;
       std::vector<Inst> instances;
@@ -708,7 +789,8 @@ TEST_SUITE("scheduler") {
         wk.ram_total_bytes = (32 + pick(4) * 32) * GiB;
         const auto gpus = pick(9);
         const auto size = sizes[pick(4)] * GiB;
-        for (std::uint32_t g = 0; g < gpus; ++g) wk.gpus.push_back({g, size});
+        for (std::uint32_t g = 0; g < gpus; ++g)
+          wk.gpus.push_back({.index = g, .vram_total_bytes = size});
         if (pick(3) == 0) wk.ready_files.push_back(42);
         if (pick(10) == 0) wk.state = worker_state::not_ready;
         for (std::uint32_t g = 0; g < gpus; ++g)
@@ -719,7 +801,7 @@ TEST_SUITE("scheduler") {
                  .worker_id = wk.id,
                  .state = pick(5) ? instance_state::running : instance_state::starting,
                  .ram_bytes = pick(4) * GiB,
-                 .gpus = {{g, size * (1 + pick(5)) / 10}},
+                 .gpus = {{.index = g, .vram_bytes = size * (1 + pick(5)) / 10}},
                  .total_layers = pick(2) ? 40u : 0u,
                  .offload_layers = static_cast<std::uint32_t>(pick(41))});
         workers.push_back(std::move(wk));
@@ -729,19 +811,22 @@ TEST_SUITE("scheduler") {
       m.placement = pick(2) ? placement_policy::spread : placement_policy::binpack;
       const vllm_estimator e((1 + pick(60)) * GiB, 0.5 + 0.1 * static_cast<double>(pick(5)), 32,
                              pick(8) * GiB);
-      // gpustack preset vs the same scorers as dynamic plugins
+      // the gpustack chain vs the same scorers as dynamic plugins
       auto sa = gpustack_scale_up_chain();
       dynamic_scale_up_chain da(normalization::none);
-      da.add("placement", 1, placement_scorer{100})
-          .add("model_file_locality", 1, locality_scorer{5});
-      const auto ra = place_plain(workers, instances, m, e, sa, ws_a);
-      const auto rb = place_plain(workers, instances, m, e, da, ws_b);
+      da.add("placement", 1, placement_scorer{.max_score = 100})
+          .add("model_file_locality", 1, locality_scorer{.max_score = 5});
+      auto up_a = scheduler_with(e, sa);
+      auto up_b = scheduler_with(e, da);
+      const auto ra = up_a.place(workers, instances, m);
+      const auto rb = up_b.place(workers, instances, m);
       REQUIRE(static_cast<bool>(ra) == static_cast<bool>(rb));
-      // invariant: a placement never overcommits a GPU (spans valid until ws_a is reused)
+      // invariant: a placement never overcommits a GPU
       if (ra)
         for (const auto& part : ra.parts)
           for (const auto& cl : ra.claims_of(part))
-            CHECK(static_cast<std::int64_t>(cl.vram_bytes) <= ws_a.gpus()[cl.gpu].alloc_bytes);
+            CHECK(static_cast<std::int64_t>(cl.vram_bytes) <=
+                  up_a.workspace().gpus()[cl.gpu].alloc_bytes);
       if (ra) {
         CHECK(ra.worker == rb.worker);
         CHECK(ra.chosen.part_begin == rb.chosen.part_begin);
@@ -750,12 +835,15 @@ TEST_SUITE("scheduler") {
       // default preset vs dynamic
       auto sd = default_scale_up_chain();
       dynamic_scale_up_chain dd(normalization::min_max);
-      dd.add("best_fit", 1, gated<best_fit_scorer>{placement_policy::binpack, {}})
-          .add("anti_affinity", 1, gated<anti_affinity_scorer>{placement_policy::spread, {}})
-          .add("least_allocated", 0.5, gated<least_allocated_scorer>{placement_policy::spread, {}})
-          .add("model_file_locality", 0.1, locality_scorer{100});
-      const auto rc = place_plain(workers, instances, m, e, sd, ws_a);
-      const auto rd = place_plain(workers, instances, m, e, dd, ws_b);
+      dd.add("best_fit", 1, gated<best_fit_scorer>{.when = placement_policy::binpack})
+          .add("anti_affinity", 1, gated<anti_affinity_scorer>{.when = placement_policy::spread})
+          .add("least_allocated", 0.5,
+               gated<least_allocated_scorer>{.when = placement_policy::spread})
+          .add("model_file_locality", 0.1, locality_scorer{.max_score = 100});
+      auto up_c = scheduler_with(e, sd);
+      auto up_d = scheduler_with(e, dd);
+      const auto rc = up_c.place(workers, instances, m);
+      const auto rd = up_d.place(workers, instances, m);
       REQUIRE(static_cast<bool>(rc) == static_cast<bool>(rd));
       if (rc) {
         CHECK(rc.chosen.part_begin == rd.chosen.part_begin);
@@ -764,11 +852,14 @@ TEST_SUITE("scheduler") {
       // scale down
       auto ss = gpustack_scale_down_chain();
       dynamic_scale_down_chain ds(normalization::none);
-      ds.add("state", 1, state_scorer{100})
-          .add("offload", 1, offload_layer_scorer{10})
-          .add("placement", 1, placement_retention_scorer{1, instance_view::model_only});
-      const auto ka = rank_for_removal(workers, instances, m, ss, ws_a);
-      const auto kb = rank_for_removal(workers, instances, m, ds, ws_b);
+      ds.add("state", 1, state_scorer{.max_score = 100})
+          .add("offload", 1, offload_layer_scorer{.max_score = 10})
+          .add("placement", 1,
+               placement_retention_scorer{.max_score = 1, .view = instance_view::model_only});
+      auto down_a = scale_down_ranker<decltype(ss)&>(ss);
+      auto down_b = scale_down_ranker<dynamic_scale_down_chain&>(ds);
+      const auto ka = down_a.rank(workers, instances, m);
+      const auto kb = down_b.rank(workers, instances, m);
       REQUIRE(ka.size() == kb.size());
       for (std::size_t i = 0; i < ka.size(); ++i) {
         CHECK(ka[i].id == kb[i].id);
@@ -781,10 +872,10 @@ TEST_SUITE("scheduler") {
 
   TEST_CASE("scheduler: a kept index / updated incrementally / decides like a fresh index") {
     // Property: on seeded random clusters mutated step by step (instances added, removed,
-    // placed; workers changed), place_indexed on a workspace indexed once and kept current
-    // with add_instance / remove_instance / update_worker / commit gives the same decision,
-    // score bit for bit, as place() on a fresh workspace; rank_for_removal_indexed gives the
-    // same ranking as rank_for_removal, and its partial form the same prefix.
+    // placed; workers changed), a scheduler deciding on its kept index, kept current with
+    // add_instance / remove_instance / update_worker / commit, gives the same decision,
+    // score bit for bit, as one indexing the cluster afresh; a ranker on its kept index gives
+    // the same ranking as a fresh one, and its partial form the same prefix.
     std::mt19937_64 rng(20240611);
     auto pick = [&](std::uint64_t n) { return rng() % n; };
     const std::uint64_t sizes[] = {16, 24, 40, 80};
@@ -809,7 +900,6 @@ TEST_SUITE("scheduler") {
         }
       }
     };
-    workspace fresh, kept, committed;
     for (int trial = 0; trial < 40; ++trial) {
       std::vector<Wk> workers;
       std::vector<Inst> instances;
@@ -823,7 +913,7 @@ TEST_SUITE("scheduler") {
                     .worker_id = wk.id,
                     .state = pick(4) ? instance_state::running : instance_state::starting,
                     .ram_bytes = pick(4) * GiB,
-                    .gpus = {{g, size * (1 + pick(5)) / 10}},
+                    .gpus = {{.index = g, .vram_bytes = size * (1 + pick(5)) / 10}},
                     .total_layers = pick(2) ? 40u : 0u,
                     .offload_layers = static_cast<std::uint32_t>(pick(41))};
       };
@@ -832,7 +922,8 @@ TEST_SUITE("scheduler") {
         wk.ram_total_bytes = (32 + pick(4) * 32) * GiB;
         const auto gpus = 1 + pick(8);
         const auto size = sizes[pick(4)] * GiB;
-        for (std::uint32_t g = 0; g < gpus; ++g) wk.gpus.push_back({g, size});
+        for (std::uint32_t g = 0; g < gpus; ++g)
+          wk.gpus.push_back({.index = g, .vram_total_bytes = size});
         if (pick(3) == 0) wk.ready_files.push_back(42);
         if (pick(10) == 0) wk.state = worker_state::not_ready;
         if (pick(5)) wk.labels.push_back({"zone", pick(3) ? "a" : "b"});
@@ -845,34 +936,45 @@ TEST_SUITE("scheduler") {
                              .model_id = 7,
                              .worker_id = workers[0].id,
                              .ram_bytes = GiB,
-                             .gpus = {{0, 4 * GiB}},
-                             .subordinates = {{workers[1].id, {{0, 3 * GiB}}, 0}}});
+                             .gpus = {{.index = 0, .vram_bytes = 4 * GiB}},
+                             .subordinates = {{.worker_id = workers[1].id,
+                                               .gpus = {{.index = 0, .vram_bytes = 3 * GiB}},
+                                               .ram_bytes = 0}}});
       Model m;
       m.files = 42;
       m.placement = pick(2) ? placement_policy::spread : placement_policy::binpack;
       if (pick(2)) m.selectors.push_back({"zone", "a"});
       const vllm_estimator e((1 + pick(60)) * GiB, 0.5 + 0.1 * static_cast<double>(pick(5)), 8,
                              pick(8) * GiB);
-      const auto filters = basic_filters();
-      auto up = default_scale_up_chain();
-      auto gs = gpustack_scale_up_chain();
-      auto down = gpustack_scale_down_chain();
-      kept.index(workers, instances, m, true);
+      // Kept: by add_instance (kept), by commit (committed, and the gpustack chain's by
+      // add_instance of what it committed); fresh: indexed anew for every decision.
+      auto kept = default_scheduler(e), committed = default_scheduler(e),
+           fresh = default_scheduler(e);
+      auto kept_gs = scheduler(basic_filters(), e, gpustack_scale_up_chain());
+      auto fresh_gs = scheduler(basic_filters(), e, gpustack_scale_up_chain());
+      auto kept_down = gpustack_scale_down_ranker(), fresh_down = gpustack_scale_down_ranker();
+      kept.index(workers, instances, m);
       committed.index(workers, instances, m);
+      kept_gs.index(workers, instances, m);
+      kept_down.index(workers, instances, m);
+      const auto all_kept = [&](auto&& change) {
+        change(kept.workspace());
+        change(committed.workspace());
+        change(kept_gs.workspace());
+        change(kept_down.workspace());
+      };
       for (int step = 0; step < 16; ++step) {
         switch (pick(5)) {
           case 0: {  // a new instance appears
             instances.push_back(random_instance(workers[pick(workers.size())]));
-            kept.add_instance(instances.back());
-            committed.add_instance(instances.back());
+            all_kept([&](workspace& ws) { ws.add_instance(instances.back()); });
             break;
           }
           case 1: {  // an instance goes away
             if (instances.empty()) break;
-            const auto k = static_cast<std::ptrdiff_t>(pick(instances.size()));
-            kept.remove_instance(instances[static_cast<std::size_t>(k)]);
-            committed.remove_instance(instances[static_cast<std::size_t>(k)]);
-            instances.erase(instances.begin() + k);
+            const auto k = pick(instances.size());
+            all_kept([&](workspace& ws) { ws.remove_instance(instances[k]); });
+            instances.erase(instances.begin() + static_cast<std::ptrdiff_t>(k));
             break;
           }
           case 2: {  // a worker changes state, cluster, labels, reserved memory or files
@@ -885,46 +987,34 @@ TEST_SUITE("scheduler") {
             wk.gpus[pick(wk.gpus.size())].vram_reserved_bytes = pick(3) * GiB;
             wk.ready_files.clear();
             if (pick(2)) wk.ready_files.push_back(42);
-            CHECK(kept.update_worker(wk));
-            CHECK(committed.update_worker(wk));
+            all_kept([&](workspace& ws) { CHECK(ws.update_worker(wk)); });
             break;
           }
-          default: {  // place: the kept index commits, the other records the instance
-            const auto r = place_indexed(workers, m, filters, e, up, committed);
-            same(r, place(workers, instances, m, filters, e, up, fresh));
+          default: {  // place: one kept index commits, the others add the placed instance
+            const auto r = committed.place(workers, m);
+            same(r, fresh.place(workers, instances, m));
             if (!r) break;
-            Inst placed{.id = next_instance++,
-                        .model_id = m.id,
-                        .worker_id = r.worker_id,
-                        .ram_bytes = r.parts[0].ram_bytes};
-            for (const auto& cl : r.claims_of(r.parts[0]))
-              placed.gpus.push_back({cl.index, cl.vram_bytes});
-            for (std::size_t p = 1; p < r.parts.size(); ++p) {
-              Sub sub{workers[r.parts[p].worker].id, {}, 0};
-              for (const auto& cl : r.claims_of(r.parts[p]))
-                sub.gpus.push_back({cl.index, cl.vram_bytes});
-              placed.subordinates.push_back(sub);
-            }
-            committed.commit(r.chosen);
-            kept.add_instance(placed);
-            instances.push_back(std::move(placed));
+            const Inst placed = instance_from(r, workers, next_instance++, m.id);
+            committed.commit(r);
+            for (workspace* ws : {&kept.workspace(), &kept_gs.workspace(), &kept_down.workspace()})
+              ws->add_instance(placed);
+            instances.push_back(placed);
             break;
           }
         }
-        same(place_indexed(workers, m, filters, e, up, kept),
-             place(workers, instances, m, filters, e, up, fresh));
-        same(place_indexed(workers, m, filters, e, gs, committed),
-             place(workers, instances, m, filters, e, gs, fresh));
-        const auto a = rank_for_removal_indexed(down, kept);
+        same(kept.place(workers, m), fresh.place(workers, instances, m));
+        same(committed.place(workers, m), fresh.place(workers, instances, m));
+        same(kept_gs.place(workers, m), fresh_gs.place(workers, instances, m));
+        const auto a = kept_down.rank(workers);
         const std::vector<ranked_instance> full(a.begin(), a.end());
-        const auto b = rank_for_removal(workers, instances, m, down, fresh);
+        const auto b = fresh_down.rank(workers, instances, m);
         REQUIRE(full.size() == b.size());
         for (std::size_t i = 0; i < b.size(); ++i) {
           CHECK(full[i].id == b[i].id);
           CHECK(full[i].score == b[i].score);
         }
         const std::size_t count = full.empty() ? 0 : pick(full.size() + 1);
-        const auto part = rank_for_removal_indexed(down, kept, count);
+        const auto part = kept_down.rank(workers, count);
         REQUIRE(part.size() == count);
         for (std::size_t i = 0; i < count; ++i) {
           CHECK(part[i].id == full[i].id);
@@ -933,10 +1023,10 @@ TEST_SUITE("scheduler") {
       }
     }
     // A worker whose GPUs changed cannot be updated in place: nothing changes, re-index.
-    std::vector<Wk> ws{{.id = 1, .gpus = {{0, 24 * GiB}}}};
+    std::vector<Wk> ws{{.id = 1, .gpus = {{.index = 0, .vram_total_bytes = 24 * GiB}}}};
     workspace w;
     w.index(ws, std::vector<Inst>{}, Model{});
-    ws[0].gpus.push_back({1, 24 * GiB});
+    ws[0].gpus.push_back({.index = 1, .vram_total_bytes = 24 * GiB});
     CHECK_FALSE(w.update_worker(ws[0]));
     CHECK(w.gpus().size() == 1);
     CHECK_FALSE(w.update_worker(Wk{.id = 2}));
@@ -945,54 +1035,55 @@ TEST_SUITE("scheduler") {
   TEST_CASE("scheduler: a worker list that is not the indexed one is refused by name") {
     // The workspace's records are the indexed workers, position for position: a longer or
     // shorter list (the caller forgot to index() again) must not be read past its records.
-    std::vector<Wk> workers{{.id = 1, .gpus = {{0, 80 * GiB}}}, {.id = 2, .gpus = {{0, 24 * GiB}}}};
+    std::vector<Wk> workers{{.id = 1, .gpus = {{.index = 0, .vram_total_bytes = 80 * GiB}}},
+                            {.id = 2, .gpus = {{.index = 0, .vram_total_bytes = 24 * GiB}}}};
     const std::vector<Inst> none;
-    const fixed_estimator e{8 * GiB};
-    const auto filters = basic_filters();
-    auto chain = default_scale_up_chain();
-    workspace ws;
-    ws.index(workers, none, Model{});
-    workers.push_back({.id = 3, .gpus = {{0, 48 * GiB}}});
-    explanation why;  // an explanation always runs the filters over the list it is given
-    CHECK(headroom::test::rejected([&] {
-            (void)place_indexed(workers, Model{}, filters, e, chain, ws, &why);
-          }) == "workers");
-    workers.resize(1);
-    CHECK(headroom::test::rejected([&] {
-            (void)place_indexed(workers, Model{}, filters, e, chain, ws, &why);
-          }) == "workers");
-    // Indexed again, the same list is fine.
-    ws.index(workers, none, Model{});
-    CHECK(place_indexed(workers, Model{}, filters, e, chain, ws, &why));
+    for (const stale_check stale : {stale_check::none, stale_check::refuse}) {
+      auto up = default_scheduler(fixed_estimator{.per_gpu = 8 * GiB}, basic_filters(), stale);
+      up.index(workers, none, Model{});
+      workers.push_back({.id = 3, .gpus = {{.index = 0, .vram_total_bytes = 48 * GiB}}});
+      // An explanation always runs the filters over the list it is given.
+      CHECK(headroom::test::rejected([&] { (void)up.explain(workers, Model{}); }) == "workers");
+      workers.resize(1);
+      CHECK(headroom::test::rejected([&] { (void)up.explain(workers, Model{}); }) == "workers");
+      // Indexed again, the same list is fine.
+      up.index(workers, none, Model{});
+      CHECK(up.explain(workers, Model{}).result);
+      workers.push_back({.id = 2, .gpus = {{.index = 0, .vram_total_bytes = 24 * GiB}}});
+    }
+    // A decision on a kept index is for the model indexed.
+    auto up = default_scheduler(fixed_estimator{.per_gpu = 8 * GiB});
+    up.index(workers, none, Model{});
+    CHECK(headroom::test::rejected([&] { (void)up.place(workers, Model{.id = 8}); }) == "model");
   }
 
   TEST_CASE("scheduler: cached filter verdicts are refreshed by update_worker and refilter") {
-    // place_indexed caches each worker's filter verdict in the workspace: a worker changed
-    // without update_worker keeps its old verdict when the decision trusts the caller
-    // (stale_check::none; the other checks are tested below); update_worker (or refilter,
-    // or index) makes the next decision see the change, and it then equals a fresh index's.
-    std::vector<Wk> workers{{.id = 1, .labels = {{"zone", "a"}}, .gpus = {{0, 80 * GiB}}},
-                            {.id = 2, .labels = {{"zone", "a"}}, .gpus = {{0, 24 * GiB}}}};
+    // A decision on a kept index caches each worker's filter verdict in the workspace: a
+    // worker changed without update_worker keeps its old verdict when the decision trusts
+    // the caller (stale_check::none; the other checks are tested below); update_worker (or
+    // refilter, or index) makes the next decision see the change, and it then equals a
+    // fresh index's.
+    std::vector<Wk> workers{
+        {.id = 1, .labels = {{"zone", "a"}}, .gpus = {{.index = 0, .vram_total_bytes = 80 * GiB}}},
+        {.id = 2, .labels = {{"zone", "a"}}, .gpus = {{.index = 0, .vram_total_bytes = 24 * GiB}}}};
     const std::vector<Inst> none;
     Model m;
     m.selectors.push_back({"zone", "a"});
-    const fixed_estimator e{8 * GiB};
-    const auto filters = basic_filters();
-    auto chain = default_scale_up_chain();
-    fit_options trusted;
-    trusted.stale = stale_check::none;
-    workspace kept, fresh;
+    const fixed_estimator e{.per_gpu = 8 * GiB};
+    auto kept = default_scheduler(e, basic_filters(), stale_check::none);
+    auto fresh = default_scheduler(e);
+    workspace& ws = kept.workspace();
     kept.index(workers, none, m);
-    auto r = place_indexed(workers, m, filters, e, chain, kept, nullptr, trusted);
+    auto r = kept.place(workers, m);
     REQUIRE(r);
     CHECK(r.worker_id == 2);  // best fit: 16 GiB left on worker 2, 72 on worker 1
     CHECK(r.filtered_out == 0);
     workers[1].labels = {{"zone", "b"}};  // worker 2 leaves the zone...
-    r = place_indexed(workers, m, filters, e, chain, kept, nullptr, trusted);
+    r = kept.place(workers, m);
     CHECK(r.worker_id == 2);  // ...unseen: its cached verdict stands
-    CHECK(kept.update_worker(workers[1]));
-    r = place_indexed(workers, m, filters, e, chain, kept, nullptr, trusted);
-    auto f = place(workers, none, m, filters, e, chain, fresh);
+    CHECK(ws.update_worker(workers[1]));
+    r = kept.place(workers, m);
+    auto f = fresh.place(workers, none, m);
     REQUIRE(r);
     REQUIRE(f);
     CHECK(r.worker_id == 1);
@@ -1002,65 +1093,64 @@ TEST_SUITE("scheduler") {
     CHECK(r.score == f.score);
     // State and cluster changes, the same way, down to every worker filtered out.
     workers[0].state = worker_state::maintenance;
-    CHECK(kept.update_worker(workers[0]));
-    r = place_indexed(workers, m, filters, e, chain, kept, nullptr, trusted);
+    CHECK(ws.update_worker(workers[0]));
+    r = kept.place(workers, m);
     CHECK_FALSE(r);
     CHECK(r.reason == no_placement_reason::all_filtered);
     CHECK(r.filtered_out == 2);
     workers[0].state = worker_state::ready;
     workers[1].labels = {{"zone", "a"}};
     workers[1].cluster = 2;
-    CHECK(kept.update_worker(workers[0]));
-    CHECK(kept.update_worker(workers[1]));
-    r = place_indexed(workers, m, filters, e, chain, kept, nullptr, trusted);
-    f = place(workers, none, m, filters, e, chain, fresh);
+    CHECK(ws.update_worker(workers[0]));
+    CHECK(ws.update_worker(workers[1]));
+    r = kept.place(workers, m);
+    f = fresh.place(workers, none, m);
     REQUIRE(r);
     CHECK(r.worker_id == 1);
     CHECK(r.filtered_out == 1);
     CHECK(f.worker_id == 1);
     CHECK(r.score == f.score);
-    // Another filter chain object, or refilter(), runs the filters on every worker.
+    // A copy of the scheduler (another filter chain object), or refilter(), runs the
+    // filters on every worker.
     workers[1].cluster = 1;  // not told
-    r = place_indexed(workers, m, filters, e, chain, kept, nullptr, trusted);
+    r = kept.place(workers, m);
     CHECK(r.worker_id == 1);
-    const auto other = basic_filters();
-    r = place_indexed(workers, m, other, e, chain, kept, nullptr, trusted);
+    auto copy = kept;
+    r = copy.place(workers, m);
     CHECK(r.worker_id == 2);
     workers[1].cluster = 2;  // not told
-    kept.refilter();
-    r = place_indexed(workers, m, filters, e, chain, kept, nullptr, trusted);
+    ws.refilter();
+    r = kept.place(workers, m);
     CHECK(r.worker_id == 1);
     CHECK(r.filtered_out == 1);
     // An explanation always runs the filters (and refreshes the cache).
     workers[1].cluster = 1;  // not told
-    explanation why;
-    r = place_indexed(workers, m, filters, e, chain, kept, &why, trusted);
-    CHECK(r.worker_id == 2);
+    const auto [explained, why] = kept.explain(workers, m);
+    CHECK(explained.worker_id == 2);
     CHECK(why.rejected.empty());
-    r = place_indexed(workers, m, filters, e, chain, kept, nullptr, trusted);
+    r = kept.place(workers, m);
     CHECK(r.worker_id == 2);
     CHECK(r.filtered_out == 0);
   }
 
   TEST_CASE("scheduler: archetypes need nothing but the documented traits") {
     using archetypes::gpu;
-    std::vector<archetypes::worker> workers{{1, 64 * GiB, {gpu{0, 24 * GiB}}},
-                                            {2, 64 * GiB, {gpu{0, 24 * GiB}, gpu{1, 24 * GiB}}},
-                                            {3, 64 * GiB, {gpu{0, 80 * GiB}}, false}};
+    std::vector<archetypes::worker> workers{
+        {1, 64 * GiB, {gpu{0, 24 * GiB}}},
+        {2, 64 * GiB, {gpu{0, 24 * GiB}, gpu{1, 24 * GiB}}},
+        {3, 64 * GiB, {gpu{0, 80 * GiB}}, worker_state::not_ready}};
     std::vector<archetypes::instance> instances{
         {1, 7, 1, {{0, 20 * GiB}}}, {2, 7, 2, {{1, 10 * GiB}}}, {3, 9, 2, {{0, 2 * GiB}}}};
-    workspace ws;
-    explanation why;
-    auto up = default_scale_up_chain();
-    const auto r = place(workers, instances, archetypes::model{7}, basic_filters(),
-                         fixed_estimator{8 * GiB}, up, ws, &why);
+    auto up = default_scheduler(archetypes::estimator{8 * GiB});
+    const auto [r, why] = up.explain(workers, instances, archetypes::model{7});
     REQUIRE(r);
     // Worker 3 is not ready; worker 1 has 4 GiB free; worker 2: GPU0 22 free (leftover 14),
     // GPU1 14 free (leftover 6) → best fit is worker 2, GPU 1.
     CHECK(r.worker_id == 2);
     CHECK(r.claims_of(r.parts[0])[0].index == 1);
-    auto down = gpustack_scale_down_chain();
-    const auto ranked = rank_for_removal(workers, instances, archetypes::model{7}, down, ws);
+    CHECK(why.rejected.size() == 2);  // worker 3 (not ready), worker 1 (no room)
+    auto down = gpustack_scale_down_ranker();
+    const auto ranked = down.rank(workers, instances, archetypes::model{7});
     REQUIRE(ranked.size() == 2);
     // Both running on ready workers (100); retention binpack, M = 1:
     //   #1: 20/(4 + 20) → 2·(5/6)/3 = 0.5556; #2: 10/(14 + 10) → 2·(5/12)/3 = 0.2778 → #2 first.
@@ -1075,68 +1165,78 @@ TEST_SUITE("scheduler") {
     // (8 PiB), and 1 025 · 2^53 = 2^63 + 2^53 does not fit an int64. A modular sum wrapped to
     // 80 GiB − 2^63 − 2^53 + 2^64 ≈ 2^63 − 2^53 and the GPU looked free; a saturating one
     // leaves it full, so a 10 GiB model fits nowhere.
-    std::vector<Wk> workers{{.id = 1, .gpus = {{0, 80 * GiB}}}};  // 64 GiB RAM
+    std::vector<Wk> workers{
+        {.id = 1, .gpus = {{.index = 0, .vram_total_bytes = 80 * GiB}}}};  // 64 GiB RAM
     std::vector<Inst> instances;
     for (std::uint64_t k = 1; k <= 1025; ++k)
-      instances.push_back(
-          {.id = k, .model_id = 9, .worker_id = 1, .gpus = {{0, std::uint64_t{1} << 60}}});
-    const fixed_estimator ten{10 * GiB};
-    auto chain = default_scale_up_chain();
-    workspace ws;
-    auto r = place_plain(workers, instances, Model{}, ten, chain, ws);
+      instances.push_back({.id = k,
+                           .model_id = 9,
+                           .worker_id = 1,
+                           .gpus = {{.index = 0, .vram_bytes = std::uint64_t{1} << 60}}});
+    const fixed_estimator ten{.per_gpu = 10 * GiB};
+    auto up = default_scheduler(ten);
+    auto r = up.place(workers, instances, Model{});
     CHECK_FALSE(r);
     CHECK(r.reason == no_placement_reason::insufficient_resources);
-    CHECK(ws.gpus()[0].alloc_bytes < 0);
+    CHECK(up.workspace().gpus()[0].alloc_bytes < 0);
     // The same through GPUStack's listing (its allocatable amounts add type-excluded claims
     // back) and with the claims recorded for scale down.
-    auto gs = gpustack_scale_up_chain();
-    CHECK_FALSE(place(workers, instances, Model{}, basic_filters(), vllm_estimator(8 * GiB, 0.9, 8),
-                      gs, ws, nullptr, gpustack_fit_options()));
+    CHECK_FALSE(
+        gpustack_scheduler(vllm_estimator(8 * GiB, 0.9, 8)).place(workers, instances, Model{}));
     // RAM claims of 2^64 − 1 bytes likewise: 1 025 of them leave no RAM for an 8 GiB need.
     std::vector<Inst> ram_hogs;
     for (std::uint64_t k = 1; k <= 1025; ++k)
       ram_hogs.push_back({.id = k, .model_id = 9, .worker_id = 1, .ram_bytes = ~std::uint64_t{0}});
-    CHECK_FALSE(
-        place_plain(workers, ram_hogs, Model{}, fixed_estimator{GiB, 1, 8 * GiB}, chain, ws));
+    auto hogged = default_scheduler(fixed_estimator{.per_gpu = GiB, .ram = 8 * GiB});
+    CHECK_FALSE(hogged.place(workers, ram_hogs, Model{}));
+    CHECK(hogged.workspace().workers()[0].ram_alloc_bytes < 0);
+    // Kept indexes add the claims one by one and remove them again: exact both ways (the
+    // sums are kept exactly and read saturated), so they end where a fresh index starts.
+    const std::vector<Inst> none;
+    auto kept = default_scheduler(ten);
+    auto kept_down = gpustack_scale_down_ranker();  // records the model's own sums too
+    kept.index(workers, none, Model{});
+    kept_down.index(workers, none, Model{});
+    const workspace& ws = kept.workspace();
+    const workspace& down = kept_down.workspace();
+    const std::int64_t vram_before = ws.gpus()[0].alloc_bytes;
+    const std::int64_t ram_before = ws.workers()[0].ram_alloc_bytes;
+    const auto own_hog = [](const Inst& i) {
+      return Inst{.id = i.id + 2000, .model_id = 7, .worker_id = 1, .ram_bytes = i.ram_bytes};
+    };
+    for (workspace* w : {&kept.workspace(), &kept_down.workspace()}) {
+      for (const Inst& i : instances) w->add_instance(i);
+      for (const Inst& i : ram_hogs) w->add_instance(own_hog(i));
+    }
+    CHECK(ws.gpus()[0].alloc_bytes < 0);
     CHECK(ws.workers()[0].ram_alloc_bytes < 0);
-    // A kept index adds the claims one by one and removes them again: exact both ways (the
-    // sums are kept exactly and read saturated), so it ends where a fresh index starts.
-    workspace kept;
-    kept.index(workers, std::vector<Inst>{}, Model{}, true);
-    const std::int64_t vram_before = kept.gpus()[0].alloc_bytes;
-    const std::int64_t ram_before = kept.workers()[0].ram_alloc_bytes;
-    for (const Inst& i : instances) kept.add_instance(i);
-    for (const Inst& i : ram_hogs)
-      kept.add_instance(Inst{.id = i.id + 2000,
-                             .model_id = 7,  // recorded: own sums too
-                             .worker_id = 1,
-                             .ram_bytes = i.ram_bytes});
-    CHECK(kept.gpus()[0].alloc_bytes < 0);
-    CHECK(kept.workers()[0].ram_alloc_bytes < 0);
-    CHECK(kept.view().own_ram_alloc[0] < 0);
-    CHECK_FALSE(place_indexed(workers, Model{}, basic_filters(), ten, chain, kept));
-    for (const Inst& i : instances) kept.remove_instance(i);
-    for (const Inst& i : ram_hogs)
-      kept.remove_instance(
-          Inst{.id = i.id + 2000, .model_id = 7, .worker_id = 1, .ram_bytes = i.ram_bytes});
-    CHECK(kept.gpus()[0].alloc_bytes == vram_before);
-    CHECK(kept.workers()[0].ram_alloc_bytes == ram_before);
-    CHECK(kept.view().own_ram_alloc[0] == ram_before);
-    CHECK(place_indexed(workers, Model{}, basic_filters(), ten, chain, kept));
+    CHECK(down.view().own_ram_alloc_bytes[0] < 0);
+    CHECK_FALSE(kept.place(workers, Model{}));
+    for (workspace* w : {&kept.workspace(), &kept_down.workspace()}) {
+      for (const Inst& i : instances) w->remove_instance(i);
+      for (const Inst& i : ram_hogs) w->remove_instance(own_hog(i));
+    }
+    CHECK(ws.gpus()[0].alloc_bytes == vram_before);
+    CHECK(ws.workers()[0].ram_alloc_bytes == ram_before);
+    CHECK(down.view().own_ram_alloc_bytes[0] == ram_before);
+    CHECK(kept.place(workers, Model{}));
     // Commits never wrap either: one placement claiming 2^53 bytes of VRAM and of RAM,
     // committed 1 100 times, takes 1 099 · 2^53 bytes more than the GPU and the worker have
     // (below −2^63: a modular sum wrapped to ≈ +8.9e18 free).
-    std::vector<Wk> roomy{
-        {.id = 1, .ram_total_bytes = ~std::uint64_t{0}, .gpus = {{0, ~std::uint64_t{0}}}}};
-    const fixed_estimator huge{std::uint64_t{1} << 53, 1, std::uint64_t{1} << 53};
-    workspace many;
-    many.index(roomy, std::vector<Inst>{}, Model{});
-    const auto placed = place_indexed(roomy, Model{}, basic_filters(), huge, chain, many);
+    std::vector<Wk> roomy{{.id = 1,
+                           .ram_total_bytes = ~std::uint64_t{0},
+                           .gpus = {{.index = 0, .vram_total_bytes = ~std::uint64_t{0}}}}};
+    fixed_estimator size{.per_gpu = std::uint64_t{1} << 53, .ram = std::uint64_t{1} << 53};
+    auto many = default_scheduler([&](const Model&) { return size; });
+    many.index(roomy, none, Model{});
+    const auto placed = many.place(roomy, Model{});
     REQUIRE(placed);
-    for (int k = 0; k < 1100; ++k) many.commit(placed.chosen);
-    CHECK(many.gpus()[0].alloc_bytes == std::numeric_limits<std::int64_t>::min());
-    CHECK(many.workers()[0].ram_alloc_bytes == std::numeric_limits<std::int64_t>::min());
-    CHECK_FALSE(place_indexed(roomy, Model{}, basic_filters(), fixed_estimator{GiB}, chain, many));
+    for (int k = 0; k < 1100; ++k) many.commit(placed);
+    CHECK(many.workspace().gpus()[0].alloc_bytes == std::numeric_limits<std::int64_t>::min());
+    CHECK(many.workspace().workers()[0].ram_alloc_bytes ==
+          std::numeric_limits<std::int64_t>::min());
+    size = fixed_estimator{.per_gpu = GiB};
+    CHECK_FALSE(many.place(roomy, Model{}));
   }
 }
 
@@ -1144,16 +1244,17 @@ TEST_SUITE("scheduler") {
   TEST_CASE("scheduler: duplicate worker ids and GPU indices are refused when indexing") {
     // An instance on "worker 5" was charged to the first of two workers with id 5, and the
     // result's worker id did not say which: ids must name one worker (and an index one GPU).
-    std::vector<Wk> twins{{.id = 5, .gpus = {{0, 80 * GiB}}}, {.id = 5, .gpus = {{0, 24 * GiB}}}};
+    std::vector<Wk> twins{{.id = 5, .gpus = {{.index = 0, .vram_total_bytes = 80 * GiB}}},
+                          {.id = 5, .gpus = {{.index = 0, .vram_total_bytes = 24 * GiB}}}};
     const std::vector<Inst> none;
     workspace ws;
     auto r = headroom::test::rejection_of([&] { ws.index(twins, none, Model{}); });
     CHECK(r.parameter == "workers");
     CHECK(r.message.find("5") != std::string::npos);
     // Unsorted ids (the index sorts a copy), and the workspace is left empty, not half built.
-    std::vector<Wk> unsorted{{.id = 9, .gpus = {{0, 80 * GiB}}},
-                             {.id = 3, .gpus = {{0, 80 * GiB}}},
-                             {.id = 9, .gpus = {{0, 24 * GiB}}}};
+    std::vector<Wk> unsorted{{.id = 9, .gpus = {{.index = 0, .vram_total_bytes = 80 * GiB}}},
+                             {.id = 3, .gpus = {{.index = 0, .vram_total_bytes = 80 * GiB}}},
+                             {.id = 9, .gpus = {{.index = 0, .vram_total_bytes = 24 * GiB}}}};
     r = headroom::test::rejection_of([&] { ws.index(unsorted, none, Model{}); });
     CHECK(r.parameter == "workers");
     CHECK(r.message.find("9") != std::string::npos);
@@ -1162,25 +1263,32 @@ TEST_SUITE("scheduler") {
     CHECK(ws.gpus().empty());
 #endif
     // Two GPUs with one index on a worker: a claim on GPU 1 would be charged to the first.
-    std::vector<Wk> same_index{{.id = 1, .gpus = {{0, 80 * GiB}, {1, 80 * GiB}, {1, 24 * GiB}}}};
+    std::vector<Wk> same_index{{.id = 1,
+                                .gpus = {{.index = 0, .vram_total_bytes = 80 * GiB},
+                                         {.index = 1, .vram_total_bytes = 80 * GiB},
+                                         {.index = 1, .vram_total_bytes = 24 * GiB}}}};
     r = headroom::test::rejection_of([&] { ws.index(same_index, none, Model{}); });
     CHECK(r.parameter == "workers");
     CHECK(r.message.find("GPU index 1") != std::string::npos);
-    std::vector<Wk> high_index{{.id = 1, .gpus = {{700, 80 * GiB}, {3, 8 * GiB}, {700, GiB}}}};
+    std::vector<Wk> high_index{{.id = 1,
+                                .gpus = {{.index = 700, .vram_total_bytes = 80 * GiB},
+                                         {.index = 3, .vram_total_bytes = 8 * GiB},
+                                         {.index = 700, .vram_total_bytes = GiB}}}};
     CHECK(headroom::test::rejected([&] { ws.index(high_index, none, Model{}); }) == "workers");
     // Recorded instances (scale down) are told apart by id: two with one id are refused, at
     // index() and at add_instance().
-    std::vector<Wk> one{{.id = 1, .gpus = {{0, 80 * GiB}}}};
-    const std::vector<Inst> dup{{.id = 4, .model_id = 7, .worker_id = 1},
-                                {.id = 4, .model_id = 7, .worker_id = 1, .gpus = {{0, GiB}}}};
-    r = headroom::test::rejection_of([&] { ws.index(one, dup, Model{}, true); });
+    std::vector<Wk> one{{.id = 1, .gpus = {{.index = 0, .vram_total_bytes = 80 * GiB}}}};
+    const std::vector<Inst> dup{
+        {.id = 4, .model_id = 7, .worker_id = 1},
+        {.id = 4, .model_id = 7, .worker_id = 1, .gpus = {{.index = 0, .vram_bytes = GiB}}}};
+    r = headroom::test::rejection_of([&] { ws.index(one, dup, Model{}, index_for::scale_down); });
     CHECK(r.parameter == "instances");
     CHECK(r.message.find("4") != std::string::npos);
-    ws.index(one, std::vector<Inst>{dup[0]}, Model{}, true);
+    ws.index(one, std::vector<Inst>{dup[0]}, Model{}, index_for::scale_down);
     CHECK(headroom::test::rejected([&] { ws.add_instance(dup[1]); }) == "instances");
     // Another model's instances are not recorded: their ids are not compared.
     ws.index(one, std::vector<Inst>{{.id = 4, .model_id = 9, .worker_id = 1}, dup[0]}, Model{},
-             true);
+             index_for::scale_down);
     CHECK(ws.instances().size() == 1);
     // Distinct ids are fine, in any order.
     unsorted[2].id = 4;
@@ -1193,75 +1301,80 @@ TEST_SUITE("scheduler") {
   TEST_CASE("scheduler: a worker changed without update_worker is refused or refreshed") {
     // A decision on a kept index reads the index, not the workers: a GPU shrunk from 80 to
     // 8 GiB still took a 40 GiB model, and a worker marked not ready was still chosen, when
-    // the caller forgot update_worker. fit_options::stale says what to do about it.
-    std::vector<Wk> workers{{.id = 1, .labels = {{"zone", "a"}}, .gpus = {{0, 80 * GiB}}},
-                            {.id = 2, .labels = {{"zone", "a"}}, .gpus = {{0, 80 * GiB}}},
-                            {.id = 3, .labels = {{"zone", "a"}}, .gpus = {{0, 48 * GiB}}}};
+    // the caller forgot update_worker. scheduler_options::stale says what to do about it.
+    std::vector<Wk> workers{
+        {.id = 1, .labels = {{"zone", "a"}}, .gpus = {{.index = 0, .vram_total_bytes = 80 * GiB}}},
+        {.id = 2, .labels = {{"zone", "a"}}, .gpus = {{.index = 0, .vram_total_bytes = 80 * GiB}}},
+        {.id = 3, .labels = {{"zone", "a"}}, .gpus = {{.index = 0, .vram_total_bytes = 48 * GiB}}}};
     const std::vector<Inst> none;
     Model m;
     m.selectors = {{"zone", "a"}};
-    const fixed_estimator forty{40 * GiB};
-    const auto filters = basic_filters();
-    auto chain = default_scale_up_chain();
-    fit_options unchecked, refuse, refresh;
-    unchecked.stale = stale_check::none;
-    refuse.stale = stale_check::refuse;
-    refresh.stale = stale_check::refresh;
-    workspace kept, fresh;
+    auto kept = default_scheduler(fixed_estimator{.per_gpu = 40 * GiB});
+    auto fresh = default_scheduler(fixed_estimator{.per_gpu = 40 * GiB});
+    stale_check& stale = kept.options().stale;
+    const auto place_kept = [&] { return kept.place(workers, m); };
     kept.index(workers, none, m);
-    auto r = place_indexed(workers, m, filters, forty, chain, kept, nullptr, refuse);
+    stale = stale_check::refuse;
+    auto r = place_kept();
     REQUIRE(r);
     CHECK(r.worker_id == 3);  // best fit: 8 GiB left there, 40 on the others
     // Worker 3's GPU shrinks to 8 GiB; update_worker is forgotten.
     workers[2].gpus[0].vram_total_bytes = 8 * GiB;
-    CHECK(place_indexed(workers, m, filters, forty, chain, kept, nullptr, unchecked).worker_id ==
-          3);
-    auto x = headroom::test::rejection_of(
-        [&] { (void)place_indexed(workers, m, filters, forty, chain, kept, nullptr, refuse); });
+    stale = stale_check::none;
+    CHECK(place_kept().worker_id == 3);
+    stale = stale_check::refuse;
+    auto x = headroom::test::rejection_of([&] { (void)place_kept(); });
     CHECK(x.parameter == "workers");
     CHECK(x.message.find("workers = 3:") != std::string::npos);
     CHECK(x.message.find("update_worker") != std::string::npos);
-    r = place_indexed(workers, m, filters, forty, chain, kept, nullptr, refresh);
-    auto f = place(workers, none, m, filters, forty, chain, fresh);
+    stale = stale_check::refresh;
+    r = place_kept();
+    auto f = fresh.place(workers, none, m);
     REQUIRE(r);
     CHECK(r.worker_id == 1);  // worker 3 re-read: 8 GiB cannot take 40
     CHECK(r.score == f.score);
     // Refreshed, the index is current again: refuse passes.
-    CHECK(place_indexed(workers, m, filters, forty, chain, kept, nullptr, refuse).worker_id == 1);
+    stale = stale_check::refuse;
+    CHECK(place_kept().worker_id == 1);
     // Worker 1 marked not ready (a record and a filter read it), unannounced.
     workers[0].state = worker_state::not_ready;
-    CHECK(headroom::test::rejected([&] {
-            (void)place_indexed(workers, m, filters, forty, chain, kept, nullptr, refuse);
-          }) == "workers");
-    r = place_indexed(workers, m, filters, forty, chain, kept, nullptr, refresh);
+    CHECK(headroom::test::rejected([&] { (void)place_kept(); }) == "workers");
+    stale = stale_check::refresh;
+    r = place_kept();
     REQUIRE(r);
     CHECK(r.worker_id == 2);
     CHECK(r.filtered_out == 1);
     // Worker 2 leaves the zone: only the label filter reads it; its cached verdict is
     // compared with a fresh one.
     workers[1].labels = {{"zone", "b"}};
-    CHECK(headroom::test::rejected([&] {
-            (void)place_indexed(workers, m, filters, forty, chain, kept, nullptr, refuse);
-          }) == "workers");
-    r = place_indexed(workers, m, filters, forty, chain, kept, nullptr, refresh);
+    stale = stale_check::refuse;
+    CHECK(headroom::test::rejected([&] { (void)place_kept(); }) == "workers");
+    stale = stale_check::refresh;
+    r = place_kept();
     CHECK_FALSE(r);
     CHECK(r.reason == no_placement_reason::insufficient_resources);  // worker 3: 8 GiB
     CHECK(r.filtered_out == 2);
-    f = place(workers, none, m, filters, forty, chain, fresh);
+    f = fresh.place(workers, none, m);
     CHECK(f.filtered_out == 2);
     CHECK(f.reason == r.reason);
     // A GPU added: update_worker cannot re-read that in place, so both checks refuse.
-    workers[2].gpus.push_back({1, 80 * GiB});
-    CHECK(headroom::test::rejected([&] {
-            (void)place_indexed(workers, m, filters, forty, chain, kept, nullptr, refresh);
-          }) == "workers");
+    workers[2].gpus.push_back({.index = 1, .vram_total_bytes = 80 * GiB});
+    CHECK(headroom::test::rejected([&] { (void)place_kept(); }) == "workers");
     kept.index(workers, none, m);
-    CHECK(place_indexed(workers, m, filters, forty, chain, kept, nullptr, refuse).worker_id == 3);
+    stale = stale_check::refuse;
+    CHECK(place_kept().worker_id == 3);
+    // A ranking on a kept index checks the same way.
+    auto down = gpustack_scale_down_ranker(stale_check::refuse);
+    down.index(workers, none, m);
+    workers[0].state = worker_state::ready;
+    CHECK(headroom::test::rejected([&] { (void)down.rank(workers); }) == "workers");
+    CHECK(down.workspace().update_worker(workers[0]));
+    CHECK(down.rank(workers).empty());
     // The default: checked (refused) in a debug build, trusted under NDEBUG.
 #if defined(NDEBUG) || defined(HEADROOM_DISABLE_ASSERTS)
-    CHECK(fit_options{}.stale == stale_check::none);
+    CHECK(scheduler_options{}.stale == stale_check::none);
 #else
-    CHECK(fit_options{}.stale == stale_check::refuse);
+    CHECK(scheduler_options{}.stale == stale_check::refuse);
 #endif
   }
 }

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -57,7 +58,7 @@ struct replica {
   phase state;
   std::uint64_t mem;
   std::vector<card_claim> cards;
-  std::vector<helper> helpers;
+  std::vector<helper> helpers{};
 };
 struct file_row {
   std::uint64_t node;
@@ -232,7 +233,8 @@ std::vector<gpu_claim> claims_of(const json& indexes, const json& claim) {
   for (const auto& i : indexes) {
     const auto index = i.get<std::uint32_t>();
     const std::string key = std::to_string(index);
-    out.push_back({index, vram.contains(key) ? vram[key].get<std::uint64_t>() : 0});
+    out.push_back(
+        {.index = index, .vram_bytes = vram.contains(key) ? vram[key].get<std::uint64_t>() : 0});
   }
   return out;
 }
@@ -247,8 +249,9 @@ std::vector<gs_worker> workers_of(const json& sc) {
     r.ram_reserved_bytes = w["system_reserved"]["ram"].get<std::uint64_t>();
     r.vram_reserved_bytes = w["system_reserved"]["vram_per_gpu"].get<std::uint64_t>();
     for (const auto& g : w["gpus"])
-      r.gpus.push_back({g["index"].get<std::uint32_t>(), g["type"].get<std::string>(),
-                        g["vram_total"].get<std::uint64_t>()});
+      r.gpus.push_back({.index = g["index"].get<std::uint32_t>(),
+                        .type = g["type"].get<std::string>(),
+                        .vram_total_bytes = g["vram_total"].get<std::uint64_t>()});
     out.push_back(std::move(r));
   }
   return out;
@@ -271,9 +274,9 @@ std::vector<gs_instance> instances_of(const json& sc) {
     if (claim.contains("offload_layers") && !claim["offload_layers"].is_null())
       r.offload_layers = claim["offload_layers"].get<std::uint32_t>();
     for (const auto& s : i["subordinates"])
-      r.subordinates.push_back({s["worker_id"].get<std::uint64_t>(),
-                                claims_of(s["gpu_indexes"], s["claim"]),
-                                bytes_or_zero(s["claim"].value("ram", json()))});
+      r.subordinates.push_back({.worker_id = s["worker_id"].get<std::uint64_t>(),
+                                .gpus = claims_of(s["gpu_indexes"], s["claim"]),
+                                .ram_bytes = bytes_or_zero(s["claim"].value("ram", json()))});
     out.push_back(std::move(r));
   }
   return out;
@@ -304,10 +307,10 @@ vllm_options options_of(const json& sc) {
 std::vector<gs_file> files_of(const json& sc) {
   std::vector<gs_file> out;
   for (const auto& w : sc.value("model_files_ready_on", json::array()))
-    out.push_back({w.get<std::uint64_t>(), 1, true});
+    out.push_back({.worker_id = w.get<std::uint64_t>(), .key = 1, .ready = true});
   if (sc.contains("draft_files_ready_on"))
     for (const auto& w : sc["draft_files_ready_on"])
-      out.push_back({w.get<std::uint64_t>(), 2, true});
+      out.push_back({.worker_id = w.get<std::uint64_t>(), .key = 2, .ready = true});
   return out;
 }
 
@@ -322,30 +325,37 @@ json load(const char* name) {
 /// A candidate as GPUStack's decision lists it, copied out of the workspace.
 struct listed {
   std::uint64_t worker_id = 0;
-  std::vector<std::uint32_t> gpus;
-  std::vector<std::uint64_t> vram;  // per GPU, same order
+  std::vector<std::uint32_t> gpus{};
+  std::vector<std::uint64_t> vram{};  // per GPU, same order
   std::uint64_t ram = 0;
-  std::vector<std::uint64_t> subordinates;  // worker ids
+  std::vector<std::uint64_t> subordinates{};  // worker ids
   double total = 0;
   bool operator==(const listed&) const = default;
 };
+using gs_scheduler =
+    scheduler<decltype(basic_filters()), vllm_estimator, decltype(gpustack_scale_up_chain())>;
 struct decision {
+  std::unique_ptr<gs_scheduler> owner;  // holds the workspace result points into
   std::vector<listed> candidates;
   std::size_t pick = 0;
   placement_result result;
 };
-/// Decides a scale up with the gpustack preset (or the given options) and lists it.
+/// Decides a scale up with the gpustack preset (or the given fit options) and lists it.
 decision decide(const std::vector<gs_worker>& workers, const std::vector<gs_instance>& instances,
-                const gs_model& m, const vllm_estimator& e, workspace& ws,
-                const fit_options& options = gpustack_fit_options()) {
-  auto chain = gpustack_scale_up_chain();
+                const gs_model& m, const vllm_estimator& e,
+                const fit_options& fit = gpustack_fit_options()) {
   decision d;
-  d.result = place(workers, instances, m, basic_filters(), e, chain, ws, nullptr, options);
-  const scored_candidates sc = score_candidates(chain, ws, options.ties);
+  d.owner = std::make_unique<gs_scheduler>(basic_filters(), e, gpustack_scale_up_chain(),
+                                           scheduler_options{.fit = fit});
+  d.result = d.owner->place(workers, instances, m);
+  workspace& ws = d.owner->workspace();
+  const scored_candidates sc = score_candidates(d.owner->chain(), ws, fit.ties);
   const cluster_view v = ws.view();
   for (std::size_t i = 0; i < ws.candidates().size(); ++i) {
     const auto parts = v.parts_of(ws.candidates()[i]);
-    listed l{v.workers[parts[0].worker].id, {}, {}, parts[0].ram_bytes, {}, sc.totals[i]};
+    listed l{.worker_id = v.workers[parts[0].worker].id,
+             .ram = parts[0].ram_bytes,
+             .total = sc.totals[i]};
     for (const claim_record& c : v.claims_of(parts[0])) {
       l.gpus.push_back(c.index);
       l.vram.push_back(c.vram_bytes);
@@ -360,7 +370,8 @@ decision decide(const std::vector<gs_worker>& workers, const std::vector<gs_inst
 std::vector<gs_gpu> gpus_of(std::initializer_list<std::uint32_t> indexes, std::uint64_t total,
                             const char* type = "cuda") {
   std::vector<gs_gpu> out;
-  for (std::uint32_t i : indexes) out.push_back({i, type, total});
+  for (std::uint32_t i : indexes)
+    out.push_back({.index = i, .type = type, .vram_total_bytes = total});
   return out;
 }
 /// The bytes GPUStack claims on a GPU of total bytes at gmu 0.9: int(total * 0.9).
@@ -400,14 +411,11 @@ bool scale_up_agrees(const json& sc, const json& expected) {
   gs_model m;
   m.placement = sc["strategy"] == "spread" ? placement_policy::spread : placement_policy::binpack;
   m.draft_files = sc.contains("draft_files_ready_on") ? 2 : 0;
-  const vllm_estimator estimator(options_of(sc));
-  workspace ws;
-  ws.index(workers, instances, m);
+  auto up = gpustack_scheduler(vllm_estimator(options_of(sc)));
+  up.index(workers, instances, m);
+  workspace& ws = up.workspace();
   ws.index_files(files_of(sc));
-  auto chain = gpustack_scale_up_chain();
-  const auto filters = basic_filters();
-  const placement_result r =
-      place_indexed(workers, m, filters, estimator, chain, ws, nullptr, gpustack_fit_options());
+  const placement_result r = up.place(workers, m);
   const json& want = expected["candidates"];
   bool ok = true;
   const auto expect = [&](bool cond) {
@@ -422,12 +430,13 @@ bool scale_up_agrees(const json& sc, const json& expected) {
   // The placement scorer alone, then the chain's totals.
   std::vector<double> placement(cands.size());
   {
-    auto alone = scorer_chain<placement_scorer>(normalization::none,
-                                                weighted<placement_scorer>{{100}, 1, "placement"});
+    auto alone = scorer_chain<placement_scorer>(
+        normalization::none,
+        weighted<placement_scorer>{.scorer = {.max_score = 100}, .weight = 1, .name = "placement"});
     const scored_candidates s = score_candidates(alone, ws);
     std::copy(s.totals.begin(), s.totals.end(), placement.begin());
   }
-  const scored_candidates totals = score_candidates(chain, ws);
+  const scored_candidates totals = score_candidates(up.chain(), ws);
   const cluster_view v = ws.view();
   for (std::size_t i = 0; i < cands.size(); ++i) {
     const json& c = want[i];
@@ -464,9 +473,8 @@ bool scale_down_agrees(const json& sc, const json& expected) {
   const std::vector<gs_instance> instances = instances_of(sc);
   gs_model m;
   m.placement = sc["strategy"] == "spread" ? placement_policy::spread : placement_policy::binpack;
-  workspace ws;
-  auto chain = gpustack_scale_down_chain();
-  const auto ranked = rank_for_removal(workers, instances, m, chain, ws);
+  auto down = gpustack_scale_down_ranker();
+  const auto ranked = down.rank(workers, instances, m);
   const auto order = expected["ascending_order"].get<std::vector<std::uint64_t>>();
   bool ok = ranked.size() == order.size();
   for (std::size_t i = 0; ok && i < order.size(); ++i) {
@@ -498,8 +506,7 @@ TEST_SUITE("scheduler") {
     const std::vector<gs_worker> workers{
         {.id = 1, .ram_total_bytes = 64 * GiB, .gpus = gpus_of({2, 0, 3, 1}, 80 * GiB)}};
     const vllm_estimator e(vllm_options{.required_vram_bytes = 20 * GiB, .attention_heads = 32});
-    workspace ws;
-    const decision d = decide(workers, {}, gs_model{}, e, ws);
+    const decision d = decide(workers, {}, gs_model{}, e);
     REQUIRE(d.candidates.size() == 4);
     const std::uint32_t order[] = {2, 0, 3, 1};
     for (std::size_t i = 0; i < 4; ++i) {
@@ -509,7 +516,7 @@ TEST_SUITE("scheduler") {
     }
     CHECK(d.pick == 0);
     CHECK(d.result.claims_of(d.result.parts[0])[0].index == 2);
-    const decision grouped = decide(workers, {}, gs_model{}, e, ws, fit_options{});
+    const decision grouped = decide(workers, {}, gs_model{}, e, fit_options{});
     CHECK(grouped.candidates.size() == 2);
     CHECK(grouped.result.claims_of(grouped.result.parts[0])[0].index == 0);
   }
@@ -536,10 +543,9 @@ TEST_SUITE("scheduler") {
                         .model_id = "other-1",
                         .worker_id = 1,
                         .gpu_type = "cuda",
-                        .gpus = {{g, used[g] * GiB}}});
+                        .gpus = {{.index = g, .vram_bytes = used[g] * GiB}}});
     const vllm_estimator e(vllm_options{.required_vram_bytes = 140 * GiB, .attention_heads = 32});
-    workspace ws;
-    const decision d = decide(workers, others, gs_model{}, e, ws);
+    const decision d = decide(workers, others, gs_model{}, e);
     REQUIRE(d.candidates.size() == 1);
     CHECK(d.candidates[0].worker_id == 1);
     CHECK(d.candidates[0].gpus == std::vector<std::uint32_t>{2, 0});
@@ -548,7 +554,7 @@ TEST_SUITE("scheduler") {
     CHECK(d.result.strategy == fit_strategy::multi_gpu);
     // The grouped listing takes GPU 1 (72 >= its 72 GiB claim), in index order, and keeps
     // worker 2's 4-GPU candidate too.
-    const decision grouped = decide(workers, others, gs_model{}, e, ws, fit_options{});
+    const decision grouped = decide(workers, others, gs_model{}, e, fit_options{});
     REQUIRE(grouped.candidates.size() == 2);
     CHECK(grouped.candidates[0].gpus == std::vector<std::uint32_t>{0, 1});
   }
@@ -566,8 +572,7 @@ TEST_SUITE("scheduler") {
     const vllm_estimator e(vllm_options{.required_vram_bytes = 60 * GiB,
                                         .attention_heads = 32,
                                         .distributed = distributed_inference::across_workers});
-    workspace ws;
-    const decision d = decide(workers, {}, gs_model{}, e, ws);
+    const decision d = decide(workers, {}, gs_model{}, e);
     REQUIRE(d.candidates.size() == 1);
     CHECK(d.candidates[0].worker_id == 1);
     CHECK(d.candidates[0].gpus == std::vector<std::uint32_t>{0, 1});
@@ -576,7 +581,7 @@ TEST_SUITE("scheduler") {
         2.0 * static_cast<double>(claim90(24 * GiB)) / static_cast<double>(24 * GiB) * 100 / 3;
     CHECK(d.candidates[0].total == doctest::Approx(s));
     CHECK(d.result.strategy == fit_strategy::distributed);
-    const decision grouped = decide(workers, {}, gs_model{}, e, ws, fit_options{});
+    const decision grouped = decide(workers, {}, gs_model{}, e, fit_options{});
     CHECK(grouped.candidates.size() == 3);  // ours: one per main worker
   }
 
@@ -590,8 +595,7 @@ TEST_SUITE("scheduler") {
         {.id = 2, .ram_total_bytes = 64 * GiB, .gpus = gpus_of({0}, 80 * GiB, "rocm")},
         {.id = 3, .ram_total_bytes = 64 * GiB, .gpus = gpus_of({0}, 80 * GiB)}};
     const vllm_estimator e(vllm_options{.required_vram_bytes = 20 * GiB, .attention_heads = 32});
-    workspace ws;
-    decision d = decide(workers, {}, gs_model{}, e, ws);
+    decision d = decide(workers, {}, gs_model{}, e);
     REQUIRE(d.candidates.size() == 3);
     CHECK(d.candidates[0].worker_id == 1);
     CHECK(d.candidates[1].worker_id == 3);
@@ -603,7 +607,7 @@ TEST_SUITE("scheduler") {
     // 1 GPU 1 and 2 (rocm).
     workers[0].gpus = {{0, "cuda", 80 * GiB}, {1, "rocm", 80 * GiB}, {2, "cuda", 80 * GiB}};
     workers[1].gpus = gpus_of({0}, 80 * GiB, "rocm");
-    d = decide(workers, {}, gs_model{}, e, ws);
+    d = decide(workers, {}, gs_model{}, e);
     REQUIRE(d.candidates.size() == 3);
     CHECK(d.candidates[0].worker_id == 3);
     CHECK(d.candidates[1].worker_id == 1);
@@ -619,14 +623,13 @@ TEST_SUITE("scheduler") {
         {.id = 9, .ram_total_bytes = 64 * GiB, .gpus = gpus_of({0}, 80 * GiB)},
         {.id = 3, .ram_total_bytes = 64 * GiB, .gpus = gpus_of({0}, 80 * GiB)}};
     const vllm_estimator e(vllm_options{.required_vram_bytes = 20 * GiB, .attention_heads = 32});
-    workspace ws;
-    const decision d = decide(workers, {}, gs_model{}, e, ws);
+    const decision d = decide(workers, {}, gs_model{}, e);
     REQUIRE(d.candidates.size() == 2);
     CHECK(d.candidates[0].total == d.candidates[1].total);
     CHECK(d.result.worker_id == 9);
     fit_options ours = gpustack_fit_options();
     ours.ties = tie_break::lowest_worker_id;
-    CHECK(decide(workers, {}, gs_model{}, e, ws, ours).result.worker_id == 3);
+    CHECK(decide(workers, {}, gs_model{}, e, ours).result.worker_id == 3);
   }
 
   TEST_CASE("scheduler: gpustack scale-down placement sees only the model's own instances") {
@@ -639,22 +642,35 @@ TEST_SUITE("scheduler") {
     const std::vector<gs_worker> workers{
         {.id = 1, .ram_total_bytes = 64 * GiB, .gpus = gpus_of({0}, 80 * GiB)},
         {.id = 2, .ram_total_bytes = 64 * GiB, .gpus = gpus_of({0}, 80 * GiB)}};
-    const std::vector<gs_instance> instances{
-        {.id = 1, .model_id = "current", .worker_id = 1, .gpus = {{0, 20 * GiB}}},
-        {.id = 2, .model_id = "other-1", .worker_id = 1, .gpus = {{0, 40 * GiB}}},
-        {.id = 3, .model_id = "current", .worker_id = 2, .gpus = {{0, 20 * GiB}}}};
-    workspace ws;
-    auto chain = gpustack_scale_down_chain();
-    const auto ranked = rank_for_removal(workers, instances, gs_model{}, chain, ws);
+    const std::vector<gs_instance> instances{{.id = 1,
+                                              .model_id = "current",
+                                              .worker_id = 1,
+                                              .gpus = {{.index = 0, .vram_bytes = 20 * GiB}}},
+                                             {.id = 2,
+                                              .model_id = "other-1",
+                                              .worker_id = 1,
+                                              .gpus = {{.index = 0, .vram_bytes = 40 * GiB}}},
+                                             {.id = 3,
+                                              .model_id = "current",
+                                              .worker_id = 2,
+                                              .gpus = {{.index = 0, .vram_bytes = 20 * GiB}}}};
+    auto down = gpustack_scale_down_ranker();
+    const auto ranked = down.rank(workers, instances, gs_model{});
     REQUIRE(ranked.size() == 2);
     CHECK(ranked[0].id == 1);
     CHECK(ranked[0].score == doctest::Approx(100 + 1.0 / 6));
     CHECK(ranked[1].score == doctest::Approx(100 + 1.0 / 6));
-    auto all = scorer_chain<state_scorer, offload_layer_scorer, placement_retention_scorer>(
-        normalization::none, weighted<state_scorer>{{100}, 1, "state"},
-        weighted<offload_layer_scorer>{{10}, 1, "offload"},
-        weighted<placement_retention_scorer>{{1, instance_view::all_instances}, 1, "placement"});
-    CHECK(rank_for_removal(workers, instances, gs_model{}, all, ws)[0].id == 3);
+    auto all = scale_down_ranker(
+        scorer_chain<state_scorer, offload_layer_scorer, placement_retention_scorer>(
+            normalization::none,
+            weighted<state_scorer>{.scorer = {.max_score = 100}, .weight = 1, .name = "state"},
+            weighted<offload_layer_scorer>{
+                .scorer = {.max_score = 10}, .weight = 1, .name = "offload"},
+            weighted<placement_retention_scorer>{
+                .scorer = {.max_score = 1, .view = instance_view::all_instances},
+                .weight = 1,
+                .name = "placement"}));
+    CHECK(all.rank(workers, instances, gs_model{})[0].id == 3);
   }
 
   TEST_CASE("scheduler: gpustack status score is 0 only for NOT_READY workers") {
@@ -686,10 +702,9 @@ TEST_SUITE("scheduler") {
                            .model_id = "current",
                            .worker_id = on[k],
                            .state = st[k],
-                           .gpus = {{0, 20 * GiB}}});
-    workspace ws;
-    auto chain = gpustack_scale_down_chain();
-    const auto ranked = rank_for_removal(workers, instances, gs_model{}, chain, ws);
+                           .gpus = {{.index = 0, .vram_bytes = 20 * GiB}}});
+    auto down = gpustack_scale_down_ranker();
+    const auto ranked = down.rank(workers, instances, gs_model{});
     const std::uint64_t order[] = {2, 5, 3, 4, 6, 1};
     const double totals[] = {1.0 / 6,      1.0 / 3,      50 + 1.0 / 6,
                              50 + 1.0 / 6, 50 + 1.0 / 3, 100 + 1.0 / 3};
@@ -707,18 +722,24 @@ TEST_SUITE("scheduler") {
     // 20/4 = 5 → 10/3 > M).
     const std::vector<gs_worker> workers{
         {.id = 1, .ram_total_bytes = 64 * GiB, .gpus = gpus_of({0}, 24 * GiB)}};
-    const std::vector<gs_instance> instances{
-        {.id = 1, .model_id = "current", .worker_id = 1, .gpus = {{0, 20 * GiB}}},
-        {.id = 2, .model_id = "current", .worker_id = 1, .gpus = {{0, 20 * GiB}}}};
-    workspace ws;
-    auto chain = gpustack_scale_down_chain();
-    const auto ranked = rank_for_removal(workers, instances, gs_model{}, chain, ws);
+    const std::vector<gs_instance> instances{{.id = 1,
+                                              .model_id = "current",
+                                              .worker_id = 1,
+                                              .gpus = {{.index = 0, .vram_bytes = 20 * GiB}}},
+                                             {.id = 2,
+                                              .model_id = "current",
+                                              .worker_id = 1,
+                                              .gpus = {{.index = 0, .vram_bytes = 20 * GiB}}}};
+    auto down = gpustack_scale_down_ranker();
+    const auto ranked = down.rank(workers, instances, gs_model{});
+    const workspace& ws = down.workspace();
     REQUIRE(ranked.size() == 2);
     CHECK(ranked[0].score == doctest::Approx(100 + 2.0 / 3));
     CHECK(ranked[1].score == doctest::Approx(100 + 2.0 / 3));
     // The binpack scorers clamp the same way for any view (scale up and the default chain).
     const cluster_view v = ws.view();
-    CHECK(placement_retention_scorer{1}.score(v, ws.instances()[0]) == doctest::Approx(2.0 / 3));
+    CHECK(placement_retention_scorer{.max_score = 1}.score(v, ws.instances()[0]) ==
+          doctest::Approx(2.0 / 3));
   }
 
   TEST_CASE("scheduler: gpustack spread GPU term counts the main worker's GPUs only") {
@@ -731,15 +752,17 @@ TEST_SUITE("scheduler") {
     const std::vector<gs_worker> workers{
         {.id = 1, .ram_total_bytes = 64 * GiB, .gpus = gpus_of({0}, 24 * GiB)},
         {.id = 2, .ram_total_bytes = 64 * GiB, .gpus = gpus_of({0}, 24 * GiB)}};
-    const std::vector<gs_instance> instances{
-        {.id = 1, .model_id = "current", .worker_id = 2, .gpu_type = "cuda", .gpus = {{0, GiB}}}};
+    const std::vector<gs_instance> instances{{.id = 1,
+                                              .model_id = "current",
+                                              .worker_id = 2,
+                                              .gpu_type = "cuda",
+                                              .gpus = {{.index = 0, .vram_bytes = GiB}}}};
     gs_model m;
     m.placement = placement_policy::spread;
     const vllm_estimator e(vllm_options{.required_vram_bytes = 30 * GiB,
                                         .attention_heads = 32,
                                         .distributed = distributed_inference::across_workers});
-    workspace ws;
-    const decision d = decide(workers, instances, m, e, ws);
+    const decision d = decide(workers, instances, m, e);
     REQUIRE(d.candidates.size() == 1);
     CHECK(d.candidates[0].subordinates == std::vector<std::uint64_t>{2});
     CHECK(d.candidates[0].total == doctest::Approx(100.0));
@@ -765,21 +788,29 @@ TEST_SUITE("scheduler") {
     // (0 + 72/72·200)/3 = 66.67; the table says the files (key 5) are READY on node 1:
     // locality 5 → 71.67. Node 2 is draining (MAINTENANCE): filtered out.
     const std::vector<theirs::node> nodes{
-        {1, theirs::node_status::up, 64 * GiB, 8 * GiB, {{0, 80 * GiB, "cuda"}}},
-        {2, theirs::node_status::draining, 64 * GiB, 0, {{0, 80 * GiB, "cuda"}}}};
-    const std::vector<theirs::file_row> files{{1, 5, 1}, {2, 5, 0}, {7, 9, 1}};
+        {.uid = 1,
+         .status = theirs::node_status::up,
+         .mem = 64 * GiB,
+         .reserved_per_card = 8 * GiB,
+         .cards = {{.slot = 0, .bytes = 80 * GiB, .kind = "cuda"}}},
+        {.uid = 2,
+         .status = theirs::node_status::draining,
+         .mem = 64 * GiB,
+         .reserved_per_card = 0,
+         .cards = {{.slot = 0, .bytes = 80 * GiB, .kind = "cuda"}}}};
+    const std::vector<theirs::file_row> files{{.node = 1, .source = 5, .state = 1},
+                                              {.node = 2, .source = 5, .state = 0},
+                                              {.node = 7, .source = 9, .state = 1}};
     struct named_model {
       std::string id;
       int cluster;
       std::uint64_t files;
     } m{"llama", 0, 5};
-    const vllm_estimator e(vllm_options{.required_vram_bytes = 20 * GiB, .attention_heads = 32});
-    workspace ws;
-    ws.index(nodes, std::vector<theirs::replica>{}, m);
-    ws.index_files(files);
-    auto chain = gpustack_scale_up_chain();
-    const auto r =
-        place_indexed(nodes, m, basic_filters(), e, chain, ws, nullptr, gpustack_fit_options());
+    auto up = gpustack_scheduler(
+        vllm_estimator(vllm_options{.required_vram_bytes = 20 * GiB, .attention_heads = 32}));
+    up.index(nodes, std::vector<theirs::replica>{}, m);
+    up.workspace().index_files(files);
+    const auto r = up.place(nodes, m);
     REQUIRE(r);
     CHECK(r.worker_id == 1);
     CHECK(r.filtered_out == 1);
@@ -787,12 +818,26 @@ TEST_SUITE("scheduler") {
     CHECK(r.score == doctest::Approx(200.0 / 3 + 5));
     // Scale down: replicas of "llama" on node 1 (serving → RUNNING, READY: 100) and node 2
     // (MAINTENANCE: 50); another model's replica (text id "qwen") is not ranked.
-    const std::vector<theirs::replica> replicas{
-        {10, "llama", 2, theirs::phase::serving, 0, {{0, 8 * GiB}}, {}},
-        {11, "llama", 1, theirs::phase::serving, 0, {{0, 8 * GiB}}, {}},
-        {12, "qwen", 1, theirs::phase::serving, 0, {{0, 8 * GiB}}, {}}};
-    auto down = gpustack_scale_down_chain();
-    const auto ranked = rank_for_removal(nodes, replicas, m, down, ws);
+    const std::vector<theirs::replica> replicas{{.uid = 10,
+                                                 .model_name = "llama",
+                                                 .node = 2,
+                                                 .state = theirs::phase::serving,
+                                                 .mem = 0,
+                                                 .cards = {{.gpu = 0, .bytes = 8 * GiB}}},
+                                                {.uid = 11,
+                                                 .model_name = "llama",
+                                                 .node = 1,
+                                                 .state = theirs::phase::serving,
+                                                 .mem = 0,
+                                                 .cards = {{.gpu = 0, .bytes = 8 * GiB}}},
+                                                {.uid = 12,
+                                                 .model_name = "qwen",
+                                                 .node = 1,
+                                                 .state = theirs::phase::serving,
+                                                 .mem = 0,
+                                                 .cards = {{.gpu = 0, .bytes = 8 * GiB}}}};
+    auto down = gpustack_scale_down_ranker();
+    const auto ranked = down.rank(nodes, replicas, m);
     REQUIRE(ranked.size() == 2);
     CHECK(ranked[0].id == 10);
     CHECK(ranked[0].score > 50);
@@ -806,7 +851,11 @@ TEST_SUITE("scheduler") {
     // binpack 36/72·200/3 = 33.33 and 66.67, + locality 0 → the second wins; two equal
     // proposals → the first listed wins.
     const std::vector<theirs::node> nodes{
-        {1, theirs::node_status::up, 64 * GiB, 8 * GiB, {{0, 80 * GiB, "cuda"}}}};
+        {.uid = 1,
+         .status = theirs::node_status::up,
+         .mem = 64 * GiB,
+         .reserved_per_card = 8 * GiB,
+         .cards = {{.slot = 0, .bytes = 80 * GiB, .kind = "cuda"}}}};
     struct named_model {
       std::string id;
       int cluster;
@@ -814,24 +863,29 @@ TEST_SUITE("scheduler") {
     workspace ws;
     ws.index(nodes, std::vector<theirs::replica>{}, m);
     auto chain = gpustack_scale_up_chain();
-    ws.set_candidates(std::vector<theirs::proposal>{{1, {{0, 36 * GiB}}}, {1, {{0, 72 * GiB}}}});
+    using theirs::proposal;
+    ws.set_candidates(std::vector<proposal>{{.node = 1, .cards = {{.gpu = 0, .bytes = 36 * GiB}}},
+                                            {.node = 1, .cards = {{.gpu = 0, .bytes = 72 * GiB}}}});
     scored_candidates s = score_candidates(chain, ws);
     REQUIRE(s.totals.size() == 2);
     CHECK(s.totals[0] == doctest::Approx(100.0 / 3));
     CHECK(s.totals[1] == doctest::Approx(200.0 / 3));
     CHECK(s.best == 1);
     CHECK(ws.candidates()[1].strategy == fit_strategy::given);
-    ws.set_candidates(std::vector<theirs::proposal>{{1, {{0, 36 * GiB}}}, {1, {{0, 36 * GiB}}}});
+    ws.set_candidates(std::vector<proposal>{{.node = 1, .cards = {{.gpu = 0, .bytes = 36 * GiB}}},
+                                            {.node = 1, .cards = {{.gpu = 0, .bytes = 36 * GiB}}}});
     s = score_candidates(chain, ws);
     CHECK(s.best == 0);
     // A proposal on a node or card that is not indexed is refused by name.
     CHECK(test::rejected([&] {
-            ws.set_candidates(std::vector<theirs::proposal>{{9, {{0, GiB}}}});
+            ws.set_candidates(
+                std::vector<proposal>{{.node = 9, .cards = {{.gpu = 0, .bytes = GiB}}}});
           }) == "placements");
     CHECK(test::rejected([&] {
-            ws.set_candidates(std::vector<theirs::proposal>{{1, {{3, GiB}}}});
+            ws.set_candidates(
+                std::vector<proposal>{{.node = 1, .cards = {{.gpu = 3, .bytes = GiB}}}});
           }) == "placements");
-    ws.set_candidates(std::vector<theirs::proposal>{});
+    ws.set_candidates(std::vector<proposal>{});
     CHECK_FALSE(score_candidates(chain, ws));
   }
 
@@ -851,9 +905,9 @@ TEST_SUITE("scheduler") {
     other.cluster = 1;
     CHECK_FALSE(cluster_filter{}(w, other).pass);
     gs_model manual = m;
-    manual.gpu_selection = {{2, 0}};
+    manual.gpu_selection = {{.worker_id = 2, .index = 0}};
     CHECK_FALSE(gpu_matching_filter{}(w, manual).pass);
-    manual.gpu_selection.push_back({1, 3});
+    manual.gpu_selection.push_back({.worker_id = 1, .index = 3});
     CHECK(gpu_matching_filter{}(w, manual).pass);
   }
 
@@ -867,14 +921,13 @@ TEST_SUITE("scheduler") {
     const std::vector<gs_worker> workers{{.id = 1,
                                           .ram_total_bytes = 64 * GiB,
                                           .gpus = gpus_of({0, 1, 2, 3, 4, 5, 6, 7}, 24 * GiB)}};
-    workspace ws;
     vllm_options o{.required_vram_bytes = 40 * GiB, .attention_heads = 32};
-    CHECK(decide(workers, {}, gs_model{}, vllm_estimator(o), ws).candidates[0].gpus.size() == 2);
+    CHECK(decide(workers, {}, gs_model{}, vllm_estimator(o)).candidates[0].gpus.size() == 2);
     o.tensor_parallel_size = 2;
     o.pipeline_parallel_size = 2;
     const vllm_estimator tp_pp(o);
     CHECK(tp_pp.world_size() == 4);
-    const decision d = decide(workers, {}, gs_model{}, tp_pp, ws);
+    const decision d = decide(workers, {}, gs_model{}, tp_pp);
     REQUIRE(d.candidates.size() == 1);
     CHECK(d.candidates[0].gpus == std::vector<std::uint32_t>{0, 1, 2, 3});
     // _is_tp_size_divisible: the GPU count must divide the vocabulary too. 49155 is odd, so
@@ -882,7 +935,7 @@ TEST_SUITE("scheduler") {
     const std::vector<gs_worker> four{
         {.id = 1, .ram_total_bytes = 64 * GiB, .gpus = gpus_of({0, 1, 2, 3}, 24 * GiB)}};
     o = {.required_vram_bytes = 40 * GiB, .attention_heads = 32, .vocab_size = 49155};
-    CHECK(decide(four, {}, gs_model{}, vllm_estimator(o), ws).candidates.empty());
+    CHECK(decide(four, {}, gs_model{}, vllm_estimator(o)).candidates.empty());
     // _validate_arguments: a tensor-parallel size that does not divide heads or vocabulary.
     o.tensor_parallel_size = 2;
     CHECK(test::rejected([&] { (void)vllm_estimator(o); }) == "options.tensor_parallel_size");
@@ -903,8 +956,7 @@ TEST_SUITE("scheduler") {
          .gpus = gpus_of({0}, 80 * GiB)}};
     vllm_options o{.required_vram_bytes = 20 * GiB, .attention_heads = 32};
     o.kv_cache = {.enabled = true, .ram_size_bytes = 16 * GiB};
-    workspace ws;
-    decision d = decide(workers, {}, gs_model{}, vllm_estimator(o), ws);
+    decision d = decide(workers, {}, gs_model{}, vllm_estimator(o));
     REQUIRE(d.candidates.size() == 1);
     CHECK(d.candidates[0].worker_id == 1);
     CHECK(d.candidates[0].ram == 16 * GiB);
@@ -912,14 +964,14 @@ TEST_SUITE("scheduler") {
     // ram_ratio 0.5: RAM = int(72 GiB × 0.5) = 36 GiB, never checked against RAM; worker 2
     // (12 GiB allocatable) scores (36/12·100 + 180)/3 = 160 and wins.
     o.kv_cache = {.enabled = true, .ram_size_bytes = 0, .ram_ratio = 0.5};
-    d = decide(workers, {}, gs_model{}, vllm_estimator(o), ws);
+    d = decide(workers, {}, gs_model{}, vllm_estimator(o));
     REQUIRE(d.candidates.size() == 2);
     CHECK(d.candidates[1].ram == 36 * GiB);
     CHECK(d.candidates[1].total == doctest::Approx(160.0));
     CHECK(d.result.worker_id == 2);
     // Disabled: no RAM at all.
     o.kv_cache.enabled = false;
-    CHECK(decide(workers, {}, gs_model{}, vllm_estimator(o), ws).candidates[0].ram == 0);
+    CHECK(decide(workers, {}, gs_model{}, vllm_estimator(o)).candidates[0].ram == 0);
   }
 
   TEST_CASE("scheduler: gpustack manual GPU selection with one GPU per replica") {
@@ -940,13 +992,13 @@ TEST_SUITE("scheduler") {
                                            .model_id = "other-1",
                                            .worker_id = 1,
                                            .gpu_type = "cuda",
-                                           .gpus = {{0, 40 * GiB}}}};
+                                           .gpus = {{.index = 0, .vram_bytes = 40 * GiB}}}};
     gs_model m;
-    m.gpu_selection = {{1, 0}, {1, 1}, {2, 0}};
+    m.gpu_selection = {
+        {.worker_id = 1, .index = 0}, {.worker_id = 1, .index = 1}, {.worker_id = 2, .index = 0}};
     m.gpus_per_replica = 1;
     const vllm_estimator e(vllm_options{.required_vram_bytes = 20 * GiB, .attention_heads = 32});
-    workspace ws;
-    const decision d = decide(workers, others, m, e, ws);
+    const decision d = decide(workers, others, m, e);
     REQUIRE(d.candidates.size() == 2);
     CHECK(d.candidates[0].worker_id == 1);
     CHECK(d.candidates[0].gpus == std::vector<std::uint32_t>{1});
@@ -971,24 +1023,24 @@ TEST_SUITE("scheduler") {
                                            .model_id = "other-1",
                                            .worker_id = 1,
                                            .gpu_type = "cuda",
-                                           .gpus = {{0, 40 * GiB}}},
+                                           .gpus = {{.index = 0, .vram_bytes = 40 * GiB}}},
                                           {.id = 2,
                                            .model_id = "other-1",
                                            .worker_id = 1,
                                            .gpu_type = "cuda",
-                                           .gpus = {{2, 20 * GiB}}}};
+                                           .gpus = {{.index = 2, .vram_bytes = 20 * GiB}}}};
     gs_model m;
-    m.gpu_selection = {{1, 0}, {1, 1}, {1, 2}};
+    m.gpu_selection = {
+        {.worker_id = 1, .index = 0}, {.worker_id = 1, .index = 1}, {.worker_id = 1, .index = 2}};
     m.gpus_per_replica = 2;
     const vllm_estimator e(vllm_options{.required_vram_bytes = 100 * GiB, .attention_heads = 32});
-    workspace ws;
-    decision d = decide(workers, others, m, e, ws);
+    decision d = decide(workers, others, m, e);
     REQUIRE(d.candidates.size() == 1);
     CHECK(d.candidates[0].gpus == std::vector<std::uint32_t>{1, 2});
     CHECK(d.candidates[0].total == doctest::Approx(80.0));
     CHECK(d.result.chosen.overcommit);
     m.replicas = 2;
-    d = decide(workers, others, m, e, ws);
+    d = decide(workers, others, m, e);
     CHECK(d.candidates.empty());
     CHECK_FALSE(d.result);
   }
@@ -1004,10 +1056,10 @@ TEST_SUITE("scheduler") {
         {.id = 2, .ram_total_bytes = 64 * GiB, .gpus = gpus_of({0}, 80 * GiB)},
         {.id = 3, .ram_total_bytes = 64 * GiB, .gpus = gpus_of({0}, 80 * GiB)}};
     gs_model m;
-    m.gpu_selection = {{1, 0}, {1, 1}, {2, 0}};
+    m.gpu_selection = {
+        {.worker_id = 1, .index = 0}, {.worker_id = 1, .index = 1}, {.worker_id = 2, .index = 0}};
     const vllm_estimator e(vllm_options{.required_vram_bytes = 150 * GiB, .attention_heads = 32});
-    workspace ws;
-    decision d = decide(workers, {}, m, e, ws);
+    decision d = decide(workers, {}, m, e);
     REQUIRE(d.candidates.size() == 1);
     CHECK(d.candidates[0].gpus == std::vector<std::uint32_t>{0, 1});
     CHECK(d.candidates[0].subordinates == std::vector<std::uint64_t>{2});
@@ -1018,19 +1070,19 @@ TEST_SUITE("scheduler") {
                                          .model_id = "other-1",
                                          .worker_id = 3,
                                          .gpu_type = "cuda",
-                                         .gpus = {{0, 10 * GiB}},
+                                         .gpus = {{.index = 0, .vram_bytes = 10 * GiB}},
                                          .subordinates = {{2, {{0, GiB}}}}}};
-    CHECK(decide(workers, busy, m, e, ws).candidates.empty());
+    CHECK(decide(workers, busy, m, e).candidates.empty());
     // Heterogeneous types are refused when a replica takes every selected GPU; with one GPU
     // per replica each type lists its own, in the selection's order (rocm first here).
     workers[1].gpus = gpus_of({0}, 80 * GiB, "rocm");
-    m.gpu_selection = {{1, 0}, {2, 0}};
+    m.gpu_selection = {{.worker_id = 1, .index = 0}, {.worker_id = 2, .index = 0}};
     const vllm_estimator small(
         vllm_options{.required_vram_bytes = 20 * GiB, .attention_heads = 32});
-    CHECK(decide(workers, {}, m, small, ws).candidates.empty());
-    m.gpu_selection = {{2, 0}, {1, 0}};
+    CHECK(decide(workers, {}, m, small).candidates.empty());
+    m.gpu_selection = {{.worker_id = 2, .index = 0}, {.worker_id = 1, .index = 0}};
     m.gpus_per_replica = 1;
-    d = decide(workers, {}, m, small, ws);
+    d = decide(workers, {}, m, small);
     REQUIRE(d.candidates.size() == 2);
     CHECK(d.candidates[0].worker_id == 2);
     CHECK(d.candidates[1].worker_id == 1);
@@ -1038,7 +1090,7 @@ TEST_SUITE("scheduler") {
     m.gpus_per_replica = 0;
     const vllm_estimator tp4(vllm_options{
         .required_vram_bytes = 20 * GiB, .attention_heads = 32, .tensor_parallel_size = 4});
-    CHECK(test::rejected([&] { (void)decide(workers, {}, m, tp4, ws); }) == "gpus_per_replica");
+    CHECK(test::rejected([&] { (void)decide(workers, {}, m, tp4); }) == "gpus_per_replica");
   }
 
   TEST_CASE("scheduler: the gpustack preset decides as GPUStack on every committed scenario") {

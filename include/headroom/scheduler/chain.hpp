@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // Scorer chains. Both forms evaluate the same way: for each scorer in order, prepare(),
-// score every item into a column, optionally normalise the column to [0, 100] (min-max,
-// like a Kubernetes NormalizeScore; a constant column scores 0), then add weight × column to the
-// totals. scorer_chain is static (std::tuple, fold expressions, inlined); dynamic_scorer_chain
-// holds type-erased plugins with names and weights configured at run time. Same scorers, same
-// weights → identical totals, bit for bit. Presets: gpustack_* (GPUStack's scorers and
-// weights, exactly: docs/scheduler.md §4) and default_*.
+// score every item into a column, optionally normalise the column to [0, 100], then add
+// weight × column to the totals. The normalisation is min-max, `100·(s − min)/(max − min)`
+// (a constant column scores 0): raw scores here may be negative (best fit's −leftover), so
+// the minimum is taken off first. (Kubernetes' DefaultNormalizeScore,
+// pkg/scheduler/framework/plugins/helper/normalize_score.go, scales non-negative integer
+// scores by the maximum alone, `100·s/max`, optionally reversed.) scorer_chain is static
+// (std::tuple, fold expressions, inlined); dynamic_scorer_chain holds type-erased plugins
+// with names and weights configured at run time. Same scorers, same weights → identical
+// totals, bit for bit. The chain knows no scorer: it asks each what it reads (scorer_reads)
+// and whether it applies (applies()). Presets: scheduler/presets.hpp.
 #pragma once
 
 #include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
@@ -24,6 +28,7 @@
 
 #include "../detail/checks.hpp"
 #include "scorers.hpp"
+#include "view.hpp"
 
 namespace headroom {
 inline namespace v0 {
@@ -33,6 +38,9 @@ enum class normalization : std::uint8_t {
   none,    ///< raw scores summed (GPUStack)
   min_max  ///< `100·(s − min)/(max − min)` per scorer, 0 for all when max = min
 };
+
+/// The most a normalised score is worth (Kubernetes' framework.MaxNodeScore).
+inline constexpr double max_normalized_score = 100.0;
 
 /// A scorer with its name and weight in a static chain.
 template <class S>
@@ -45,77 +53,54 @@ template <class S>
 weighted(S, double, std::string_view) -> weighted<S>;
 
 namespace detail {
+/// Asks the CPU to start loading the cache line holding p (a hint: no effect on results).
+/// Always inlined: GCC otherwise finds the helpers that call it free of effects and drops
+/// their calls.
+HEADROOM_ALWAYS_INLINE void prefetch(const void* p) noexcept { HEADROOM_PREFETCH(p); }
+/// How many items ahead a chain prefetches the records a scorer reads: about the memory
+/// latency over the time to score one item.
+inline constexpr std::size_t prefetch_distance = 32;
+
 template <class S, class Item>
 constexpr void prepare_scorer(S& s, const cluster_view& v, std::span<const Item> items) {
   if constexpr (requires { s.prepare(v, items); }) s.prepare(v, items);
 }
+/// false iff scorer s says it scores every item 0 in this decision (its applies()). Its
+/// column then adds exactly +0.0 to every total (weights are finite, a constant column
+/// normalises to 0, and a total that starts at +0.0 is never −0.0), so both chain forms
+/// skip it: same totals, bit for bit, without touching the items.
+template <class S>
+[[nodiscard]] constexpr bool applies(const S& s, const cluster_view& v) noexcept {
+  if constexpr (requires {
+                  { s.applies(v) } -> std::convertible_to<bool>;
+                })
+    return s.applies(v);
+  else
+    return true;
+}
 /// totals += weight × normalise(column): the one accumulation both chain forms share.
 /// Normalisation and sum in one pass (each total gets the same operations, in the same
-/// order, as with a normalised column stored first); column is left as scored.
+/// order, as with a normalised column stored first); column is left as scored. A constant
+/// column under min_max carries no information and adds nothing.
 inline void accumulate(std::span<double> totals, std::span<const double> column, double weight,
                        normalization mode) noexcept {
   const std::size_t n = totals.size();
-  if (mode == normalization::min_max && n > 0) {
-    double lo = column[0], hi = column[0];
-    for (std::size_t i = 1; i < n; ++i) {
-      lo = std::min(lo, column[i]);
-      hi = std::max(hi, column[i]);
-    }
-    if (hi > lo) {
-      const double span = hi - lo;
-      for (std::size_t i = 0; i < n; ++i) totals[i] += weight * ((column[i] - lo) / span * 100.0);
-    } else {
-      for (std::size_t i = 0; i < n; ++i) totals[i] += weight * 0.0;  // no information: no points
-    }
+  if (mode == normalization::none) {
+    for (std::size_t i = 0; i < n; ++i) totals[i] += weight * column[i];
     return;
   }
-  for (std::size_t i = 0; i < n; ++i) totals[i] += weight * column[i];
+  if (n == 0) return;
+  double lo = column[0], hi = column[0];
+  for (std::size_t i = 1; i < n; ++i) {
+    lo = std::min(lo, column[i]);
+    hi = std::max(hi, column[i]);
+  }
+  if (!(hi > lo)) return;
+  const double span = hi - lo;
+  for (std::size_t i = 0; i < n; ++i)
+    totals[i] += weight * ((column[i] - lo) / span * max_normalized_score);
 }
 inline double checked_weight(double w) { return require_non_negative("weight", w); }
-template <class S>
-struct is_gated : std::false_type {};
-template <class S>
-struct is_gated<gated<S>> : std::true_type {};
-/// true iff scorer s scores every item 0 in this decision (a gated scorer under another
-/// policy). Its column then adds exactly +0.0 to every total (weights are finite, a constant
-/// column normalises to 0, and a total that starts at +0.0 is never −0.0), so both chain
-/// forms skip it: same totals, bit for bit, without touching the items.
-template <class S>
-[[nodiscard]] constexpr bool scores_zero(const S& s, const cluster_view& v) noexcept {
-  if constexpr (is_gated<S>::value)
-    return v.policy != s.when;
-  else
-    return false;
-}
-/// Which indexed records a scorer reads per item beyond its parts and claims: the GPU
-/// records of the claims, the worker records of the parts. Unknown scorers: both.
-struct record_reads {
-  bool gpus = true, workers = true;
-};
-template <class S>
-struct reads_of {
-  static constexpr record_reads value{};
-};
-template <class S>
-struct reads_of<gated<S>> : reads_of<S> {};
-// best fit and locality read the view's dense copies (gpu_alloc, worker_files) in about
-// the order of the candidates: the hardware streams them without hints.
-template <>
-struct reads_of<best_fit_scorer> {
-  static constexpr record_reads value{false, false};
-};
-template <>
-struct reads_of<locality_scorer> {
-  static constexpr record_reads value{false, false};
-};
-template <>
-struct reads_of<anti_affinity_scorer> {
-  static constexpr record_reads value{false, true};
-};
-template <>
-struct reads_of<offload_layer_scorer> {
-  static constexpr record_reads value{false, false};
-};
 /// Starts loading the records item's main part refers to (its worker, its first GPU), so
 /// that scoring items in order streams them instead of waiting on each (a hint only). An
 /// item without parts or claims loads a neighbour's record, which is harmless. Needs
@@ -129,11 +114,12 @@ HEADROOM_ALWAYS_INLINE void prefetch_item(const cluster_view& v, const Item& ite
     prefetch(v.gpus.data() +
              v.claims[std::min<std::size_t>(p.claim_begin, v.claims.size() - 1)].gpu);
 }
-/// column[i] = s.score(v, items[i]) for every item, prefetching prefetch_distance ahead.
+/// column[i] = s.score(v, items[i]) for every item, prefetching what s reads
+/// prefetch_distance ahead.
 template <class S, class Item>
 inline void score_column(const S& s, const cluster_view& v, std::span<const Item> items,
                          std::span<double> column) {
-  constexpr record_reads r = reads_of<S>::value;
+  constexpr record_reads r = scorer_reads<S>::value;
   const std::size_t n = items.size();
   std::size_t i = 0;
   if constexpr (r.gpus || r.workers) {
@@ -157,6 +143,24 @@ concept ScorerChainFor = requires(C& c, const cluster_view& v, std::span<const I
                                   std::span<double> out) {
   c.evaluate(v, items, out, out);
 };
+
+namespace detail {
+/// A scorer chain of Items (scheduler/diagnostics.hpp explains the purpose).
+template <class C, class Item>
+consteval bool diagnose_scorer_chain() {
+  if constexpr (std::is_same_v<Item, candidate>)
+    static_assert(ScorerChainFor<C, Item>,
+                  "headroom: the scale-up chain cannot score candidates: it needs evaluate(view, "
+                  "items, totals, scratch), and each scorer `double score(const cluster_view&, "
+                  "const candidate&) const` (see scorer_chain, dynamic_scale_up_chain)");
+  else
+    static_assert(ScorerChainFor<C, Item>,
+                  "headroom: the scale-down chain cannot score instances: it needs evaluate(view, "
+                  "items, totals, scratch), and each scorer `double score(const cluster_view&, "
+                  "const instance_record&) const` (see scorer_chain, dynamic_scale_down_chain)");
+  return ScorerChainFor<C, Item>;
+}
+}  // namespace detail
 
 /// A static scorer chain over weighted<Ss>...: fully inlined.
 template <class... Ss>
@@ -187,7 +191,7 @@ class scorer_chain {
   template <class E, class Item>
   void run(E& e, const cluster_view& v, std::span<const Item> items, std::span<double> totals,
            std::span<double> column) {
-    if (detail::scores_zero(e.scorer, v)) return;
+    if (!detail::applies(e.scorer, v)) return;
     detail::prepare_scorer(e.scorer, v, items);
     detail::score_column(e.scorer, v, items, column);
     detail::accumulate(totals, column, e.weight, mode_);
@@ -247,7 +251,7 @@ class dynamic_scorer_chain {
     explicit model(S s) : scorer(std::move(s)) {}
     bool score_all(const cluster_view& v, std::span<const Item> items,
                    std::span<double> out) override {
-      if (detail::scores_zero(scorer, v)) return false;
+      if (!detail::applies(scorer, v)) return false;
       detail::prepare_scorer(scorer, v, items);
       detail::score_column(scorer, v, items, out);
       return true;
@@ -267,51 +271,6 @@ class dynamic_scorer_chain {
 using dynamic_scale_up_chain = dynamic_scorer_chain<candidate>;
 /// Scale-down chain of dynamic plugins.
 using dynamic_scale_down_chain = dynamic_scorer_chain<instance_record>;
-
-// ---- presets -----------------------------------------------------------------------------
-
-/// GPUStack scale up (scheduler/scheduler.py::find_candidate): placement (M = 100) +
-/// model-file locality (M = 5), raw sum. With gpustack_fit_options() (GPUStack's candidate
-/// list, first maximum wins) this is the gpustack preset.
-[[nodiscard]] inline auto gpustack_scale_up_chain() {
-  return scorer_chain<placement_scorer, locality_scorer>(
-      normalization::none, weighted<placement_scorer>{{100}, 1, "placement"},
-      weighted<locality_scorer>{{5}, 1, "model_file_locality"});
-}
-
-/// GPUStack scale down (server/controllers.py::find_scale_down_candidates): status
-/// (M = 100) + offloaded layers (M = 10) + placement in retention mode over the model's own
-/// instances (M = 1), raw sum; lowest removed first (ties: earlier first). Needs a workspace
-/// indexed with its instances recorded (rank_for_removal does).
-[[nodiscard]] inline auto gpustack_scale_down_chain() {
-  return scorer_chain<state_scorer, offload_layer_scorer, placement_retention_scorer>(
-      normalization::none, weighted<state_scorer>{{100}, 1, "state"},
-      weighted<offload_layer_scorer>{{10}, 1, "offload_layers"},
-      weighted<placement_retention_scorer>{{1, instance_view::model_only}, 1, "placement"});
-}
-
-/// The default scale up, each scorer normalised to [0, 100]: binpack models → best fit
-/// (weight 1); spread models → replica anti-affinity (1) + LeastAllocated (0.5);
-/// model-file locality (0.1) for both.
-[[nodiscard]] inline auto default_scale_up_chain() {
-  return scorer_chain<gated<best_fit_scorer>, gated<anti_affinity_scorer>,
-                      gated<least_allocated_scorer>, locality_scorer>(
-      normalization::min_max,
-      weighted<gated<best_fit_scorer>>{{placement_policy::binpack, {}}, 1, "best_fit"},
-      weighted<gated<anti_affinity_scorer>>{{placement_policy::spread, {}}, 1, "anti_affinity"},
-      weighted<gated<least_allocated_scorer>>{
-          {placement_policy::spread, {}}, 0.5, "least_allocated"},
-      weighted<locality_scorer>{{100}, 0.1, "model_file_locality"});
-}
-
-/// The default scale down, normalised: state (1) ≫ offloaded layers (0.1) ≫ placement in
-/// retention mode (0.01): the same priorities as GPUStack, each on a 0–100 scale.
-[[nodiscard]] inline auto default_scale_down_chain() {
-  return scorer_chain<state_scorer, offload_layer_scorer, placement_retention_scorer>(
-      normalization::min_max, weighted<state_scorer>{{100}, 1, "state"},
-      weighted<offload_layer_scorer>{{100}, 0.1, "offload_layers"},
-      weighted<placement_retention_scorer>{{100}, 0.01, "placement"});
-}
 
 }  // namespace v0
 }  // namespace headroom

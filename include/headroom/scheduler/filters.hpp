@@ -52,7 +52,7 @@ struct cluster_filter {
     return worker_traits<W>::cluster(w) == model_traits<M>::cluster(m) ? filter_verdict::keep()
                                                                        : filter_verdict::reject();
   }
-  /// "cluster".
+  /// Its name in explanations.
   [[nodiscard]] constexpr std::string_view name() const noexcept { return "cluster"; }
   /// Why a worker was dropped.
   [[nodiscard]] constexpr std::string_view why(std::uint8_t) const noexcept {
@@ -72,7 +72,7 @@ struct gpu_matching_filter {
         return filter_verdict::keep();
     return filter_verdict::reject();
   }
-  /// "gpu_matching".
+  /// Its name in explanations.
   [[nodiscard]] constexpr std::string_view name() const noexcept { return "gpu_matching"; }
   /// Why a worker was dropped.
   [[nodiscard]] constexpr std::string_view why(std::uint8_t) const noexcept {
@@ -100,7 +100,7 @@ struct label_filter {
     }
     return filter_verdict::keep();
   }
-  /// "label_matching".
+  /// Its name in explanations.
   [[nodiscard]] constexpr std::string_view name() const noexcept { return "label_matching"; }
   /// Why a worker was dropped.
   [[nodiscard]] constexpr std::string_view why(std::uint8_t) const noexcept {
@@ -114,7 +114,7 @@ struct state_filter {
   [[nodiscard]] constexpr filter_verdict operator()(const W& w, const M&) const noexcept {
     return is_ready(worker_traits<W>::state(w)) ? filter_verdict::keep() : filter_verdict::reject();
   }
-  /// "state".
+  /// Its name in explanations.
   [[nodiscard]] constexpr std::string_view name() const noexcept { return "state"; }
   /// Why a worker was dropped.
   [[nodiscard]] constexpr std::string_view why(std::uint8_t) const noexcept {
@@ -132,7 +132,7 @@ struct backend_filter {
       noexcept(noexcept(static_cast<bool>(compatible(w, m)))) {
     return compatible(w, m) ? filter_verdict::keep() : filter_verdict::reject();
   }
-  /// "backend_framework".
+  /// Its name in explanations.
   [[nodiscard]] constexpr std::string_view name() const noexcept { return "backend_framework"; }
   /// Why a worker was dropped.
   [[nodiscard]] constexpr std::string_view why(std::uint8_t) const noexcept {
@@ -155,7 +155,7 @@ struct local_path_filter {
     if (std::ranges::begin(sel) == std::ranges::end(sel)) return filter_verdict::keep();
     return path_exists(w, m) ? filter_verdict::keep() : filter_verdict::reject();
   }
-  /// "local_path".
+  /// Its name in explanations.
   [[nodiscard]] constexpr std::string_view name() const noexcept { return "local_path"; }
   /// Why a worker was dropped.
   [[nodiscard]] constexpr std::string_view why(std::uint8_t) const noexcept {
@@ -302,6 +302,19 @@ concept FilterChainFor = requires(const C& c, const W& w, const M& m, std::size_
   { c.name(i) } -> std::convertible_to<std::string_view>;
   { c.why(i, r) } -> std::convertible_to<std::string_view>;
 };
+
+namespace detail {
+/// A filter chain for workers W and models M (scheduler/diagnostics.hpp explains the
+/// purpose).
+template <class C, class W, class M>
+consteval bool diagnose_filter_chain() {
+  static_assert(FilterChainFor<C, W, M>,
+                "headroom: the filter chain cannot filter these workers for this model: it needs "
+                "operator()(worker, model) -> filter_outcome, name(i) and why(i, code), and each "
+                "of its filters FilterFor<worker, model> (see filter_chain, dynamic_filter_chain)");
+  return FilterChainFor<C, W, M>;
+}
+}  // namespace detail
 
 }  // namespace v0
 }  // namespace headroom

@@ -8,7 +8,9 @@
 //    placement in retention mode.
 //  - the better default: leftover-aware best fit, Kubernetes MostAllocated/LeastAllocated,
 //    replica anti-affinity, and gated<> to apply a scorer under one placement policy only.
-// A scorer may have prepare(view, items) (called once per decision before score()).
+// A scorer may have prepare(view, items) (called once per decision before score()),
+// applies(view) (false: it scores every item 0 in this decision, and the chain skips it)
+// and a static `reads` (the indexed records it reads per item: a prefetch hint).
 #pragma once
 
 #include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
@@ -19,8 +21,7 @@
 #include <limits>
 #include <span>
 
-#include "../detail/checks.hpp"
-#include "fit.hpp"
+#include "view.hpp"
 
 namespace headroom {
 inline namespace v0 {
@@ -31,6 +32,24 @@ concept ScorerFor = requires(const S& s, const cluster_view& v, const Item& item
   { s.score(v, item) } -> std::convertible_to<double>;
 };
 
+/// Which indexed records a scorer reads per item beyond the item's parts and claims: the
+/// GPU records of the claims, the worker records of the parts. A chain prefetches them
+/// (a hint: it never changes a score).
+struct record_reads {
+  bool gpus = true;     ///< the view's gpus[claim.gpu]
+  bool workers = true;  ///< the view's workers[part.worker]
+};
+/// What scorer S reads: the `static constexpr record_reads reads` it declares, else both.
+template <class S>
+struct scorer_reads {
+  static constexpr record_reads value = [] {
+    if constexpr (requires { S::reads; })
+      return record_reads(S::reads);
+    else
+      return record_reads{};
+  }();
+};
+
 /// Which instances' claims a placement scorer counts against the allocatable amounts and
 /// the instance counts.
 enum class instance_view : std::uint8_t {
@@ -39,32 +58,53 @@ enum class instance_view : std::uint8_t {
 };
 
 namespace detail {
+/// GPUStack's binpack score (placement_scorer.py::_score_binpack_item): a GPU part weighs
+/// its RAM term 1 and its VRAM term 2,
+inline constexpr double binpack_ram_weight = 1.0, binpack_vram_weight = 2.0;
+/// and a distributed placement weighs its main worker 5 and each subordinate 1.
+inline constexpr double binpack_main_weight = 5.0, binpack_subordinate_weight = 1.0;
+/// GPUStack's locality score (model_file_locality_scorer.py): the draft model's files weigh
+/// half the main model's when a READY copy exists somewhere.
+inline constexpr double locality_draft_weight = 0.5;
+/// GPUStack's status scorer (status_scorer.py): an instance neither running on a READY
+/// worker nor broken scores half.
+inline constexpr double state_partial_share = 0.5;
+
+/// Which allocatable amount a binpack claim is measured against.
+enum class binpack_basis : std::uint8_t {
+  before_placement,  ///< a: what is free before the placement (scale up)
+  claim_added_back   ///< a + c: the claim given back (scale down: what keeping it costs)
+};
+
 /// claim / allocatable, or 0 when nothing is allocatable (GPUStack's calculate_score).
 [[nodiscard]] constexpr double claim_ratio(std::uint64_t c, double a) noexcept {
   return !(a > 0) ? 0.0 : static_cast<double>(c) / a;
 }
-/// Allocatable VRAM of GPU position g in the view, clamped at 0 as GPUStack's
+/// An allocatable amount as the view iv sees it: the model's own instances only (own[i],
+/// when the view has that copy) or every instance (all), clamped at 0 as GPUStack's
 /// get_worker_allocatable_resource does.
+[[nodiscard]] constexpr double allocatable(std::span<const std::int64_t> own, std::uint32_t i,
+                                           std::int64_t all, instance_view iv) noexcept {
+  const std::int64_t a = iv == instance_view::model_only && !own.empty() ? own[i] : all;
+  return static_cast<double>(std::max<std::int64_t>(a, 0));
+}
+/// Allocatable VRAM of GPU position g, clamped at 0.
 [[nodiscard]] constexpr double gpu_allocatable(const cluster_view& v, std::uint32_t g,
                                                instance_view iv) noexcept {
-  const std::int64_t a = iv == instance_view::model_only && !v.own_gpu_alloc.empty()
-                             ? v.own_gpu_alloc[g]
-                             : v.gpus[g].alloc_bytes;
-  return static_cast<double>(std::max<std::int64_t>(a, 0));
+  return allocatable(v.own_gpu_alloc_bytes, g, v.gpus[g].alloc_bytes, iv);
 }
 /// Allocatable RAM of worker position w, clamped at 0.
 [[nodiscard]] constexpr double ram_allocatable(const cluster_view& v, std::uint32_t w,
                                                instance_view iv) noexcept {
-  const std::int64_t a = iv == instance_view::model_only && !v.own_ram_alloc.empty()
-                             ? v.own_ram_alloc[w]
-                             : v.workers[w].ram_alloc_bytes;
-  return static_cast<double>(std::max<std::int64_t>(a, 0));
+  return allocatable(v.own_ram_alloc_bytes, w, v.workers[w].ram_alloc_bytes, iv);
 }
 /// GPUStack's binpack score of one part (placement_scorer.py::_score_binpack_item): CPU
 /// `c_ram/a_ram·M` (retention: `c_ram/(a_ram + c_ram)·M`); GPU: max over its GPUs of
 /// `(c_ram/a_ram·M·1 + c_vram,i/a_vram,i·M·2)/3`, retention adding each claim to its a.
 [[nodiscard]] constexpr double binpack_part(const cluster_view& v, const placement_part& p,
-                                            double m, bool retention, instance_view iv) noexcept {
+                                            double m, binpack_basis basis,
+                                            instance_view iv) noexcept {
+  const bool retention = basis == binpack_basis::claim_added_back;
   const double a_ram =
       ram_allocatable(v, p.worker, iv) + (retention ? static_cast<double>(p.ram_bytes) : 0.0);
   if (p.claim_count == 0) return claim_ratio(p.ram_bytes, a_ram) * m;
@@ -72,9 +112,9 @@ namespace detail {
   for (const claim_record& c : v.claims_of(p)) {
     const double a_vram =
         gpu_allocatable(v, c.gpu, iv) + (retention ? static_cast<double>(c.vram_bytes) : 0.0);
-    const double ram_score = claim_ratio(p.ram_bytes, a_ram) * m * 1.0;
-    const double vram_score = claim_ratio(c.vram_bytes, a_vram) * m * 2.0;
-    const double result = (ram_score + vram_score) / (1.0 + 2.0);
+    const double ram_score = claim_ratio(p.ram_bytes, a_ram) * m * binpack_ram_weight;
+    const double vram_score = claim_ratio(c.vram_bytes, a_vram) * m * binpack_vram_weight;
+    const double result = (ram_score + vram_score) / (binpack_ram_weight + binpack_vram_weight);
     if (result > best) best = result;
   }
   return best;
@@ -82,40 +122,58 @@ namespace detail {
 /// Combines main and subordinate part scores: `(S_main·5 + Σ S_sub·n·1)/(5 + 1·n)`.
 [[nodiscard]] constexpr double binpack_parts(const cluster_view& v,
                                              std::span<const placement_part> parts, double m,
-                                             bool retention, instance_view iv) noexcept {
+                                             binpack_basis basis, instance_view iv) noexcept {
   if (parts.empty()) return 0;
-  const double main = binpack_part(v, parts[0], m, retention, iv);
+  const double main = binpack_part(v, parts[0], m, basis, iv);
   if (parts.size() == 1) return main;
   double subs = 0;
-  for (std::size_t k = 1; k < parts.size(); ++k)
-    subs += binpack_part(v, parts[k], m, retention, iv);
+  for (std::size_t k = 1; k < parts.size(); ++k) subs += binpack_part(v, parts[k], m, basis, iv);
   const auto n = static_cast<double>(parts.size() - 1);
-  return (main * 5.0 + subs * n * 1.0) / (5.0 + 1.0 * n);
+  return (main * binpack_main_weight + subs * n * binpack_subordinate_weight) /
+         (binpack_main_weight + binpack_subordinate_weight * n);
 }
 
-/// min/max of cur and oth over a set of workers and whether one has cur = 0 (spread).
+/// GPUStack's spread score (placement_scorer.py::_score_spread_worker_score): a worker's
+/// term W = base + model_weight·inv(instances of the model) + other_weight·inv(instances of
+/// other models), in one of three bands:
+struct spread_band {
+  double base, model_weight, other_weight;
+};
+/// ...the worker has none of the model while some candidate worker has none either,
+inline constexpr spread_band spread_free_worker{0.85, 0.0, 0.15};
+/// ...it has some while another candidate worker has none,
+inline constexpr spread_band spread_busy_worker{0.45, 0.35, 0.20};
+/// ...every candidate worker has some.
+inline constexpr spread_band spread_all_busy{0.50, 0.25, 0.15};
+/// A spread score is W·M·0.85 + G·M·0.15 (worker term, GPU term; a CPU part W·M alone),
+inline constexpr double spread_worker_share = 0.85, spread_gpu_share = 0.15;
+/// and an instance of another model on a GPU weighs 0.2 of one of the model in G.
+inline constexpr double spread_other_instance_weight = 0.2;
+
+/// min/max of the instance counts over a set of workers and whether one has none of the
+/// model (spread).
 struct spread_stats {
-  std::uint32_t cur_min = 0, cur_max = 0, oth_min = 0, oth_max = 0;
-  bool any_zero_cur = true;  ///< GPUStack's default for an empty set
+  std::uint32_t model_min = 0, model_max = 0, other_min = 0, other_max = 0;
+  bool some_without_model = true;  ///< GPUStack's default for an empty set
   bool empty = true;
-  bool model_only = false;  ///< oth counts as 0 (instance_view::model_only)
-  /// The other models' instances on w as this view counts them.
-  [[nodiscard]] constexpr std::uint32_t oth_of(std::uint32_t oth) const noexcept {
-    return model_only ? 0 : oth;
+  bool model_only = false;  ///< other models' instances count as 0 (instance_view::model_only)
+  /// The other models' instances as this view counts them.
+  [[nodiscard]] constexpr std::uint32_t others(std::uint32_t other) const noexcept {
+    return model_only ? 0 : other;
   }
   constexpr void add(const worker_record& w) noexcept {
-    const std::uint32_t oth = oth_of(w.oth);
+    const std::uint32_t other = others(w.other_instances);
     if (empty) {
-      cur_min = cur_max = w.cur;
-      oth_min = oth_max = oth;
-      any_zero_cur = w.cur == 0;
+      model_min = model_max = w.model_instances;
+      other_min = other_max = other;
+      some_without_model = w.model_instances == 0;
       empty = false;
     } else {
-      cur_min = std::min(cur_min, w.cur);
-      cur_max = std::max(cur_max, w.cur);
-      oth_min = std::min(oth_min, oth);
-      oth_max = std::max(oth_max, oth);
-      any_zero_cur = any_zero_cur || w.cur == 0;
+      model_min = std::min(model_min, w.model_instances);
+      model_max = std::max(model_max, w.model_instances);
+      other_min = std::min(other_min, other);
+      other_max = std::max(other_max, other);
+      some_without_model = some_without_model || w.model_instances == 0;
     }
   }
   /// inv(v) = 1 − (v − min)/(max − min), or 1 when max <= min (GPUStack's inverse_norm).
@@ -127,17 +185,19 @@ struct spread_stats {
   }
   /// The worker term W (placement_scorer.py::_score_spread_worker_score, before × M).
   [[nodiscard]] constexpr double worker_term(const worker_record& w) const noexcept {
-    const std::uint32_t oth = oth_of(w.oth);
-    if (any_zero_cur) {
-      if (w.cur == 0) return 0.85 + 0.15 * inv(oth, oth_min, oth_max);
-      return 0.45 + 0.35 * inv(w.cur, cur_min, cur_max) + 0.20 * inv(oth, oth_min, oth_max);
-    }
-    return 0.50 + 0.25 * inv(w.cur, cur_min, cur_max) + 0.15 * inv(oth, oth_min, oth_max);
+    const spread_band& b = !some_without_model      ? spread_all_busy
+                           : w.model_instances == 0 ? spread_free_worker
+                                                    : spread_busy_worker;
+    const double model_inv =
+        b.model_weight == 0.0 ? 0.0 : inv(w.model_instances, model_min, model_max);
+    return b.base + b.model_weight * model_inv +
+           b.other_weight * inv(others(w.other_instances), other_min, other_max);
   }
 };
 /// GPUStack's spread score of a placement (placement_scorer.py::_score_spread_item): only
 /// the main worker and its GPUs count; `W·M·0.85 + G·M·0.15` with G the mean of
-/// `1/(1 + cur_i + oth_i·0.2)` over the main worker's claimed GPUs, or `W·M` for a CPU part.
+/// `1/(1 + model_i + other_i·0.2)` over the main worker's claimed GPUs, or `W·M` for a CPU
+/// part.
 [[nodiscard]] constexpr double spread_parts(const cluster_view& v,
                                             std::span<const placement_part> parts,
                                             const spread_stats& st, double m) noexcept {
@@ -148,11 +208,12 @@ struct spread_stats {
   double g_sum = 0;
   for (const claim_record& c : v.claims_of(p)) {
     const gpu_record& g = v.gpus[c.gpu];
-    g_sum += 1.0 / (static_cast<double>(1 + std::uint64_t{g.cur}) +
-                    static_cast<double>(st.oth_of(g.oth)) * 0.2);
+    g_sum +=
+        1.0 / (static_cast<double>(1 + std::uint64_t{g.model_instances}) +
+               static_cast<double>(st.others(g.other_instances)) * spread_other_instance_weight);
   }
   const double gpu_score = g_sum / static_cast<double>(p.claim_count) * m;
-  return worker_score * 0.85 + gpu_score * 0.15;
+  return worker_score * spread_worker_share + gpu_score * spread_gpu_share;
 }
 }  // namespace detail
 
@@ -165,13 +226,15 @@ struct binpack_scorer {
   double max_score = 100;  ///< M
   /// The candidate's score.
   [[nodiscard]] constexpr double score(const cluster_view& v, const candidate& c) const noexcept {
-    return detail::binpack_parts(v, v.parts_of(c), max_score, false, instance_view::all_instances);
+    return detail::binpack_parts(v, v.parts_of(c), max_score,
+                                 detail::binpack_basis::before_placement,
+                                 instance_view::all_instances);
   }
 };
 
-/// Spread (scale up): `W·M·0.85 + G·M·0.15` (CPU: `W·M`), W from the cur/oth instance counts
-/// of the main worker with min/max over the candidates' main workers, G the mean of
-/// `1/(1 + cur_i + 0.2·oth_i)` over the main worker's claimed GPUs
+/// Spread (scale up): `W·M·0.85 + G·M·0.15` (CPU: `W·M`), W from the main worker's instance
+/// counts (of the model, of others) with min/max over the candidates' main workers, G the
+/// mean of `1/(1 + model_i + 0.2·other_i)` over the main worker's claimed GPUs
 /// (placement_scorer.py::score_spread).
 struct spread_scorer {
   double max_score = 100;        ///< M
@@ -200,7 +263,8 @@ struct placement_scorer {
   [[nodiscard]] constexpr double score(const cluster_view& v, const candidate& c) const noexcept {
     return v.policy == placement_policy::spread
                ? spread.score(v, c)
-               : detail::binpack_parts(v, v.parts_of(c), max_score, false,
+               : detail::binpack_parts(v, v.parts_of(c), max_score,
+                                       detail::binpack_basis::before_placement,
                                        instance_view::all_instances);
   }
 };
@@ -210,6 +274,8 @@ struct placement_scorer {
 /// anywhere, else 0 (model_file_locality_scorer.py::_calculate_score).
 struct locality_scorer {
   double max_score = 5;  ///< M
+  /// It reads the view's dense worker_files in about the candidates' order: no hint needed.
+  static constexpr record_reads reads{.gpus = false, .workers = false};
   /// The candidate's score.
   [[nodiscard]] constexpr double score(const cluster_view& v, const candidate& c) const noexcept {
     const auto parts = v.parts_of(c);
@@ -235,11 +301,11 @@ struct locality_scorer {
       draft += f >> 1;
     }
     const auto n = static_cast<double>(distinct);
-    const bool drafts = v.has_draft && v.draft_any_ready;
+    const bool drafts = v.has_draft && v.draft_ready_somewhere;
     const double r_main = static_cast<double>(main) / n;
     const double r_draft = drafts ? static_cast<double>(draft) / n : 0.0;
     if (r_main == 0 && r_draft == 0) return 0;
-    const double w = drafts ? 0.5 : 0.0;
+    const double w = drafts ? detail::locality_draft_weight : 0.0;
     return (r_main + w * r_draft) / (1.0 + w) * max_score;
   }
 };
@@ -258,7 +324,7 @@ struct state_scorer {
     const worker_state ws = v.workers[v.parts[r.part_begin].worker].state;
     if (ws == worker_state::not_ready || r.state == instance_state::error) return 0;
     if (ws == worker_state::ready && r.state == instance_state::running) return max_score;
-    return max_score * 0.5;
+    return max_score * detail::state_partial_share;
   }
 };
 
@@ -266,6 +332,8 @@ struct state_scorer {
 /// offload = total; else `offload/total·M`.
 struct offload_layer_scorer {
   double max_score = 10;  ///< M
+  /// It reads the instance record alone.
+  static constexpr record_reads reads{.gpus = false, .workers = false};
   /// The instance's score.
   [[nodiscard]] constexpr double score(const cluster_view&,
                                        const instance_record& r) const noexcept {
@@ -296,7 +364,8 @@ struct placement_retention_scorer {
     const auto parts = v.parts_of(r);
     if (v.policy == placement_policy::spread)
       return detail::spread_parts(v, parts, stats, max_score);
-    return detail::binpack_parts(v, parts, max_score, true, view);
+    return detail::binpack_parts(v, parts, max_score, detail::binpack_basis::claim_added_back,
+                                 view);
   }
 };
 
@@ -306,14 +375,16 @@ struct placement_retention_scorer {
 /// candidate's GPUs (CPU: RAM leftover): the placement that strands the least VRAM wins,
 /// which keeps large holes whole (fragmentation-aware). Normalise it in the chain.
 struct best_fit_scorer {
+  /// It reads the view's dense gpu_alloc_bytes in about the candidates' order: no hint needed.
+  static constexpr record_reads reads{.gpus = false, .workers = false};
   /// The candidate's raw score (<= 0).
   [[nodiscard]] constexpr double score(const cluster_view& v, const candidate& c) const noexcept {
     double left = 0;
     bool gpu = false;
-    const bool dense = !v.gpu_alloc.empty();
+    const bool dense = !v.gpu_alloc_bytes.empty();
     for (const placement_part& p : v.parts_of(c))
       for (const claim_record& cl : v.claims_of(p)) {
-        const std::int64_t a = dense ? v.gpu_alloc[cl.gpu] : v.gpus[cl.gpu].alloc_bytes;
+        const std::int64_t a = dense ? v.gpu_alloc_bytes[cl.gpu] : v.gpus[cl.gpu].alloc_bytes;
         left += static_cast<double>(a) - static_cast<double>(cl.vram_bytes);
         gpu = true;
       }
@@ -385,13 +456,17 @@ struct least_allocated_scorer {
   }
 };
 
-/// Replica anti-affinity: raw score `−Σ cur` over the candidate's workers (instances of the
-/// same model already there, once per GPU): the fewer replicas share a failure domain the better.
+/// Replica anti-affinity: raw score `−Σ model_instances` over the candidate's workers (the
+/// model's instances already there, once per GPU): the fewer replicas share a failure
+/// domain the better.
 struct anti_affinity_scorer {
+  /// It reads the worker records of the candidate's parts.
+  static constexpr record_reads reads{.gpus = false, .workers = true};
   /// The candidate's raw score (<= 0).
   [[nodiscard]] constexpr double score(const cluster_view& v, const candidate& c) const noexcept {
     double n = 0;
-    for (const placement_part& p : v.parts_of(c)) n += static_cast<double>(v.workers[p.worker].cur);
+    for (const placement_part& p : v.parts_of(c))
+      n += static_cast<double>(v.workers[p.worker].model_instances);
     return -n;
   }
 };
@@ -402,6 +477,13 @@ template <class S>
 struct gated {
   placement_policy when = placement_policy::binpack;  ///< the policy it applies to
   S scorer{};                                         ///< the wrapped scorer
+  /// It reads what S reads.
+  static constexpr record_reads reads = scorer_reads<S>::value;
+  /// false when the model's policy is another: every item then scores 0, and a chain skips
+  /// the scorer (its column would add exactly +0.0 to every total).
+  [[nodiscard]] constexpr bool applies(const cluster_view& v) const noexcept {
+    return v.policy == when;
+  }
   /// Forwards prepare() when S has one and the policy matches.
   template <class Item>
   constexpr void prepare(const cluster_view& v, std::span<const Item> items) {

@@ -25,6 +25,9 @@
 namespace headroom {
 inline namespace v0 {
 
+/// One GiB in bytes.
+inline constexpr std::uint64_t gib_bytes = std::uint64_t{1} << 30;
+
 /// A worker's lifecycle state: GPUStack's WorkerStateEnum (gpustack/schemas/workers.py).
 /// Only ready workers take new instances; scale down scores a not_ready worker's instances 0.
 enum class worker_state : std::uint8_t {
@@ -230,7 +233,7 @@ struct worker_traits {
 /// (placement_policy), local_path (bool), files and draft_files (file keys, 0 = none).
 template <class M>
 struct model_traits {
-  /// The model's identity (its instances are "cur", others "oth").
+  /// The model's identity (its instances name it in instance_traits::model_id).
   static constexpr decltype(auto) id(const M& m) noexcept requires requires { m.id; }
   { return (m.id); }
   /// The cluster the model must run in.

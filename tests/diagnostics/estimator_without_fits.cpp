@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: Apache-2.0
+// Misuse: an estimator without fits(claims_bytes, gpu_count).
+// expect: `fits(claims_bytes, gpu_count)`
+#include <headroom/scheduler.hpp>
+#include <headroom/scheduler/archetypes.hpp>
+
+#include <cstdint>
+#include <vector>
+
+struct estimator {
+  headroom::backend_capabilities capabilities() const noexcept { return {}; }
+  std::uint64_t ram_bytes() const noexcept { return 0; }
+  std::uint64_t gpu_claim_bytes(std::uint64_t, std::int64_t) const noexcept { return 0; }
+};
+
+int main() {
+  auto up = headroom::default_scheduler(estimator{});
+  (void)up.place(std::vector<headroom::archetypes::worker>{},
+                 std::vector<headroom::archetypes::instance>{}, headroom::archetypes::model(7));
+}

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+// Misuse: a worker type without ram_total_bytes, placed by a scheduler.
+// expect: `ram_total_bytes`
+#include <headroom/scheduler.hpp>
+
+#include <cstdint>
+#include <vector>
+
+struct gpu {
+  std::uint32_t index;
+  std::uint64_t vram_total_bytes;
+};
+struct worker {
+  std::uint64_t id;
+  int cluster;
+  headroom::worker_state state;
+  std::vector<gpu> gpus;
+};
+struct model {
+  std::uint64_t id;
+  int cluster;
+};
+struct instance {
+  std::uint64_t id, model_id, worker_id;
+  headroom::instance_state state;
+  std::uint64_t ram_bytes;
+  std::vector<headroom::gpu_claim> gpus;
+};
+
+int main() {
+  auto up = headroom::default_scheduler(headroom::vllm_estimator(16ull << 30, 0.9, 32));
+  const std::vector<worker> workers;
+  const std::vector<instance> instances;
+  return static_cast<bool>(up.place(workers, instances, model{7, 0})) ? 0 : 1;
+}
