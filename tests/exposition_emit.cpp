@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
        .source = headroom::metric_source::external,
        .target = 0.8}};
   int n = 0;
-  for (const headroom::scale_reason reason : prom::all_scale_reasons) {
+  for (const headroom::scale_reason reason : headroom::all_scale_reasons) {
     for (const bool metrics_used : {true, false}) {
       headroom::autoscaler_decision d{.desired_replicas = 7,
                                       .current_replicas = 5,

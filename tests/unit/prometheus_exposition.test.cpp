@@ -117,7 +117,7 @@ TEST_SUITE("prometheus_exposition") {
     CHECK(value_of(p, "headroom_autoscaler_reason", "reason", "DesiredWithinRange") == 1);
     CHECK(prom::aggregate(p, "headroom_autoscaler_reason").sum == 1);  // exactly one reason
     CHECK(prom::aggregate(p, "headroom_autoscaler_reason").series ==
-          std::size(prom::all_scale_reasons));
+          std::size(headroom::all_scale_reasons));
     CHECK(value_of(p, "headroom_autoscaler_failed_metrics", "autoscaler", "ns/llm") == 1);
     CHECK(value_of(p, "headroom_autoscaler_metric_proposal_replicas", "metric", "in_flight") == 5);
     CHECK(prom::aggregate(p, "headroom_autoscaler_metric_proposal_replicas", "metric", "kv_usage")

@@ -75,16 +75,10 @@ inline void check_filter(std::string_view label_name, std::string_view label_val
   const auto v = p.label_value(s, label_name);
   return v.has_value() && raw_equals(*v, label_value);
 }
-}  // namespace detail
-
-/// Aggregates the samples named exactly `metric` whose label `label_name` equals `label_value`
-/// (every sample when label_value is empty). A NaN or infinite match makes it not_finite.
-/// Throws invalid_argument for an empty metric, or a label_value without a label_name.
-[[nodiscard]] inline series_aggregate aggregate(const page& p, std::string_view metric,
-                                                std::string_view label_name = {},
-                                                std::string_view label_value = {}) {
-  if (metric.empty()) headroom::detail::fail("metric", metric, "must not be empty");
-  detail::check_filter(label_name, label_value);
+/// Sum, max and mean of the samples named `metric` for which keep(sample) holds; the reason
+/// when there is none (no such metric, no series kept, or a kept value not finite).
+template <class Keep>
+[[nodiscard]] series_aggregate aggregate_where(const page& p, std::string_view metric, Keep keep) {
   series_aggregate out;
   if (!p.ok()) {
     out.missing = missing_reason::page_invalid;
@@ -95,23 +89,31 @@ inline void check_filter(std::string_view label_name, std::string_view label_val
   for (const sample& s : p.samples()) {
     if (s.name != metric) continue;
     seen = true;
-    if (!detail::passes(p, s, label_name, label_value)) continue;
+    if (!keep(s)) continue;
     if (!std::isfinite(s.value)) finite = false;
     out.max = out.series == 0 ? s.value : std::max(out.max, s.value);
     out.sum += s.value;
     ++out.series;
   }
-  if (!seen) {
-    out.missing = missing_reason::metric_absent;
-  } else if (out.series == 0) {
-    out.missing = missing_reason::no_matching_series;
-  } else if (!finite) {
-    out.missing = missing_reason::not_finite;
-  } else {
-    out.missing = missing_reason::none;
-    out.mean = out.sum / static_cast<double>(out.series);
-  }
+  out.missing = !seen             ? missing_reason::metric_absent
+                : out.series == 0 ? missing_reason::no_matching_series
+                : !finite         ? missing_reason::not_finite
+                                  : missing_reason::none;
+  if (out.missing == missing_reason::none) out.mean = out.sum / static_cast<double>(out.series);
   return out;
+}
+}  // namespace detail
+
+/// Aggregates the samples named exactly `metric` whose label `label_name` equals `label_value`
+/// (every sample when label_value is empty). A NaN or infinite match makes it not_finite.
+/// Throws invalid_argument for an empty metric, or a label_value without a label_name.
+[[nodiscard]] inline series_aggregate aggregate(const page& p, std::string_view metric,
+                                                std::string_view label_name = {},
+                                                std::string_view label_value = {}) {
+  if (metric.empty()) headroom::detail::fail("metric", metric, "must not be empty");
+  detail::check_filter(label_name, label_value);
+  return detail::aggregate_where(
+      p, metric, [&](const sample& s) { return detail::passes(p, s, label_name, label_value); });
 }
 
 }  // namespace prometheus

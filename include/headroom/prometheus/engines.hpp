@@ -70,29 +70,9 @@ struct reading_and_mean {
                                                          std::string_view label_name,
                                                          std::string_view label_value) {
   if (selector.label.empty()) return aggregate(p, metric, label_name, label_value);
-  series_aggregate out;
-  if (!p.ok()) {
-    out.missing = missing_reason::page_invalid;
-    return out;
-  }
-  bool seen = false;
-  bool finite = true;
-  for (const sample& s : p.samples()) {
-    if (s.name != metric) continue;
-    seen = true;
-    if (!passes(p, s, selector.label, selector.value) || !passes(p, s, label_name, label_value))
-      continue;
-    if (!std::isfinite(s.value)) finite = false;
-    out.max = out.series == 0 ? s.value : std::max(out.max, s.value);
-    out.sum += s.value;
-    ++out.series;
-  }
-  out.missing = !seen             ? missing_reason::metric_absent
-                : out.series == 0 ? missing_reason::no_matching_series
-                : !finite         ? missing_reason::not_finite
-                                  : missing_reason::none;
-  if (out.missing == missing_reason::none) out.mean = out.sum / static_cast<double>(out.series);
-  return out;
+  return prometheus::detail::aggregate_where(p, metric, [&](const sample& s) {
+    return passes(p, s, selector.label, selector.value) && passes(p, s, label_name, label_value);
+  });
 }
 
 [[nodiscard]] inline reading_and_mean read_metric(const page& p, std::string_view metric,

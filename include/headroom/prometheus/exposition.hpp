@@ -168,24 +168,6 @@ inline constexpr std::string_view exposition_content_type =
 
 // ---- the controller ------------------------------------------------------------------------
 
-/// Every scale_reason, for the reason family (each written, 1 for the decision's, 0 else, so
-/// a series never goes stale when the reason changes).
-inline constexpr scale_reason all_scale_reasons[] = {scale_reason::desired_within_range,
-                                                     scale_reason::within_tolerance,
-                                                     scale_reason::scale_up_stabilized,
-                                                     scale_reason::scale_down_stabilized,
-                                                     scale_reason::scale_up_limited,
-                                                     scale_reason::scale_down_limited,
-                                                     scale_reason::too_many_replicas,
-                                                     scale_reason::too_few_replicas,
-                                                     scale_reason::above_max_replicas,
-                                                     scale_reason::below_min_replicas,
-                                                     scale_reason::scaling_disabled,
-                                                     scale_reason::metric_missing,
-                                                     scale_reason::panic,
-                                                     scale_reason::forecast,
-                                                     scale_reason::waiting_for_starting};
-
 /// What the controller page says besides the decision: the workload's name (label
 /// "autoscaler"), each metric's own proposal (autoscaler/proposals.hpp's metric_proposals,
 /// index-aligned with config.metrics; nullopt = the metric failed) and the step counters.
@@ -232,7 +214,9 @@ inline void append_decision(exposition_page& page, const autoscaler_decision& d,
   page.family("headroom_autoscaler_reason",
               "Why the controller decided as it did: 1 for this step's reason, 0 otherwise.",
               "gauge");
-  for (const scale_reason r : all_scale_reasons)
+  // Every reason is written (1 for the decision's, 0 else), so no series goes stale when
+  // the reason changes.
+  for (const scale_reason r : headroom::all_scale_reasons)
     page.sample({who, {.name = "reason", .value = to_string(r)}}, r == d.reason ? 1.0 : 0.0);
   gauge("headroom_autoscaler_panic", "1 while the Knative-style panic mode is active.",
         d.panicking ? 1.0 : 0.0);
