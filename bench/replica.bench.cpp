@@ -54,8 +54,9 @@ void run_mix(benchmark::State& state, sim::kv_policy policy, std::size_t kv_budg
   const auto requests = workload(s, static_cast<double>(state.range(0)), 100000);
   std::uint64_t steps = 0;
   std::uint64_t preemptions = 0;
+  sim::replica_workspace workspace;
   for (auto _ : state) {
-    const auto run = sim::simulate(s.config, requests, s.model);
+    const auto& run = sim::simulate(s.config, requests, s.model, workspace);
     steps += run.stats.steps;
     preemptions += run.stats.preemptions;
     benchmark::DoNotOptimize(run.outcomes.data());
@@ -84,22 +85,68 @@ void BM_replica_mix_preempt_tight(benchmark::State& state) {
 }
 BENCHMARK(BM_replica_mix_preempt_tight)->Arg(40)->Unit(benchmark::kMillisecond);
 
-// Batch 1, one token: one step per request (the M/M/1 reduction), 10^6 requests.
-void BM_replica_single_server(benchmark::State& state) {
-  const sim::replica_config config{.max_batch = 1,
-                                   .kv_budget_tokens = 16,
-                                   .max_batched_tokens = 16,
-                                   .prefill = sim::prefill_mode::whole};
+// Batch 1, one token: one step per request (the M/M/1 reduction, ρ = 0.8), 10^6 requests;
+// runs reuse one workspace (items_per_second: simulated requests per second of CPU time).
+constexpr sim::replica_config single_server{.max_batch = 1,
+                                            .kv_budget_tokens = 16,
+                                            .max_batched_tokens = 16,
+                                            .prefill = sim::prefill_mode::whole};
+
+std::vector<sim::request> single_server_requests(double rate, std::size_t n) {
   std::mt19937_64 engine(1);
-  const auto schedule = headroom::poisson_schedule(8.0, 1000000, engine);
-  const auto requests = sim::make_requests(schedule, sim::fixed_lengths{{1, 1}}, engine);
+  const auto schedule = headroom::poisson_schedule(rate, n, engine);
+  return sim::make_requests(schedule, sim::fixed_lengths{{1, 1}}, engine);
+}
+
+void BM_replica_single_server(benchmark::State& state) {
+  const auto requests = single_server_requests(8.0, 1000000);
+  sim::replica_workspace workspace;
   for (auto _ : state) {
-    const auto run = sim::simulate(config, requests, sim::exponential_step_time(0.1s, 2));
+    const auto& run =
+        sim::simulate(single_server, requests, sim::exponential_step_time(0.1s, 2), workspace);
     benchmark::DoNotOptimize(run.outcomes.data());
   }
   state.SetItemsProcessed(state.iterations() * 1000000);
 }
 BENCHMARK(BM_replica_single_server)->Unit(benchmark::kMillisecond);
+
+// The same runs through the overload without a workspace: every run allocates its result
+// and the engine's per-request state afresh (page faults included).
+void BM_replica_single_server_fresh(benchmark::State& state) {
+  const auto requests = single_server_requests(8.0, 1000000);
+  for (auto _ : state) {
+    const auto run = sim::simulate(single_server, requests, sim::exponential_step_time(0.1s, 2));
+    benchmark::DoNotOptimize(run.outcomes.data());
+  }
+  state.SetItemsProcessed(state.iterations() * 1000000);
+}
+BENCHMARK(BM_replica_single_server_fresh)->Unit(benchmark::kMillisecond);
+
+// M/M/1 with λ = 0.8, μ = 1 and 200 000 requests, everything a run does timed: the Poisson
+// schedule, the requests, the simulation and the mean time in system. The peer is
+// bench/simpy_mm1.py (SimPy, same queue, same count): compare its requests/s with
+// items_per_second here.
+void BM_replica_mm1_200k(benchmark::State& state) {
+  constexpr std::size_t n = 200000;
+  sim::replica_workspace workspace;
+  std::uint64_t seed = 1;
+  double mean_s = 0.0;
+  for (auto _ : state) {
+    std::mt19937_64 engine(seed);
+    const auto schedule = headroom::poisson_schedule(0.8, n, engine);
+    const auto requests = sim::make_requests(schedule, sim::fixed_lengths{{1, 1}}, engine);
+    const auto& run =
+        sim::simulate(single_server, requests, sim::exponential_step_time(1s, ~seed), workspace);
+    double total_s = 0.0;
+    for (const auto& o : run.outcomes) total_s += (o.finished - o.intended_arrival).count();
+    mean_s = total_s / static_cast<double>(n);
+    benchmark::DoNotOptimize(mean_s);
+    ++seed;
+  }
+  state.counters["mean_time_in_system_s"] = mean_s;  // 1/(μ − λ) = 5 s
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(n));
+}
+BENCHMARK(BM_replica_mm1_200k)->Unit(benchmark::kMillisecond);
 
 // The full sweep: 20 rates from 5 to 100 req/s, 10^4 requests each, schedule generation,
 // simulation and conformance (capacity.hpp) included.

@@ -72,6 +72,44 @@ std::vector<double> sojourns(const sim::replica_result& r) {
   return xs;
 }
 
+// Two doubles equal, NaN equal to NaN (the times that never happened).
+bool same_time(seconds_d a, seconds_d b) {
+  return a == b || (std::isnan(a.count()) && std::isnan(b.count()));
+}
+
+// Two results equal in every outcome, status, trace record and total.
+bool same_result(const sim::replica_result& a, const sim::replica_result& b) {
+  if (a.outcomes.size() != b.outcomes.size() || a.status != b.status ||
+      a.trace.size() != b.trace.size())
+    return false;
+  for (std::size_t i = 0; i < a.outcomes.size(); ++i) {
+    const auto& x = a.outcomes[i];
+    const auto& y = b.outcomes[i];
+    if (!same_time(x.intended_arrival, y.intended_arrival) || !same_time(x.sent, y.sent) ||
+        !same_time(x.first_token, y.first_token) || !same_time(x.finished, y.finished) ||
+        x.prompt_tokens != y.prompt_tokens || x.output_tokens != y.output_tokens ||
+        x.error != y.error)
+      return false;
+  }
+  for (std::size_t i = 0; i < a.trace.size(); ++i) {
+    const auto& x = a.trace[i];
+    const auto& y = b.trace[i];
+    if (x.start != y.start || x.length != y.length || x.batch != y.batch ||
+        x.queue_length != y.queue_length || x.prefill_tokens != y.prefill_tokens ||
+        x.decode_tokens != y.decode_tokens || x.kv_tokens_used != y.kv_tokens_used ||
+        x.kv_tokens_committed != y.kv_tokens_committed)
+      return false;
+  }
+  const auto& s = a.stats;
+  const auto& t = b.stats;
+  return s.finished == t.finished && s.unfinished == t.unfinished &&
+         s.not_arrived == t.not_arrived && s.rejected == t.rejected && s.steps == t.steps &&
+         s.preemptions == t.preemptions && s.prefill_tokens == t.prefill_tokens &&
+         s.decode_tokens == t.decode_tokens && s.kv_token_steps == t.kv_token_steps &&
+         s.max_batch_seen == t.max_batch_seen && s.max_queue_seen == t.max_queue_seen &&
+         s.busy == t.busy && s.end == t.end && s.first_arrival == t.first_arrival;
+}
+
 double quantile(std::vector<double> xs, double q) {
   const auto k = static_cast<std::size_t>(q * static_cast<double>(xs.size() - 1));
   std::nth_element(xs.begin(), xs.begin() + static_cast<std::ptrdiff_t>(k), xs.end());
@@ -392,6 +430,51 @@ TEST_SUITE("replica") {
              a.outcomes[i].finished == b.outcomes[i].finished &&
              a.outcomes[i].output_tokens == b.outcomes[i].output_tokens;
     CHECK(same);
+  }
+
+  TEST_CASE("replica: a reused workspace gives what a fresh run gives") {
+    // One workspace through runs of different sizes, policies, traces, horizons and loops:
+    // nothing of an earlier run (a longer trace, more outcomes, a queue left at the horizon,
+    // preempted sequences) leaks into a later one.
+    std::mt19937_64 engine(31);
+    const auto schedule = headroom::poisson_schedule(80.0, 3000, engine);
+    const sim::lognormal_lengths mix(200.0, 1.0, 150.0, 0.9, {4, 1}, {2000, 1000});
+    const auto big = sim::make_requests(schedule, mix, engine);
+    const std::vector<sim::request> small(big.begin(), big.begin() + 200);
+    const sim::replica_config tight{.max_batch = 32,
+                                    .kv_budget_tokens = 6000,
+                                    .max_batched_tokens = 512,
+                                    .kv = sim::kv_policy::preempt_youngest};
+    const sim::replica_config roomy{
+        .max_batch = 8, .kv_budget_tokens = 20000, .max_batched_tokens = 4096};
+    const sim::run_options traced{.horizon = seconds_d(20.0), .record_trace = true};
+    sim::replica_workspace ws;
+
+    const auto& first = sim::simulate(tight, big, sim::exponential_step_time(5ms, 7), ws, traced);
+    CHECK(first.stats.preemptions > 0);  // the run exercises preemption
+    CHECK(first.stats.unfinished > 0);   // and leaves work at the horizon
+    CHECK(
+        same_result(first, sim::simulate(tight, big, sim::exponential_step_time(5ms, 7), traced)));
+
+    const auto& second = sim::simulate(roomy, small, sim::constant_step_time{.step = 2ms}, ws);
+    CHECK(&second == &first);  // the same storage, overwritten
+    CHECK(second.trace.empty());
+    CHECK(second.outcomes.size() == small.size());
+    CHECK(same_result(second, sim::simulate(roomy, small, sim::constant_step_time{.step = 2ms})));
+
+    const headroom::closed_loop_population users(8, 0.05s);
+    std::mt19937_64 a(5);
+    std::mt19937_64 b(5);
+    const auto& third = sim::simulate_closed_loop(
+        tight, users, 500, mix, a, sim::exponential_step_time(5ms, 9), ws, {.record_trace = true});
+    CHECK(third.stats.finished == 500);
+    CHECK(same_result(third, sim::simulate_closed_loop(tight, users, 500, mix, b,
+                                                       sim::exponential_step_time(5ms, 9),
+                                                       {.record_trace = true})));
+
+    const auto again = sim::simulate(tight, big, sim::exponential_step_time(5ms, 7), ws, traced);
+    CHECK(
+        same_result(again, sim::simulate(tight, big, sim::exponential_step_time(5ms, 7), traced)));
   }
 
   TEST_CASE("replica: a request larger than the KV budget is rejected / the rest served") {

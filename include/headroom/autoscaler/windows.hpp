@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <functional>
 
 #include "../detail/ring.hpp"
 
@@ -40,13 +39,13 @@ void push_monotone(ring<Entry>& queue, const Entry& e, Dominated dominated) {
 /// Appends e to a window whose front is its maximum.
 template <class Entry>
 void push_max(ring<Entry>& queue, const Entry& e) {
-  push_monotone(queue, e, std::less_equal<>{});
+  push_monotone(queue, e, [](auto a, auto b) { return a <= b; });
 }
 
 /// Appends e to a window whose front is its minimum.
 template <class Entry>
 void push_min(ring<Entry>& queue, const Entry& e) {
-  push_monotone(queue, e, std::greater_equal<>{});
+  push_monotone(queue, e, [](auto a, auto b) { return a >= b; });
 }
 
 /// Drops from the front the entries the window no longer sees at `cutoff`.

@@ -20,10 +20,10 @@
 #include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
 #if HEADROOM_HAS_CXX20
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <random>
 #include <span>
@@ -67,19 +67,30 @@ inline void validate_replica_requests(std::span<const sim::request> requests) {
 
 namespace sim {
 
+/// Storage that simulate and simulate_closed_loop reuse from run to run: the last run's
+/// result and the engine's per-request state. A run with a workspace allocates nothing once
+/// the workspace has held a run as large; its result is overwritten in place by the next
+/// run (move it out to keep it). After a run that threw, `result` is unspecified.
+struct replica_workspace {
+  replica_result result{};           ///< the last run's result
+  detail::replica_buffers engine{};  ///< the engine's buffers (internal)
+};
+
 /// Simulates the replica serving `requests` open loop (sorted by arrival, finite times,
 /// prompt and output >= 1) with the step-time model (used in place; a stateful model
-/// advances). Until every request finished, or until options.horizon. Throws
-/// invalid_argument for a bad configuration, request or step time.
+/// advances). Until every request finished, or until options.horizon. Writes the result
+/// into `workspace` (reusing its storage) and returns it: valid until the workspace's next
+/// run. Throws invalid_argument for a bad configuration, request or step time.
 template <StepTimeModel M>
-[[nodiscard]] replica_result simulate(const replica_config& config,
-                                      std::span<const request> requests, M&& model,
-                                      const run_options& options = {}) {
+const replica_result& simulate(const replica_config& config, std::span<const request> requests,
+                               M&& model, replica_workspace& workspace,
+                               const run_options& options = {}) {
   validate(config);
   detail::validate_replica_requests(requests);
   const double horizon = detail::replica_horizon_s(options);
   std::remove_reference_t<M>& m = model;
-  detail::replica_core<std::remove_reference_t<M>> core(config, m, requests.size(), options);
+  detail::replica_core<std::remove_reference_t<M>> core(config, m, requests.size(), options,
+                                                        workspace.engine, workspace.result);
   for (const request& r : requests)
     static_cast<void>(core.add(r.arrival.count(), r.prompt_tokens, r.output_tokens, 0));
   const auto nothing = [](std::size_t, double) noexcept {};
@@ -98,27 +109,41 @@ template <StepTimeModel M>
     if (!(now < horizon)) break;
     core.step(nothing);
   }
-  return core.finish();
+  core.finish(workspace.result, workspace.engine);
+  return workspace.result;
+}
+
+/// simulate with a workspace of its own: the same result, in fresh storage.
+template <StepTimeModel M>
+[[nodiscard]] replica_result simulate(const replica_config& config,
+                                      std::span<const request> requests, M&& model,
+                                      const run_options& options = {}) {
+  replica_workspace workspace;
+  static_cast<void>(simulate(config, requests, std::forward<M>(model), workspace, options));
+  return std::move(workspace.result);
 }
 
 /// Simulates the replica serving a closed loop: each user of `population` sends a request
 /// (lengths from the sampler), waits for its answer (or rejection), thinks, sends again,
 /// until `request_count` requests were sent. Intended arrival = send time (a closed loop
 /// has no schedule: that is coordinated omission). Think times and lengths come from
-/// `engine`. request_count >= 1; population.users() <= 2^32 − 1.
+/// `engine`. request_count >= 1; population.users() <= 2^32 − 1. Writes the result into
+/// `workspace` (reusing its storage) and returns it: valid until the workspace's next run.
 template <StepTimeModel M, class L, std::uniform_random_bit_generator G>
 requires LengthSampler<L, G>
-[[nodiscard]] replica_result simulate_closed_loop(const replica_config& config,
-                                                  const closed_loop_population& population,
-                                                  std::size_t request_count, L&& lengths, G& engine,
-                                                  M&& model, const run_options& options = {}) {
+const replica_result& simulate_closed_loop(const replica_config& config,
+                                           const closed_loop_population& population,
+                                           std::size_t request_count, L&& lengths, G& engine,
+                                           M&& model, replica_workspace& workspace,
+                                           const run_options& options = {}) {
   validate(config);
   if (request_count == 0) detail::fail("request_count", request_count, "must be >= 1");
   if (population.users() > std::numeric_limits<std::uint32_t>::max())
     detail::fail("population.users()", population.users(), "must fit in 32 bits");
   const double horizon = detail::replica_horizon_s(options);
   std::remove_reference_t<M>& m = model;
-  detail::replica_core<std::remove_reference_t<M>> core(config, m, request_count, options);
+  detail::replica_core<std::remove_reference_t<M>> core(config, m, request_count, options,
+                                                        workspace.engine, workspace.result);
   struct send {
     double time_s;
     std::uint32_t user;
@@ -132,21 +157,21 @@ requires LengthSampler<L, G>
     const auto first = population.first_sends(engine);
     for (std::size_t u = 0; u < first.size(); ++u)
       pending.push_back({first[u].count(), static_cast<std::uint32_t>(u)});
-    std::make_heap(pending.begin(), pending.end(), std::greater<>{});
+    std::make_heap(pending.begin(), pending.end(), detail::heap_later{});
   }
   std::size_t sent = 0;
   const auto schedule_next = [&](std::uint32_t user, double answered_s) {
     if (sent >= request_count) return;
     const auto t = population.next_send(std::chrono::duration<double>(answered_s), engine);
     pending.push_back({t.count(), user});
-    std::push_heap(pending.begin(), pending.end(), std::greater<>{});
+    std::push_heap(pending.begin(), pending.end(), detail::heap_later{});
   };
   const auto on_done = [&](std::size_t i, double t) { schedule_next(core.at(i).user, t); };
   for (;;) {
     const double now = core.now();
     while (sent < request_count && !pending.empty() && pending.front().time_s <= now &&
            pending.front().time_s <= horizon) {
-      std::pop_heap(pending.begin(), pending.end(), std::greater<>{});
+      std::pop_heap(pending.begin(), pending.end(), detail::heap_later{});
       const send s = pending.back();
       pending.pop_back();
       const request_lengths l = lengths(engine);
@@ -164,7 +189,22 @@ requires LengthSampler<L, G>
     if (!(now < horizon)) break;
     core.step(on_done);
   }
-  return core.finish();
+  core.finish(workspace.result, workspace.engine);
+  return workspace.result;
+}
+
+/// simulate_closed_loop with a workspace of its own: the same result, in fresh storage.
+template <StepTimeModel M, class L, std::uniform_random_bit_generator G>
+requires LengthSampler<L, G>
+[[nodiscard]] replica_result simulate_closed_loop(const replica_config& config,
+                                                  const closed_loop_population& population,
+                                                  std::size_t request_count, L&& lengths, G& engine,
+                                                  M&& model, const run_options& options = {}) {
+  replica_workspace workspace;
+  static_cast<void>(simulate_closed_loop(config, population, request_count,
+                                         std::forward<L>(lengths), engine, std::forward<M>(model),
+                                         workspace, options));
+  return std::move(workspace.result);
 }
 
 /// Options of sweep_capacity.
@@ -230,6 +270,7 @@ requires LengthSampler<L, std::mt19937_64> && std::copy_constructible<M> &&
   result.stats.reserve(rates_per_second.size());
   std::vector<conformance_estimate> runs;
   runs.reserve(options.replications);
+  replica_workspace workspace;  // one set of buffers for every point
   for (const double rate : rates_per_second) {
     runs.clear();
     for (std::size_t r = 0; r < options.replications; ++r) {
@@ -242,7 +283,8 @@ requires LengthSampler<L, std::mt19937_64> && std::copy_constructible<M> &&
       M fresh = model;
       if constexpr (requires(M & m, std::uint64_t s) { m.reseed(s); })
         if (r > 0) fresh.reseed(replication_seed(~seed, r));
-      const auto run = simulate(config, std::span<const request>(requests), fresh);
+      const replica_result& run =
+          simulate(config, std::span<const request>(requests), fresh, workspace);
       const double span_s = schedule.back().count();
       measurement_window window;
       window.warm_up = std::chrono::duration<double>(options.warm_up_fraction * span_s);

@@ -13,7 +13,6 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -64,23 +63,57 @@ struct replica_finish {
   }
 };
 
+/// Orders a min-heap through the std heap functions: a > b (std::greater<> without
+/// <functional>).
+struct heap_later {
+  template <class T>
+  constexpr bool operator()(const T& a, const T& b) const noexcept {
+    return a > b;
+  }
+};
+
 struct replica_age {
   std::size_t index;
   std::uint32_t epoch;
 };
 
+/// The engine's buffers, kept across runs by sim::replica_workspace: a run takes them,
+/// clears them (their capacity stays) and gives them back when it ends. (The trace's
+/// storage is the result's own.)
+struct replica_buffers {
+  std::vector<replica_sequence> seqs{};    // every request of the run
+  ring<std::size_t> waiting{};             // the admission queue
+  std::vector<std::size_t> prefilling{};   // admission order
+  std::vector<replica_finish> decoding{};  // min-heap on the finishing step
+  std::vector<replica_age> ages{};         // admission order, lazily pruned (preemption)
+};
+
 /// The replica's state and its step. Drivers (open, closed loop) add requests, call
-/// arrive() when they arrive, and step() while there is work.
+/// arrive() when they arrive, and step() while there is work; finish() writes the result
+/// and hands the buffers back.
 template <class M>
 class replica_core {
  public:
   replica_core(const sim::replica_config& config, M& model, std::size_t capacity,
-               const sim::run_options& options)
+               const sim::run_options& options, replica_buffers& buffers,
+               sim::replica_result& result)
       : config_(config),
         model_(model),
         preempt_(config.kv == sim::kv_policy::preempt_youngest),
         chunked_(config.prefill == sim::prefill_mode::chunked),
-        trace_on_(options.record_trace) {
+        trace_on_(options.record_trace),
+        seqs_(std::move(buffers.seqs)),
+        waiting_(std::move(buffers.waiting)),
+        prefilling_(std::move(buffers.prefilling)),
+        decoding_(std::move(buffers.decoding)),
+        ages_(std::move(buffers.ages)),
+        trace_(std::move(result.trace)) {
+    seqs_.clear();
+    waiting_.clear();
+    prefilling_.clear();
+    decoding_.clear();
+    ages_.clear();
+    trace_.clear();
     seqs_.reserve(capacity);
     waiting_.reserve(capacity);
     prefilling_.reserve(config.max_batch);
@@ -136,9 +169,11 @@ class replica_core {
     advance_prefills(shape.batch - shape.decode_tokens, done);
   }
 
-  /// Builds the result; everything still queued or running is unfinished.
-  [[nodiscard]] sim::replica_result finish() {
-    sim::replica_result r;
+  /// Writes the result into r (its vectors' storage reused; every entry overwritten) and
+  /// hands the buffers back; everything still queued or running is unfinished. The core
+  /// is spent afterwards.
+  void finish(sim::replica_result& r, replica_buffers& buffers) {
+    r.stats = {};
     r.outcomes.resize(seqs_.size());
     r.status.resize(seqs_.size());
     for (std::size_t i = 0; i < seqs_.size(); ++i) {
@@ -184,7 +219,11 @@ class replica_core {
     r.stats.end = std::chrono::duration<double>(now_s_);
     r.stats.first_arrival = std::chrono::duration<double>(seen_arrival_ ? first_arrival_s_ : 0.0);
     r.trace = std::move(trace_);
-    return r;
+    buffers.seqs = std::move(seqs_);
+    buffers.waiting = std::move(waiting_);
+    buffers.prefilling = std::move(prefilling_);
+    buffers.decoding = std::move(decoding_);
+    buffers.ages = std::move(ages_);
   }
 
  private:
@@ -266,7 +305,7 @@ class replica_core {
   void retire_decodes(OnDone& done) {
     const std::uint64_t k = stats_.steps;
     while (!decoding_.empty() && decoding_.front().step == k) {
-      std::pop_heap(decoding_.begin(), decoding_.end(), std::greater<>{});
+      std::pop_heap(decoding_.begin(), decoding_.end(), heap_later{});
       const std::size_t i = decoding_.back().index;
       decoding_.pop_back();
       replica_sequence& s = seqs_[i];
@@ -305,7 +344,7 @@ class replica_core {
         s.state = replica_phase::decoding;
         s.decode_start = k;
         decoding_.push_back({k + (s.output - s.generated), i});
-        std::push_heap(decoding_.begin(), decoding_.end(), std::greater<>{});
+        std::push_heap(decoding_.begin(), decoding_.end(), heap_later{});
         ++decoding_count_;
       }
     }
@@ -384,7 +423,7 @@ class replica_core {
                                    [i](const replica_finish& e) { return e.index == i; });
       *it = decoding_.back();
       decoding_.pop_back();
-      std::make_heap(decoding_.begin(), decoding_.end(), std::greater<>{});
+      std::make_heap(decoding_.begin(), decoding_.end(), heap_later{});
       --decoding_count_;
     } else {
       release(s, s.prefill_len - s.prefill_left, 0);
