@@ -493,6 +493,32 @@ inline void validate_run(const conformance_estimate& e) {
 }
 }  // namespace detail
 
+namespace detail {
+/// The totals of `runs` under `basis` and how many are non-empty; `done` is the answer
+/// already when none or one of them is (the empty totals, or that run as it is).
+struct combined_runs {
+  conformance_estimate totals{};
+  std::size_t used = 0;
+  std::optional<conformance_estimate> done{};
+};
+[[nodiscard]] inline combined_runs combine_runs(std::span<const conformance_estimate> runs,
+                                                double z, interval_basis basis) {
+  detail::require_positive("z", z);
+  combined_runs c;
+  c.totals = detail::totals_of(runs, z, c.used);
+  c.totals.basis = basis;
+  if (c.used == 0) c.done = c.totals;
+  if (c.used == 1)
+    for (const auto& r : runs)
+      if (!r.empty()) {
+        c.done = r;
+        c.done->discarded = c.totals.discarded;
+        break;
+      }
+  return c;
+}
+}  // namespace detail
+
 /// Independent replications: R runs at the same load with different seeds (independent
 /// of each other, each correlated within) → a t interval over their conformances, R − 1
 /// degrees of freedom (Law, Simulation Modeling and Analysis, 5th ed., §9.4). share =
@@ -503,19 +529,8 @@ inline void validate_run(const conformance_estimate& e) {
 /// Throws invalid_argument for an exact run or inconsistent fields (runs[i].*); z > 0.
 [[nodiscard]] inline conformance_estimate replicated_conformance(
     std::span<const conformance_estimate> runs, double z = detail::z_95) {
-  detail::require_positive("z", z);
-  std::size_t used = 0;
-  auto e = detail::totals_of(runs, z, used);
-  e.basis = interval_basis::replications;
-  if (used == 0) return e;
-  if (used == 1) {
-    for (const auto& r : runs)
-      if (!r.empty()) {
-        auto single = r;
-        single.discarded = e.discarded;
-        return single;
-      }
-  }
+  auto [e, used, done] = detail::combine_runs(runs, z, interval_basis::replications);
+  if (done) return *done;
   std::vector<double> y;
   y.reserve(used);
   const double mean_n = static_cast<double>(e.n) / static_cast<double>(used);
@@ -544,19 +559,8 @@ inline void validate_run(const conformance_estimate& e) {
 /// is; none gives an empty estimate. Throws as replicated_conformance; z > 0.
 [[nodiscard]] inline conformance_estimate pooled_conformance(
     std::span<const conformance_estimate> runs, double z = detail::z_95) {
-  detail::require_positive("z", z);
-  std::size_t used = 0;
-  auto e = detail::totals_of(runs, z, used);
-  e.basis = interval_basis::pooled_runs;
-  if (used == 0) return e;
-  if (used == 1) {
-    for (const auto& r : runs)
-      if (!r.empty()) {
-        auto single = r;
-        single.discarded = e.discarded;
-        return single;
-      }
-  }
+  auto [e, used, done] = detail::combine_runs(runs, z, interval_basis::pooled_runs);
+  if (done) return *done;
   const double total = static_cast<double>(e.n);
   double variance = 0.0;
   double df_denominator = 0.0;
