@@ -1583,12 +1583,27 @@ TEST_SUITE("errors") {
   // ---- kubernetes.hpp ----------------------------------------------------------------------
 
   TEST_CASE("errors: kubernetes in_flight_target") {
-    CHECK_REJECTS(kubernetes::in_flight_target(not_a_number, 8.0, 8s), "rho_target");
-    CHECK_REJECTS(kubernetes::in_flight_target(0.8, 0.0, 8s), "capacity_per_second");
-    CHECK_REJECTS(kubernetes::in_flight_target(0.8, 8.0, 0s), "mean_sojourn");
-    CHECK_REJECTS(kubernetes::in_flight_target(0.8, 8.0, nan_s), "mean_sojourn");
-    CHECK_REJECTS(kubernetes::in_flight_target(0.1, 1.0, 1s), "rounding");  // 0.1 -> 0
-    CHECK_REJECTS(kubernetes::in_flight_target(1.0, 1e300, 1s), "capacity_per_second");
+    CHECK_REJECTS(
+        kubernetes::in_flight_target(
+            {.target_utilization = not_a_number, .capacity_per_second = 8.0, .mean_sojourn = 8s}),
+        "target_utilization");
+    CHECK_REJECTS(kubernetes::in_flight_target(
+                      {.target_utilization = 0.8, .capacity_per_second = 0.0, .mean_sojourn = 8s}),
+                  "capacity_per_second");
+    CHECK_REJECTS(kubernetes::in_flight_target(
+                      {.target_utilization = 0.8, .capacity_per_second = 8.0, .mean_sojourn = 0s}),
+                  "mean_sojourn");
+    CHECK_REJECTS(
+        kubernetes::in_flight_target(
+            {.target_utilization = 0.8, .capacity_per_second = 8.0, .mean_sojourn = nan_s}),
+        "mean_sojourn");
+    CHECK_REJECTS(kubernetes::in_flight_target(
+                      {.target_utilization = 0.1, .capacity_per_second = 1.0, .mean_sojourn = 1s}),
+                  "rounding");  // 0.1 -> 0
+    CHECK_REJECTS(
+        kubernetes::in_flight_target(
+            {.target_utilization = 1.0, .capacity_per_second = 1e300, .mean_sojourn = 1s}),
+        "capacity_per_second");
   }
 
   TEST_CASE("errors: kubernetes in_flight_query") {

@@ -60,22 +60,32 @@ inline constexpr double largest_tolerance = 1e6;
 }
 }  // namespace detail
 
+/// Inputs of in_flight_target: L* = ρ*·μ*·W̄ and how the number written is rounded.
+struct in_flight_target_inputs {
+  [[no_unique_address]] headroom::detail::designated_initializers_only
+      designated_initializers_only{};
+  double target_utilization = 0;   ///< ρ*, the share of μ* a replica runs at, in (0, 1]
+  double capacity_per_second = 0;  ///< μ*, a replica's capacity, req/s, > 0
+  std::chrono::duration<double> mean_sojourn{0};      ///< W̄ at the target load, > 0
+  target_rounding rounding = target_rounding::whole;  ///< whole requests or milli-units
+};
+
 /// Target in-flight requests per replica for a manifest: L* = ρ*·μ*·W̄ (queueing.hpp's
-/// target_concurrency) rounded down as `rounding` says: 0.8 × 8 req/s × 8 s = 51.2 -> 51.
-/// rho_target in (0, 1], capacity_per_second > 0, mean_sojourn > 0; throws when the rounded
-/// target is 0 (parameter "rounding": use target_rounding::milli or revisit the inputs).
-[[nodiscard]] inline double in_flight_target(double rho_target, double capacity_per_second,
-                                             std::chrono::duration<double> mean_sojourn,
-                                             target_rounding rounding = target_rounding::whole) {
+/// target_concurrency) rounded down as `rounding` says: 0.8 × 8 req/s × 8 s = 51.2 -> 51, from
+/// in_flight_target({.target_utilization = 0.8, .capacity_per_second = 8, .mean_sojourn = 8s}).
+/// Throws when the rounded target is 0 (parameter "rounding": use target_rounding::milli or
+/// revisit the inputs).
+[[nodiscard]] inline double in_flight_target(const in_flight_target_inputs& inputs) {
+  const std::chrono::duration<double> mean_sojourn = inputs.mean_sojourn;
   if (!(mean_sojourn.count() > 0.0 && headroom::detail::is_finite(mean_sojourn.count())))
     headroom::detail::fail("mean_sojourn", mean_sojourn, "must be a finite duration > 0");
-  headroom::detail::require_unit_positive("rho_target", rho_target);
-  headroom::detail::require_positive("capacity_per_second", capacity_per_second);
-  const double exact = target_concurrency({.target_utilization = rho_target,
-                                           .capacity_per_second = capacity_per_second,
+  headroom::detail::require_unit_positive("target_utilization", inputs.target_utilization);
+  headroom::detail::require_positive("capacity_per_second", inputs.capacity_per_second);
+  const double exact = target_concurrency({.target_utilization = inputs.target_utilization,
+                                           .capacity_per_second = inputs.capacity_per_second,
                                            .mean_sojourn = mean_sojourn});
   const double scale =
-      rounding == target_rounding::whole ? 1.0 : static_cast<double>(milli_per_unit);
+      inputs.rounding == target_rounding::whole ? 1.0 : static_cast<double>(milli_per_unit);
   const double rounded = detail::floor_to(exact, scale);
   if (!(rounded > 0.0))
     headroom::detail::fail("rounding", exact,
