@@ -92,7 +92,8 @@ void BM_replica_single_server(benchmark::State& state) {
                                    .prefill = sim::prefill_mode::whole};
   std::mt19937_64 engine(1);
   const auto schedule = headroom::poisson_schedule(8.0, 1000000, engine);
-  const auto requests = sim::make_requests(schedule, sim::fixed_lengths{{1, 1}}, engine);
+  const auto requests = sim::make_requests(
+      schedule, sim::fixed_lengths{.lengths = {.prompt_tokens = 1, .output_tokens = 1}}, engine);
   for (auto _ : state) {
     const auto run = sim::simulate(config, requests, sim::exponential_step_time(0.1s, 2));
     benchmark::DoNotOptimize(run.outcomes.data());
