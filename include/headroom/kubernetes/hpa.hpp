@@ -110,7 +110,8 @@ inline std::vector<omission> append_horizontal_pod_autoscaler(std::string& out,
     written.min_replicas = 1;
   detail::yaml_writer y(out);
   detail::write_omissions(y, left);
-  detail::write_notes(y, written, detail::manifest_kind::horizontal_pod_autoscaler);
+  detail::write_notes(y, written, detail::manifest_kind::horizontal_pod_autoscaler,
+                      options.cluster);
   detail::write_metadata(y, "autoscaling/v2", "HorizontalPodAutoscaler", workload);
   y.open(0, "spec");
   detail::write_target_ref(y, workload);

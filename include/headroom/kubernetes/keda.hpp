@@ -180,7 +180,7 @@ inline void append_scaled_object(std::string& out, const scaled_workload& worklo
   detail::yaml_writer y(out);
   detail::write_omissions(
       y, detail::left_out(config, keda.cluster, detail::manifest_kind::scaled_object));
-  detail::write_notes(y, config, detail::manifest_kind::scaled_object);
+  detail::write_notes(y, config, detail::manifest_kind::scaled_object, keda.cluster);
   detail::write_metadata(y, "keda.sh/v1alpha1", "ScaledObject", workload);
   y.open(0, "spec");
   detail::write_target_ref(y, workload);

@@ -145,14 +145,23 @@ inline void write_target_ref(yaml_writer& y, const scaled_workload& w) {
 /// Which manifest a writer writes: the behavior's tolerance field and some notes differ.
 enum class manifest_kind : std::uint8_t { horizontal_pod_autoscaler, scaled_object };
 
-/// Comments for library settings that no manifest field carries.
-inline void write_notes(yaml_writer& y, const autoscaler_config& c, manifest_kind kind) {
+/// Whether the behavior carries its tolerance fields.
+[[nodiscard]] constexpr bool tolerance_field(const cluster_target& cluster,
+                                             manifest_kind kind) noexcept {
+  if (cluster.minor == 0) return kind == manifest_kind::horizontal_pod_autoscaler;
+  return cluster.minor >= first_minor_with_tolerance && cluster.hpa_configurable_tolerance;
+}
+
+/// Comments for library settings that no manifest field carries (on `cluster`, which decides
+/// whether the behavior's tolerance fields are written).
+inline void write_notes(yaml_writer& y, const autoscaler_config& c, manifest_kind kind,
+                        const cluster_target& cluster) {
   const bool hpa = kind == manifest_kind::horizontal_pod_autoscaler;
   if (hpa && c.min_replicas == 0)
     y.comment("minReplicas 0 needs the HPAScaleToZero feature gate (KEDA does it natively).");
   const bool tolerances =
       c.scale_up_tolerance != default_tolerance || c.scale_down_tolerance != default_tolerance;
-  if (!hpa && c.behavior && tolerances)
+  if (!hpa && c.behavior && tolerances && !tolerance_field(cluster, kind))
     y.comment(
         "headroom: the tolerances differ from 0.1; KEDA's behavior has no tolerance field in "
         "every release: set it by hand if yours accepts it.");
@@ -286,13 +295,6 @@ namespace detail {
            .reason = why + "; the cluster's --horizontal-pod-autoscaler-tolerance applies"});
   }
   return out;
-}
-
-/// Whether the behavior carries its tolerance fields.
-[[nodiscard]] constexpr bool tolerance_field(const cluster_target& cluster,
-                                             manifest_kind kind) noexcept {
-  if (cluster.minor == 0) return kind == manifest_kind::horizontal_pod_autoscaler;
-  return cluster.minor >= first_minor_with_tolerance && cluster.hpa_configurable_tolerance;
 }
 
 inline void write_omissions(yaml_writer& y, const std::vector<omission>& left) {
