@@ -95,7 +95,8 @@ constexpr sim::replica_config single_server{.max_batch = 1,
 std::vector<sim::request> single_server_requests(double rate, std::size_t n) {
   std::mt19937_64 engine(1);
   const auto schedule = headroom::poisson_schedule(rate, n, engine);
-  return sim::make_requests(schedule, sim::fixed_lengths{{1, 1}}, engine);
+  return sim::make_requests(
+      schedule, sim::fixed_lengths{.lengths = {.prompt_tokens = 1, .output_tokens = 1}}, engine);
 }
 
 void BM_replica_single_server(benchmark::State& state) {

@@ -117,7 +117,9 @@ int main(int argc, char** argv) {
   try {
     // Target from capacity: L* = 0.8 x 8 req/s x 8 s = 51.2 -> 51 per replica.
     const double target = headroom::kubernetes::in_flight_target(
-        rho, capacity, std::chrono::duration<double>(sojourn_s));
+        {.target_utilization = rho,
+         .capacity_per_second = capacity,
+         .mean_sojourn = std::chrono::duration<double>(sojourn_s)});
     const headroom::autoscaler_config config{
         .min_replicas = min_replicas,
         .max_replicas = max_replicas,

@@ -74,7 +74,8 @@ run simulate_mm1(double lambda, double tau_s, std::size_t requests, std::uint64_
                  bool keep_hits) {
   std::mt19937_64 engine(mix(seed));
   const auto schedule = headroom::poisson_schedule(lambda, requests, engine);
-  const auto offered = sim::make_requests(schedule, sim::fixed_lengths{{1, 1}}, engine);
+  const auto offered = sim::make_requests(
+      schedule, sim::fixed_lengths{.lengths = {.prompt_tokens = 1, .output_tokens = 1}}, engine);
   const auto result = sim::simulate(single_server, std::span<const sim::request>(offered),
                                     sim::exponential_step_time(seconds_d(1.0 / mu), mix(~seed)));
   const double span_s = schedule.back().count();

@@ -60,7 +60,10 @@ int main(int argc, char** argv) {
   try {
     const auto rounding = milli ? k8s::target_rounding::milli : k8s::target_rounding::whole;
     const double target =
-        k8s::in_flight_target(rho, capacity, std::chrono::duration<double>(sojourn_s), rounding);
+        k8s::in_flight_target({.target_utilization = rho,
+                               .capacity_per_second = capacity,
+                               .mean_sojourn = std::chrono::duration<double>(sojourn_s),
+                               .rounding = rounding});
 
     // One configuration drives the library's controller and both manifests. With --min 0 the
     // metric is an External total (what KEDA feeds the HPA); otherwise a per-pod average.

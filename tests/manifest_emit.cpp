@@ -66,8 +66,12 @@ int main(int argc, char** argv) {
     std::fputs("usage: headroom_manifest_emit valid|invalid|tolerance\n", stderr);
     return 2;
   }
-  const double l_star = k8s::in_flight_target(0.8, 8.0, 8s);  // 51
-  const double l_milli = k8s::in_flight_target(0.8, 8.0, 8s, k8s::target_rounding::milli);
+  const double l_star = k8s::in_flight_target(
+      {.target_utilization = 0.8, .capacity_per_second = 8.0, .mean_sojourn = 8s});  // 51
+  const double l_milli = k8s::in_flight_target({.target_utilization = 0.8,
+                                                .capacity_per_second = 8.0,
+                                                .mean_sojourn = 8s,
+                                                .rounding = k8s::target_rounding::milli});
   headroom::scaling_behavior custom;
   custom.scale_up = {
       .stabilization_window = 30s,

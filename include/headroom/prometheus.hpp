@@ -8,6 +8,8 @@
 //   prometheus/engines.hpp    the presets (prometheus/engines/): one replica's load, tokens
 //   prometheus/latency.hpp    TTFT, ITL, TPOT, e2e and queue time: quantiles and means
 //   prometheus/http_api.hpp   the HTTP API's query answers (JSON) and the value KEDA reads
+//   prometheus/api_types.hpp  api_response and its parts (read by http_api.hpp)
+//   prometheus/query_value.hpp  the value KEDA reads off an answer (with http_api.hpp)
 //   prometheus/exposition.hpp decisions, capacity and placements as a /metrics page (0.0.4)
 // Guide: docs/prometheus.md.
 #pragma once
@@ -16,6 +18,7 @@
 #if HEADROOM_HAS_CXX20
 
 #include "prometheus/aggregate.hpp"
+#include "prometheus/api_types.hpp"
 #include "prometheus/engine_preset.hpp"
 #include "prometheus/engines.hpp"
 #include "prometheus/exposition.hpp"
@@ -23,6 +26,7 @@
 #include "prometheus/http_api.hpp"
 #include "prometheus/latency.hpp"
 #include "prometheus/page.hpp"
+#include "prometheus/query_value.hpp"
 #include "prometheus/text.hpp"
 
 #endif  // HEADROOM_HAS_CXX20

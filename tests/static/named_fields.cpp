@@ -73,6 +73,15 @@ static_assert(sizeof(headroom::replicas_needed_inputs) == 3 * sizeof(double));
 
 // ---- every other aggregate of several same-typed quantities refuses positional braces -----
 
+// ---- kubernetes::in_flight_target: utilization and capacity are both doubles ---------------
+
+template <class... Args>
+concept in_flight_target_takes = requires(Args... args) {
+  headroom::kubernetes::in_flight_target(args...);
+};
+static_assert(!in_flight_target_takes<double, double, std::chrono::duration<double>>);
+static_assert(in_flight_target_takes<headroom::kubernetes::in_flight_target_inputs>);
+
 template <class Aggregate, class... Args>
 concept brace_constructible = requires(Args... args) {
   Aggregate{args...};
@@ -89,4 +98,6 @@ static_assert(!brace_constructible<headroom::accelerator_spec, const char*, doub
 static_assert(!brace_constructible<headroom::proportion_counts, std::size_t, std::size_t>);
 static_assert(!brace_constructible<headroom::gamma_gaps_inputs, double, double>);
 static_assert(!brace_constructible<headroom::linear_ramp_inputs, double, double>);
+static_assert(!brace_constructible<headroom::kubernetes::in_flight_target_inputs, double, double,
+                                   std::chrono::duration<double>>);
 }  // namespace

@@ -1535,13 +1535,16 @@ TEST_SUITE("errors") {
   }
 
   TEST_CASE("errors: prometheus bucket_quantile") {
-    std::vector<prometheus::histogram_bucket> b{{1.0, 5.0}, {inf, 10.0}};
+    std::vector<prometheus::histogram_bucket> b{{.upper_bound = 1.0, .cumulative_count = 5.0},
+                                                {.upper_bound = inf, .cumulative_count = 10.0}};
     CHECK_REJECTS(prometheus::bucket_quantile(not_a_number, b), "q");
     CHECK_REJECTS(prometheus::bucket_quantile(1.5, b), "q");
     CHECK_REJECTS(prometheus::bucket_quantile(-0.1, b), "q");
     std::vector<prometheus::histogram_bucket> empty{};
     CHECK(std::isnan(prometheus::bucket_quantile(0.5, empty)));
-    std::vector<prometheus::histogram_bucket> no_inf{{1.0, 5.0}, {2.0, 10.0}};
+    std::vector<prometheus::histogram_bucket> no_inf{
+        {.upper_bound = 1.0, .cumulative_count = 5.0},
+        {.upper_bound = 2.0, .cumulative_count = 10.0}};
     CHECK(std::isnan(prometheus::bucket_quantile(0.5, no_inf)));
   }
 
@@ -1583,12 +1586,27 @@ TEST_SUITE("errors") {
   // ---- kubernetes.hpp ----------------------------------------------------------------------
 
   TEST_CASE("errors: kubernetes in_flight_target") {
-    CHECK_REJECTS(kubernetes::in_flight_target(not_a_number, 8.0, 8s), "rho_target");
-    CHECK_REJECTS(kubernetes::in_flight_target(0.8, 0.0, 8s), "capacity_per_second");
-    CHECK_REJECTS(kubernetes::in_flight_target(0.8, 8.0, 0s), "mean_sojourn");
-    CHECK_REJECTS(kubernetes::in_flight_target(0.8, 8.0, nan_s), "mean_sojourn");
-    CHECK_REJECTS(kubernetes::in_flight_target(0.1, 1.0, 1s), "rounding");  // 0.1 -> 0
-    CHECK_REJECTS(kubernetes::in_flight_target(1.0, 1e300, 1s), "capacity_per_second");
+    CHECK_REJECTS(
+        kubernetes::in_flight_target(
+            {.target_utilization = not_a_number, .capacity_per_second = 8.0, .mean_sojourn = 8s}),
+        "target_utilization");
+    CHECK_REJECTS(kubernetes::in_flight_target(
+                      {.target_utilization = 0.8, .capacity_per_second = 0.0, .mean_sojourn = 8s}),
+                  "capacity_per_second");
+    CHECK_REJECTS(kubernetes::in_flight_target(
+                      {.target_utilization = 0.8, .capacity_per_second = 8.0, .mean_sojourn = 0s}),
+                  "mean_sojourn");
+    CHECK_REJECTS(
+        kubernetes::in_flight_target(
+            {.target_utilization = 0.8, .capacity_per_second = 8.0, .mean_sojourn = nan_s}),
+        "mean_sojourn");
+    CHECK_REJECTS(kubernetes::in_flight_target(
+                      {.target_utilization = 0.1, .capacity_per_second = 1.0, .mean_sojourn = 1s}),
+                  "rounding");  // 0.1 -> 0
+    CHECK_REJECTS(
+        kubernetes::in_flight_target(
+            {.target_utilization = 1.0, .capacity_per_second = 1e300, .mean_sojourn = 1s}),
+        "capacity_per_second");
   }
 
   TEST_CASE("errors: kubernetes in_flight_query") {
@@ -1926,7 +1944,7 @@ TEST_SUITE("errors") {
     p = good;
     p.search.zero_load_requests = 0;
     CHECK_REJECTS(plan::validate(p), "search.zero_load_requests");
-    const sim::fixed_lengths lengths{{10, 10}};
+    const sim::fixed_lengths lengths{.lengths = {.prompt_tokens = 10, .output_tokens = 10}};
     CHECK_REJECTS((plan::evaluate_grid(good, lengths, {.part = {.index = 0, .count = 3}})),
                   "run.part.index");
     CHECK_REJECTS((plan::evaluate_grid(good, lengths, {.part = {.index = 1, .count = 0}})),
@@ -1959,9 +1977,14 @@ TEST_SUITE("errors") {
   }
 
   TEST_CASE("errors: plan sample_lengths") {
-    CHECK_REJECTS((plan::sample_lengths(sim::fixed_lengths{{1, 1}}, 0, 1)), "draws");
-    CHECK_REJECTS((plan::sample_lengths(sim::fixed_lengths{{0, 1}}, 1, 1)),
-                  "lengths().prompt_tokens");
+    CHECK_REJECTS(
+        (plan::sample_lengths(
+            sim::fixed_lengths{.lengths = {.prompt_tokens = 1, .output_tokens = 1}}, 0, 1)),
+        "draws");
+    CHECK_REJECTS(
+        (plan::sample_lengths(
+            sim::fixed_lengths{.lengths = {.prompt_tokens = 0, .output_tokens = 1}}, 1, 1)),
+        "lengths().prompt_tokens");
   }
 
   TEST_CASE("errors: plan write_csv") {
@@ -2235,8 +2258,8 @@ TEST_SUITE("errors") {
 
   TEST_CASE("errors: replica replayed_lengths") {
     const std::vector<sim::request_lengths> empty{};
-    const std::vector<sim::request_lengths> zero_prompt{{0, 1}};
-    const std::vector<sim::request_lengths> zero_output{{1, 0}};
+    const std::vector<sim::request_lengths> zero_prompt{{.prompt_tokens = 0, .output_tokens = 1}};
+    const std::vector<sim::request_lengths> zero_output{{.prompt_tokens = 1, .output_tokens = 0}};
     CHECK_REJECTS(sim::replayed_lengths(empty), "list.size()");
     CHECK_REJECTS(sim::replayed_lengths(zero_prompt), "list[i].prompt_tokens");
     CHECK_REJECTS(sim::replayed_lengths(zero_output), "list[i].output_tokens");
@@ -2269,7 +2292,8 @@ TEST_SUITE("errors") {
   TEST_CASE("errors: replica simulate") {
     const sim::replica_config config{};
     const sim::constant_step_time model{10ms};
-    std::vector<sim::request> r{{0s, 10, 10}, {1s, 10, 10}};
+    std::vector<sim::request> r{{.arrival = 0s, .prompt_tokens = 10, .output_tokens = 10},
+                                {.arrival = 1s, .prompt_tokens = 10, .output_tokens = 10}};
     auto bad = r;
     bad[1].arrival = nan_s;
     CHECK_REJECTS(sim::simulate(config, bad, model), "requests[i].arrival");
@@ -2290,7 +2314,8 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(sim::simulate(c, r, model), "config.max_batch");
     // Domain outcomes: a request that can never fit is rejected, even when its token counts
     // would overflow a sum; an empty request list is an empty run.
-    const std::vector<sim::request> huge{{0s, static_cast<std::size_t>(-1), 2}};
+    const std::vector<sim::request> huge{
+        {.arrival = 0s, .prompt_tokens = static_cast<std::size_t>(-1), .output_tokens = 2}};
     const auto run = sim::simulate(config, huge, model);
     CHECK(run.stats.rejected == 1);
     REQUIRE(run.outcomes.size() == 1);
@@ -2303,20 +2328,31 @@ TEST_SUITE("errors") {
     const sim::constant_step_time model{10ms};
     const closed_loop_population users(2, 100ms);
     std::mt19937_64 engine(1);
-    CHECK_REJECTS(
-        (sim::simulate_closed_loop(config, users, 0, sim::fixed_lengths{{10, 10}}, engine, model)),
-        "request_count");
-    CHECK_REJECTS(
-        (sim::simulate_closed_loop(config, users, 4, sim::fixed_lengths{{0, 10}}, engine, model)),
-        "lengths().prompt_tokens");
-    CHECK_REJECTS(
-        (sim::simulate_closed_loop(config, users, 4, sim::fixed_lengths{{10, 0}}, engine, model)),
-        "lengths().output_tokens");
-    CHECK_REJECTS((sim::simulate_closed_loop(config, users, 4, sim::fixed_lengths{{10, 10}}, engine,
-                                             model, {nan_s})),
+    CHECK_REJECTS((sim::simulate_closed_loop(
+                      config, users, 0,
+                      sim::fixed_lengths{.lengths = {.prompt_tokens = 10, .output_tokens = 10}},
+                      engine, model)),
+                  "request_count");
+    CHECK_REJECTS((sim::simulate_closed_loop(
+                      config, users, 4,
+                      sim::fixed_lengths{.lengths = {.prompt_tokens = 0, .output_tokens = 10}},
+                      engine, model)),
+                  "lengths().prompt_tokens");
+    CHECK_REJECTS((sim::simulate_closed_loop(
+                      config, users, 4,
+                      sim::fixed_lengths{.lengths = {.prompt_tokens = 10, .output_tokens = 0}},
+                      engine, model)),
+                  "lengths().output_tokens");
+    CHECK_REJECTS((sim::simulate_closed_loop(
+                      config, users, 4,
+                      sim::fixed_lengths{.lengths = {.prompt_tokens = 10, .output_tokens = 10}},
+                      engine, model, {nan_s})),
                   "options.horizon");
     const auto run = sim::simulate_closed_loop(
-        config, users, 3, sim::fixed_lengths{{static_cast<std::size_t>(-1), 2}}, engine, model);
+        config, users, 3,
+        sim::fixed_lengths{
+            .lengths = {.prompt_tokens = static_cast<std::size_t>(-1), .output_tokens = 2}},
+        engine, model);
     CHECK(run.stats.rejected == 3);
   }
 
@@ -2338,7 +2374,7 @@ TEST_SUITE("errors") {
     const sim::replica_config config{};
     const sim::constant_step_time model{10ms};
     const slo objective{.ttft = 1s, .tpot = 100ms};
-    const sim::fixed_lengths lengths{{10, 10}};
+    const sim::fixed_lengths lengths{.lengths = {.prompt_tokens = 10, .output_tokens = 10}};
     const std::vector<double> rates{1.0};
     sim::sweep_options good;
     good.requests_per_point = 20;

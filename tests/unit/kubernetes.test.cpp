@@ -215,28 +215,60 @@ TEST_SUITE("kubernetes") {
   TEST_CASE("kubernetes: in-flight target from a measured capacity") {
     // docs/background.md §4: L* = rho* mu* W = 0.8 x 8 req/s x 8 s = 51.2, written as 51 per
     // replica.
-    CHECK(k8s::in_flight_target(0.8, 8.0, 8s) == 51.0);
-    CHECK(k8s::in_flight_target(0.8, 8.0, 8s, k8s::target_rounding::milli) ==
+    CHECK(k8s::in_flight_target(
+              {.target_utilization = 0.8, .capacity_per_second = 8.0, .mean_sojourn = 8s}) == 51.0);
+    CHECK(k8s::in_flight_target({.target_utilization = 0.8,
+                                 .capacity_per_second = 8.0,
+                                 .mean_sojourn = 8s,
+                                 .rounding = k8s::target_rounding::milli}) ==
           doctest::Approx(51.2).epsilon(1e-12));
     // 0.9 x 10 x 2.5 s = 22.5: whole rounds down to 22 (never above rho*), milli keeps 22.5.
-    CHECK(k8s::in_flight_target(0.9, 10.0, 2500ms) == 22.0);
-    CHECK(k8s::in_flight_target(0.9, 10.0, 2500ms, k8s::target_rounding::milli) ==
+    CHECK(k8s::in_flight_target(
+              {.target_utilization = 0.9, .capacity_per_second = 10.0, .mean_sojourn = 2500ms}) ==
+          22.0);
+    CHECK(k8s::in_flight_target({.target_utilization = 0.9,
+                                 .capacity_per_second = 10.0,
+                                 .mean_sojourn = 2500ms,
+                                 .rounding = k8s::target_rounding::milli}) ==
           doctest::Approx(22.5).epsilon(1e-12));
     // 0.87 x 5 x 1 s = 4.35, which binary floating point may hold as 4.34999...: still 4.35.
-    CHECK(k8s::in_flight_target(0.87, 5.0, 1s, k8s::target_rounding::milli) ==
+    CHECK(k8s::in_flight_target({.target_utilization = 0.87,
+                                 .capacity_per_second = 5.0,
+                                 .mean_sojourn = 1s,
+                                 .rounding = k8s::target_rounding::milli}) ==
           doctest::Approx(4.35).epsilon(1e-12));
     // 0.5 x 2 x 6 s = 6 exactly.
-    CHECK(k8s::in_flight_target(0.5, 2.0, 6s) == 6.0);
+    CHECK(k8s::in_flight_target(
+              {.target_utilization = 0.5, .capacity_per_second = 2.0, .mean_sojourn = 6s}) == 6.0);
     // 0.5 x 1 x 1 s = 0.5: a whole target would be 0 (rejected), milli keeps 0.5.
-    CHECK(thrown_parameter([] { (void)k8s::in_flight_target(0.5, 1.0, 1s); }) == "rounding");
-    CHECK(k8s::in_flight_target(0.5, 1.0, 1s, k8s::target_rounding::milli) == 0.5);
-    CHECK(thrown_parameter([] { (void)k8s::in_flight_target(0.0, 8.0, 8s); }) == "rho_target");
-    CHECK(thrown_parameter([] { (void)k8s::in_flight_target(1.2, 8.0, 8s); }) == "rho_target");
-    CHECK(thrown_parameter([] { (void)k8s::in_flight_target(0.8, -1.0, 8s); }) ==
-          "capacity_per_second");  // its own parameter's name, not target_concurrency's
-    CHECK(thrown_parameter([] { (void)k8s::in_flight_target(0.8, 8.0, 0s); }) == "mean_sojourn");
     CHECK(thrown_parameter([] {
-            (void)k8s::in_flight_target(0.8, 8.0, std::chrono::duration<double>(-1.0));
+            (void)k8s::in_flight_target(
+                {.target_utilization = 0.5, .capacity_per_second = 1.0, .mean_sojourn = 1s});
+          }) == "rounding");
+    CHECK(k8s::in_flight_target({.target_utilization = 0.5,
+                                 .capacity_per_second = 1.0,
+                                 .mean_sojourn = 1s,
+                                 .rounding = k8s::target_rounding::milli}) == 0.5);
+    CHECK(thrown_parameter([] {
+            (void)k8s::in_flight_target(
+                {.target_utilization = 0.0, .capacity_per_second = 8.0, .mean_sojourn = 8s});
+          }) == "target_utilization");
+    CHECK(thrown_parameter([] {
+            (void)k8s::in_flight_target(
+                {.target_utilization = 1.2, .capacity_per_second = 8.0, .mean_sojourn = 8s});
+          }) == "target_utilization");
+    CHECK(thrown_parameter([] {
+            (void)k8s::in_flight_target(
+                {.target_utilization = 0.8, .capacity_per_second = -1.0, .mean_sojourn = 8s});
+          }) == "capacity_per_second");  // its own parameter's name, not target_concurrency's
+    CHECK(thrown_parameter([] {
+            (void)k8s::in_flight_target(
+                {.target_utilization = 0.8, .capacity_per_second = 8.0, .mean_sojourn = 0s});
+          }) == "mean_sojourn");
+    CHECK(thrown_parameter([] {
+            (void)k8s::in_flight_target({.target_utilization = 0.8,
+                                         .capacity_per_second = 8.0,
+                                         .mean_sojourn = std::chrono::duration<double>(-1.0)});
           }) == "mean_sojourn");
   }
 
@@ -291,7 +323,8 @@ TEST_SUITE("kubernetes") {
   }
 
   TEST_CASE("kubernetes: HPA manifest from the worked capacity") {
-    const auto config = worked_config(k8s::in_flight_target(0.8, 8.0, 8s));
+    const auto config = worked_config(k8s::in_flight_target(
+        {.target_utilization = 0.8, .capacity_per_second = 8.0, .mean_sojourn = 8s}));
     const std::string yaml = k8s::horizontal_pod_autoscaler_yaml(spec_workload(), config);
     yaml_node doc;
     doc = parse_yaml(yaml);  // throws (fails the test) if the YAML does not parse
@@ -333,7 +366,10 @@ TEST_SUITE("kubernetes") {
     CHECK_FALSE(has(*up, "tolerance"));  // 0.1 is the default: not written
     // Milli rounding writes the exact L*; the API server canonicalises 51.2 to 51200m.
     const auto milli =
-        worked_config(k8s::in_flight_target(0.8, 8.0, 8s, k8s::target_rounding::milli));
+        worked_config(k8s::in_flight_target({.target_utilization = 0.8,
+                                             .capacity_per_second = 8.0,
+                                             .mean_sojourn = 8s,
+                                             .rounding = k8s::target_rounding::milli}));
     CHECK(at(parse_yaml(k8s::horizontal_pod_autoscaler_yaml(spec_workload(), milli)),
              "spec.metrics[0].pods.target.averageValue") == "51.2");
   }
@@ -424,7 +460,8 @@ TEST_SUITE("kubernetes") {
   }
 
   TEST_CASE("kubernetes: KEDA ScaledObject from the worked capacity") {
-    const auto config = worked_config(k8s::in_flight_target(0.8, 8.0, 8s));
+    const auto config = worked_config(k8s::in_flight_target(
+        {.target_utilization = 0.8, .capacity_per_second = 8.0, .mean_sojourn = 8s}));
     k8s::keda_prometheus_options keda{
         .server_address = "http://prometheus.monitoring.svc:9090",
         .triggers = {{.metric_name = config.metrics[0].name,

@@ -133,6 +133,46 @@ TEST_SUITE("kubernetes_versions") {
         std::string::npos);
   }
 
+  TEST_CASE("KEDA tolerance note only when the tolerance field is left out") {
+    // tolerant_config's tolerances (0.05 up, 0.2 down) differ from 0.1 and it has a behavior,
+    // so a ScaledObject either carries behavior.*.tolerance or says why it does not.
+    const auto config = tolerant_config(1);
+    const std::string note = "KEDA's behavior has no tolerance field in every release";
+    const std::string field =
+        "spec.advanced.horizontalPodAutoscalerConfig.behavior.scaleUp.tolerance";
+    struct row {
+      k8s::cluster_target cluster;
+      bool written;
+    };
+    const row rows[] = {
+        {.cluster = {}, .written = false},  // no version given: KEDA's behavior has no tolerance
+        {.cluster = {.minor = 32, .hpa_configurable_tolerance = true}, .written = false},
+        {.cluster = {.minor = 33, .hpa_configurable_tolerance = false}, .written = false},
+        {.cluster = {.minor = 33, .hpa_configurable_tolerance = true}, .written = true},
+    };
+    for (const row& r : rows) {
+      CAPTURE(r.cluster.minor);
+      CAPTURE(r.cluster.hpa_configurable_tolerance);
+      const k8s::keda_prometheus_options keda{
+          .server_address = "http://prometheus:9090",
+          .triggers = {{.metric_name = "in_flight", .query = "sum(x)"}},
+          .cluster = r.cluster};
+      const std::string text = k8s::scaled_object_yaml(workload, config, keda);
+      CHECK(has(parse(text), field) == r.written);
+      CHECK((text.find(note) != std::string::npos) == !r.written);
+    }
+    // Tolerances at their default 0.1: no field and no note, whatever the cluster.
+    auto plain = config;
+    plain.scale_up_tolerance = headroom::default_tolerance;
+    plain.scale_down_tolerance = headroom::default_tolerance;
+    const std::string text =
+        k8s::scaled_object_yaml(workload, plain,
+                                {.server_address = "http://prometheus:9090",
+                                 .triggers = {{.metric_name = "in_flight", .query = "sum(x)"}}});
+    CHECK(text.find(note) == std::string::npos);
+    CHECK_FALSE(has(parse(text), field));
+  }
+
   TEST_CASE("HPA minReplicas 0 only with HPAScaleToZero") {
     const auto config = tolerant_config(0);
     std::string without;

@@ -271,7 +271,8 @@ TEST_SUITE("replica") {
                                               .memory_bytes = 80e9};
     const auto model = sim::make_roofline_step_time(spec, 1e9, 2.0, 1e5, 1.0, 1.0, 1ms);
     CHECK(model.weight_bytes == doctest::Approx(2e9));
-    const sim::step_shape prefill{1, 1000, 0, 1000};
+    const sim::step_shape prefill{
+        .batch = 1, .prefill_tokens = 1000, .decode_tokens = 0, .kv_tokens = 1000};
     CHECK(model(prefill).count() == doctest::Approx(0.021));
     CHECK(model(prefill).count() ==
           doctest::Approx(
