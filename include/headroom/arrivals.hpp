@@ -98,14 +98,14 @@ class exponential_gaps {
 
 /// The parameters of gamma gaps.
 struct gamma_gaps_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   double rate_per_second = 0;  ///< λ, the mean arrival rate, finite and > 0
   double cv = 1;               ///< the gaps' coefficient of variation, finite and >= 0 (1: Poisson)
 };
 
 /// The parameters of gamma gaps given by vLLM's burstiness b = 1/cv².
 struct gamma_burstiness_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   double rate_per_second = 0;  ///< λ, the mean arrival rate, finite and > 0
   double burstiness = 1;       ///< b = 1/cv², finite and > 0 (1: Poisson)
 };
@@ -241,7 +241,7 @@ requires GapSampler<S, G>
 /// A ramp of the arrival rate, linear from rate_begin_per_second at 0 to
 /// rate_end_per_second at `duration`.
 struct linear_ramp_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   double rate_begin_per_second = 0;          ///< r0, finite and >= 0
   double rate_end_per_second = 0;            ///< r1, finite and >= 0 (not both 0)
   std::chrono::duration<double> duration{};  ///< T, finite and > 0

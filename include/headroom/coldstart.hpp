@@ -66,7 +66,7 @@ enum class storage_tier : std::uint8_t {
 /// every tier except peer_gpu also crosses on the way to the GPU.
 template <std::floating_point T>
 struct basic_storage_bandwidths {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T object_store = 0;
   T local_nvme = 0;
   T host_memory = 0;
@@ -145,7 +145,7 @@ template <std::floating_point T>
 /// Inputs of weight_load_time.
 template <std::floating_point T>
 struct basic_weight_load_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T weight_bytes = 0;                                 ///< M_w, >= 0
   T channel_bytes_per_second = 0;                     ///< B, the slowest channel crossed, > 0
   std::int64_t gpus = 1;                              ///< g, tensor-parallel GPUs, >= 1
@@ -197,7 +197,7 @@ template <std::floating_point T>
 /// Inputs of tier_weight_load_time.
 template <std::floating_point T>
 struct basic_tier_weight_load_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T weight_bytes = 0;                                 ///< M_w, >= 0
   basic_storage_bandwidths<T> bandwidths{};           ///< every tier's bandwidth, bytes/s
   storage_tier source = storage_tier::object_store;   ///< where the weights come from
@@ -248,7 +248,7 @@ enum class startup_phase : std::uint8_t { machine, image, weights, warmup };
 /// is a finite duration >= 0.
 template <std::floating_point T>
 struct basic_startup_breakdown {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   detail::seconds_t<T> machine{};
   detail::seconds_t<T> image{};
   detail::seconds_t<T> weights{};
@@ -292,7 +292,7 @@ using startup_breakdown = basic_startup_breakdown<double>;
 /// Inputs of ramp_reserve.
 template <std::floating_point T>
 struct basic_ramp_reserve_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T max_ramp_per_second = 0;          ///< λ̇_max, the steepest ramp, requests/s per second, >= 0
   detail::seconds_t<T> start_time{};  ///< T_start of a replica, >= 0
   T target_utilization = 0;           ///< ρ*, in (0, 1]
@@ -316,7 +316,7 @@ template <std::floating_point T = double>
 /// Inputs of step_reserve and reserve_covers_step.
 template <std::floating_point T>
 struct basic_step_reserve_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T step_rate_per_second = 0;  ///< Δλ, the step to absorb, req/s, >= 0
   T target_utilization = 0;    ///< ρ*, in (0, 1]
   T capacity_per_second = 0;   ///< μ*, a replica's capacity, req/s, > 0
@@ -346,7 +346,7 @@ template <std::floating_point T = double>
 /// Inputs of step_uncovered_time.
 template <std::floating_point T>
 struct basic_step_uncovered_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   detail::seconds_t<T> start_time{};  ///< T_start of a replica, >= 0
   detail::seconds_t<T> look_ahead{};  ///< how far ahead the controller knows λ, >= 0
 };
@@ -401,7 +401,7 @@ inline constexpr double default_min_idle_to_start_ratio = 10;
 /// assigns). Defaults: "much longer" means 10 x T_start; no request may miss the promise.
 template <std::floating_point T>
 struct basic_scale_to_zero_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   detail::seconds_t<T> idle_period{};   ///< typical length of an empty period
   detail::seconds_t<T> start_time{};    ///< T_start of a replica (start_time() of a breakdown)
   detail::seconds_t<T> ttft_promise{};  ///< the TTFT SLO threshold

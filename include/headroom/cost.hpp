@@ -45,7 +45,7 @@ inline constexpr double tokens_per_million = 1e6;
 /// Inputs of replica_token_rate.
 template <std::floating_point T>
 struct basic_replica_token_rate_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T capacity_per_second = 0;  ///< μ*, a replica's capacity, req/s, > 0
   T mean_output_tokens = 0;   ///< mean output tokens per answer, > 0
 };
@@ -69,7 +69,7 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
 /// Inputs of mean_utilization: the same unit (tokens or requests) for both.
 template <std::floating_point T>
 struct basic_mean_utilization_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T served = 0;    ///< what the replicas served, >= 0, <= servable
   T servable = 0;  ///< what the ready replicas could have served, > 0
 };
@@ -87,7 +87,7 @@ template <std::floating_point T = double>
 /// Inputs of cost_per_token and cost_per_million_tokens.
 template <std::floating_point T>
 struct basic_token_cost_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T hourly_cost = 0;        ///< C_hour, the price of a replica per hour, >= 0
   T tokens_per_second = 0;  ///< ν*, the tokens a replica generates per second at full use, > 0
   T mean_utilization = 1;   ///< ρ̄, the share of ν* actually served, in (0, 1]
@@ -134,7 +134,7 @@ requires detail::Arithmetic<std::remove_cvref_t<decltype(*std::begin(std::declva
 /// Inputs of fleet_hourly_cost.
 template <std::floating_point T>
 struct basic_fleet_hourly_cost_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T replicas = 0;                ///< N, replicas running (a mean may be fractional), >= 0
   T price_per_replica_hour = 0;  ///< C_hour, >= 0
 };
@@ -150,7 +150,7 @@ template <std::floating_point T = double>
 /// Inputs of fleet_cost.
 template <std::floating_point T>
 struct basic_fleet_cost_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T replica_hours = 0;           ///< replica-hours used (replica_hours(...)), >= 0
   T price_per_replica_hour = 0;  ///< C_hour, >= 0
 };
@@ -171,7 +171,7 @@ template <std::floating_point T = double>
 /// or redone (including the replacement's cold start).
 template <std::floating_point T>
 struct basic_spot_terms {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T discount = 0;   ///< d, in [0, 1)
   T lost_work = 0;  ///< ω, in [0, 1)
 };
@@ -204,7 +204,7 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
 /// Inputs of spot_cost.
 template <std::floating_point T>
 struct basic_spot_cost_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T on_demand_cost = 0;  ///< c, the cost on demand (any unit: per token, per hour), >= 0
   T discount = 0;        ///< d, in [0, 1)
   T lost_work = 0;       ///< ω, in [0, 1)
@@ -222,7 +222,7 @@ template <std::floating_point T = double>
 /// Inputs of a two-tier split.
 template <std::floating_point T>
 struct basic_two_tier_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   std::int64_t replicas = 0;          ///< what the traffic needs now, >= 0
   std::int64_t minimum_replicas = 0;  ///< what the traffic minimum needs (the base), >= 0
   T non_interruptible_share = 0;      ///< share of the traffic that tolerates no interruption
@@ -299,7 +299,7 @@ using phase_costs = basic_phase_costs<double>;
 /// Inputs of split_cost_by_gpu_time: one hour of a replica and what it served in it.
 template <std::floating_point T>
 struct basic_gpu_time_split_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T hourly_cost = 0;                        ///< C_hour, >= 0
   T prefill_tokens = 0;                     ///< input tokens prefilled in the hour, > 0
   detail::seconds_t<T> prefill_gpu_time{};  ///< GPU time spent on prefill, >= 0

@@ -81,7 +81,7 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
 /// Inputs of littles_law_sojourn.
 template <std::floating_point T>
 struct basic_littles_law_sojourn_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T in_flight = 0;        ///< L, mean number in the system, >= 0
   T rate_per_second = 0;  ///< λ, the throughput, events/s, > 0
 };
@@ -107,7 +107,7 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
 /// Inputs of target_concurrency.
 template <std::floating_point T>
 struct basic_target_concurrency_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T target_utilization = 0;             ///< ρ*, the share of μ* a replica runs at, in (0, 1]
   T capacity_per_second = 0;            ///< μ*, a replica's capacity, req/s, > 0
   detail::seconds_t<T> mean_sojourn{};  ///< W̄ at the target load, >= 0
@@ -126,7 +126,7 @@ template <std::floating_point T = double>
 /// Inputs of replicas_needed.
 template <std::floating_point T>
 struct basic_replicas_needed_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T arrival_rate_per_second = 0;  ///< λ, the traffic to serve, req/s, >= 0
   T target_utilization = 0;       ///< ρ*, the share of μ* each replica runs at, in (0, 1]
   T capacity_per_second = 0;      ///< μ*, a replica's capacity, req/s, > 0
@@ -159,7 +159,7 @@ template <detail::Arithmetic A, class T = detail::real_t<A>>
 /// Inputs of conformance_samples_needed.
 template <std::floating_point T>
 struct basic_conformance_samples_needed_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T conformance = 0;     ///< q, the conformance expected, in [0, 1]
   T standard_error = 0;  ///< the largest standard error wanted, > 0
 };
@@ -184,7 +184,7 @@ template <std::floating_point T = double>
 /// request, and the interactive response-time law λ = N/(W + Z) that ties its rate to W.
 template <std::floating_point T>
 struct basic_closed_loop {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T users = 0;                        ///< N, >= 0
   detail::seconds_t<T> think_time{};  ///< Z, the mean think time, >= 0
 
@@ -228,7 +228,7 @@ using closed_loop = basic_closed_loop<double>;
 /// unstable queue (λ >= μ) is an outcome: conformances 0, means and quantiles +infinity.
 template <std::floating_point T>
 struct basic_mm1_queue {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T arrival_rate_per_second = 0;  ///< λ, req/s, >= 0
   T service_rate_per_second = 0;  ///< μ, req/s, > 0
 
@@ -319,7 +319,7 @@ using mm1_queue = basic_mm1_queue<double>;
 /// Inputs of mm1_capacity and mm1_wait_capacity: a server and a latency quota.
 template <std::floating_point T>
 struct basic_mm1_capacity_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T service_rate_per_second = 0;     ///< μ, req/s, > 0
   detail::seconds_t<T> threshold{};  ///< τ, the latency threshold
   T quota = 0;                       ///< q, the share that must meet τ, in (0, 1)
@@ -363,7 +363,7 @@ template <std::floating_point T = double>
 /// Inputs of mm1_service_rate_needed: a rate and a latency quota.
 template <std::floating_point T>
 struct basic_mm1_service_rate_needed_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T arrival_rate_per_second = 0;     ///< λ, req/s, >= 0
   detail::seconds_t<T> threshold{};  ///< τ, the sojourn threshold, > 0
   T quota = 0;                       ///< q, the share that must meet τ, in (0, 1)
@@ -388,7 +388,7 @@ template <std::floating_point T = double>
 /// Inputs of erlang_b and erlang_c: c servers offered a = λ/μ Erlangs.
 template <std::floating_point T>
 struct basic_erlang_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   std::int64_t servers = 0;  ///< c, >= 1
   T offered_load = 0;        ///< a = λ/μ, Erlangs, in [0, 2^53]
 };
@@ -418,7 +418,7 @@ template <std::floating_point T = double>
 /// an outcome: the probability of waiting 1, the conformance 0, means +infinity.
 template <std::floating_point T>
 struct basic_mmc_queue {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T arrival_rate_per_second = 0;  ///< λ, req/s, >= 0
   T service_rate_per_second = 0;  ///< μ of each server, req/s, > 0
   std::int64_t servers = 0;       ///< c, >= 1
@@ -489,7 +489,7 @@ using mmc_queue = basic_mmc_queue<double>;
 /// Inputs of mmc_servers_needed: a rate, a server and a waiting-time quota.
 template <std::floating_point T>
 struct basic_mmc_servers_needed_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T arrival_rate_per_second = 0;     ///< λ, req/s, >= 0 (λ/μ <= 2^53)
   T service_rate_per_second = 0;     ///< μ of each server, req/s, > 0
   detail::seconds_t<T> threshold{};  ///< t, the waiting-time threshold, >= 0
@@ -522,7 +522,7 @@ template <std::floating_point T = double>
 /// means. Every member validates λ >= 0, μ > 0, c_s >= 0; +infinity when unstable.
 template <std::floating_point T>
 struct basic_mg1_queue {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T arrival_rate_per_second = 0;  ///< λ, req/s, >= 0
   T service_rate_per_second = 0;  ///< μ, req/s, > 0
   T service_cv = 0;               ///< c_s, standard deviation / mean of the service time, >= 0
@@ -552,7 +552,7 @@ using mg1_queue = basic_mg1_queue<double>;
 /// wait is half the M/M/1 wait. +infinity when unstable.
 template <std::floating_point T>
 struct basic_md1_queue {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T arrival_rate_per_second = 0;  ///< λ, req/s, >= 0
   T service_rate_per_second = 0;  ///< μ, req/s, > 0
 

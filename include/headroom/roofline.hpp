@@ -49,7 +49,7 @@ inline constexpr int kv_tensors_per_head = 2;
 /// effective figures some fraction of these peaks; a spec of effective figures is a spec too.
 template <std::floating_point T>
 struct basic_accelerator_spec {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   std::string_view name{};      ///< as in accelerators::all ("H100 SXM"); may be empty
   T peak_flops_per_second = 0;  ///< P_peak, dense bf16 FLOP/s, > 0
   T peak_bytes_per_second = 0;  ///< B_peak, memory bandwidth, bytes/s, > 0
@@ -106,7 +106,7 @@ inline constexpr std::array<accelerator_spec, 4> all{h100_sxm, h200_sxm, a100_80
 /// Inputs of weight_bytes.
 template <std::floating_point T>
 struct basic_weight_bytes_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T parameters = 0;           ///< N_p, >= 0
   T bytes_per_parameter = 0;  ///< 2 for bf16, 0.5 for 4-bit, > 0
 };
@@ -123,7 +123,7 @@ template <std::floating_point T = double>
 /// Inputs of kv_bytes_per_token: the shape of a model's KV cache.
 template <std::floating_point T>
 struct basic_kv_bytes_per_token_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   std::int64_t layers = 0;    ///< transformer layers, >= 1
   std::int64_t kv_heads = 0;  ///< KV heads per layer (fewer than query heads with GQA), >= 1
   std::int64_t head_dim = 0;  ///< elements per head, >= 1
@@ -146,7 +146,7 @@ template <std::floating_point T = double>
 /// Inputs of kv_cache_bytes.
 template <std::floating_point T>
 struct basic_kv_cache_bytes_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T batch = 0;               ///< b, sequences in the batch, >= 0
   T context_tokens = 0;      ///< n_ctx, tokens of context per sequence, >= 0
   T kv_bytes_per_token = 0;  ///< m_kv (kv_bytes_per_token), >= 0
@@ -165,7 +165,7 @@ template <std::floating_point T = double>
 /// Inputs of min_gpus_for_weights.
 template <std::floating_point T>
 struct basic_min_gpus_for_weights_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T weight_bytes = 0;      ///< M_w, >= 0
   T gpu_memory_bytes = 0;  ///< memory of one GPU, > 0
 };
@@ -188,7 +188,7 @@ template <std::floating_point T = double>
 /// Inputs of mfu.
 template <std::floating_point T>
 struct basic_mfu_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T parameters = 0;             ///< N_p, >= 0
   T tokens_per_second = 0;      ///< ν, tokens processed per second, >= 0
   T peak_flops_per_second = 0;  ///< P_peak, > 0
@@ -210,7 +210,7 @@ template <std::floating_point T = double>
 /// Inputs of decode_bandwidth.
 template <std::floating_point T>
 struct basic_decode_bandwidth_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T weight_bytes = 0;           ///< M_w, read once per step, >= 0
   T kv_bytes = 0;               ///< M_kv, the batch's KV cache read per step, >= 0
   detail::seconds_t<T> tpot{};  ///< the time of one decode step, > 0
@@ -231,7 +231,7 @@ template <std::floating_point T = double>
 /// Inputs of mbu.
 template <std::floating_point T>
 struct basic_mbu_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T weight_bytes = 0;           ///< M_w, read once per step, >= 0
   T kv_bytes = 0;               ///< M_kv, the batch's KV cache read per step, >= 0
   detail::seconds_t<T> tpot{};  ///< the time of one decode step, > 0
@@ -267,7 +267,7 @@ template <std::floating_point T = double>
 /// Inputs of decode_intensity: a decode step of b sequences of context n_ctx.
 template <std::floating_point T>
 struct basic_decode_intensity_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T parameters = 0;          ///< N_p, >= 0
   T weight_bytes = 0;        ///< M_w, >= 0
   T batch = 0;               ///< b, >= 0
@@ -301,7 +301,7 @@ template <std::floating_point T = double>
 /// Inputs of decode_intensity_limit.
 template <std::floating_point T>
 struct basic_decode_intensity_limit_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T parameters = 0;          ///< N_p, >= 0
   T context_tokens = 0;      ///< n_ctx, > 0
   T kv_bytes_per_token = 0;  ///< m_kv, > 0
@@ -322,7 +322,7 @@ template <std::floating_point T = double>
 /// Inputs of is_compute_bound and mfu_ceiling: a kernel's intensity against a ridge point.
 template <std::floating_point T>
 struct basic_intensity_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T intensity = 0;  ///< I, FLOP/byte, >= 0
   T ridge = 0;      ///< the ridge point (ridge_point), FLOP/byte, > 0
 };
@@ -358,7 +358,7 @@ template <std::floating_point T = double>
 /// Inputs of max_compute_bound_context.
 template <std::floating_point T>
 struct basic_compute_bound_context_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T parameters = 0;          ///< N_p, >= 0
   T kv_bytes_per_token = 0;  ///< m_kv, > 0
   T ridge = 0;               ///< the ridge point, FLOP/byte, > 0
@@ -380,7 +380,7 @@ template <std::floating_point T = double>
 /// Inputs of max_compute_bound_context_at_batch.
 template <std::floating_point T>
 struct basic_compute_bound_context_at_batch_inputs {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T parameters = 0;          ///< N_p, >= 0
   T weight_bytes = 0;        ///< M_w, >= 0
   T batch = 0;               ///< b, > 0
@@ -421,7 +421,7 @@ template <std::floating_point T = double>
 /// The work of one step: what it computes and what it reads.
 template <std::floating_point T>
 struct basic_step_work {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   T flops = 0;  ///< FLOP computed, >= 0
   T bytes = 0;  ///< bytes read from memory, >= 0
 };

@@ -66,10 +66,14 @@ static_assert(!brace_constructible_positionally<headroom::closed_loop, double>);
 static_assert(headroom::mm1_queue{.arrival_rate_per_second = 0.5, .service_rate_per_second = 1.0}
                   .mean_in_system() == 1.0);  // ρ/(1 − ρ) at ρ = 0.5
 
-// ---- the marker costs nothing --------------------------------------------------------------
+// ---- the marker costs nothing (where [[no_unique_address]] is used: see detail/config.hpp) --
 
+#if HEADROOM_MARKER_TAKES_NO_SPACE
 static_assert(sizeof(headroom::mm1_queue) == 2 * sizeof(double));
 static_assert(sizeof(headroom::replicas_needed_inputs) == 3 * sizeof(double));
+#else
+static_assert(sizeof(headroom::replicas_needed_inputs) == 4 * sizeof(double));
+#endif
 
 // ---- every other aggregate of several same-typed quantities refuses positional braces -----
 

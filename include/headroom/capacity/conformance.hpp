@@ -68,7 +68,7 @@ namespace detail {
 
 /// Counts of a proportion: `successes` out of `trials`.
 struct proportion_counts {
-  [[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   std::size_t successes = 0;  ///< <= trials
   std::size_t trials = 0;     ///< n
 };

@@ -17,8 +17,9 @@ inline namespace v0 {
 namespace detail {
 
 /// The first member of every parameter aggregate, declared
-/// `[[no_unique_address]] detail::designated_initializers_only designated_initializers_only{};`
-/// (no size): a positional brace list such as replicas_needed({60.0, 0.8, 8.0}) would
+/// `HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only
+/// designated_initializers_only{};` (no size where the attribute is honoured; see
+/// detail/config.hpp): a positional brace list such as replicas_needed({60.0, 0.8, 8.0}) would
 /// initialise it from 60.0, which does not compile, so every field must be named
 /// (`{.arrival_rate_per_second = 60.0, ...}`) and two quantities of one type cannot be
 /// swapped silently. Leave it out of the braces; it takes its default.

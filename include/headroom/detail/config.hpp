@@ -47,4 +47,16 @@
 #define HEADROOM_PREFETCH(p) static_cast<void>(p)
 #endif
 
+// [[no_unique_address]] for the empty marker that makes a parameter struct take designated
+// initializers only (detail/checks.hpp). Left out for clang++ 15 and later: clang++ 16
+// miscompiles a designated initializer of a struct holding such a struct (the member after
+// the marker is constructed at address 0); without the attribute the marker costs one byte.
+#if defined(__clang__) && __clang_major__ >= 15
+#define HEADROOM_NO_UNIQUE_ADDRESS
+#define HEADROOM_MARKER_TAKES_NO_SPACE 0
+#else
+#define HEADROOM_NO_UNIQUE_ADDRESS [[no_unique_address]]
+#define HEADROOM_MARKER_TAKES_NO_SPACE 1
+#endif
+
 #endif  // HEADROOM_HAS_CXX20

@@ -62,7 +62,7 @@ inline constexpr double largest_tolerance = 1e6;
 
 /// Inputs of in_flight_target: L* = ρ*·μ*·W̄ and how the number written is rounded.
 struct in_flight_target_inputs {
-  [[no_unique_address]] headroom::detail::designated_initializers_only
+  HEADROOM_NO_UNIQUE_ADDRESS headroom::detail::designated_initializers_only
       designated_initializers_only{};
   double target_utilization = 0;   ///< ρ*, the share of μ* a replica runs at, in (0, 1]
   double capacity_per_second = 0;  ///< μ*, a replica's capacity, req/s, > 0
