@@ -90,15 +90,31 @@ inline void accumulate(std::span<double> totals, std::span<const double> column,
     return;
   }
   if (n == 0) return;
-  double lo = column[0], hi = column[0];
-  for (std::size_t i = 1; i < n; ++i) {
-    lo = std::min(lo, column[i]);
-    hi = std::max(hi, column[i]);
+  // The extremes in four independent lanes (no chain of dependent min/max through the
+  // column). Either way lo and hi are NaN iff column[0] is, else the extremes of the other
+  // values; only the sign of a zero extreme may differ, and it reaches no total: totals
+  // start at +0 and adding ±0 to them gives the same sum.
+  double lo[4] = {column[0], column[0], column[0], column[0]};
+  double hi[4] = {column[0], column[0], column[0], column[0]};
+  std::size_t i = 1;
+  for (; i + 4 <= n; i += 4)
+    for (std::size_t k = 0; k < 4; ++k) {
+      lo[k] = std::min(lo[k], column[i + k]);
+      hi[k] = std::max(hi[k], column[i + k]);
+    }
+  for (; i < n; ++i) {
+    lo[0] = std::min(lo[0], column[i]);
+    hi[0] = std::max(hi[0], column[i]);
   }
-  if (!(hi > lo)) return;
-  const double span = hi - lo;
-  for (std::size_t i = 0; i < n; ++i)
-    totals[i] += weight * ((column[i] - lo) / span * max_normalized_score);
+  for (std::size_t k = 1; k < 4; ++k) {
+    lo[0] = std::min(lo[0], lo[k]);
+    hi[0] = std::max(hi[0], hi[k]);
+  }
+  const double lo_all = lo[0], hi_all = hi[0];
+  if (!(hi_all > lo_all)) return;
+  const double span = hi_all - lo_all;
+  for (std::size_t j = 0; j < n; ++j)
+    totals[j] += weight * ((column[j] - lo_all) / span * max_normalized_score);
 }
 inline double checked_weight(double w) { return require_non_negative("weight", w); }
 /// Starts loading the records item's main part refers to (its worker, its first GPU), so

@@ -144,20 +144,26 @@ struct scored_candidates {
 namespace detail {
 /// true iff candidate a beats b: higher total, then lowest main worker id, then lowest first
 /// GPU index, then earlier candidate (tie_break::lowest_worker_id).
+/// ids_ascending: the ids increase with position (positions compared, ids not read).
 [[nodiscard]] inline bool better(const cluster_view& v, const candidate& a, double sa,
-                                 const candidate& b, double sb) noexcept {
+                                 const candidate& b, double sb, bool ids_ascending) noexcept {
   if (sa != sb) return sa > sb;
   const placement_part& pa = v.parts[a.part_begin];
   const placement_part& pb = v.parts[b.part_begin];
-  const std::uint64_t ia = v.workers[pa.worker].id, ib = v.workers[pb.worker].id;
-  if (ia != ib) return ia < ib;
+  if (ids_ascending) {
+    if (pa.worker != pb.worker) return pa.worker < pb.worker;
+  } else if (const std::uint64_t ia = v.workers[pa.worker].id, ib = v.workers[pb.worker].id;
+             ia != ib)
+    return ia < ib;
   const std::uint32_t ga = pa.claim_count ? v.claims[pa.claim_begin].index : 0;
   const std::uint32_t gb = pb.claim_count ? v.claims[pb.claim_begin].index : 0;
   return ga < gb;
 }
 /// The position of the winner among totals (none: 0), by the tie rule.
+/// ids_ascending: as better()'s.
 [[nodiscard]] inline std::size_t pick(const cluster_view& v, std::span<const candidate> cands,
-                                      std::span<const double> totals, tie_break ties) noexcept {
+                                      std::span<const double> totals, tie_break ties,
+                                      bool ids_ascending) noexcept {
   std::size_t best = 0;
   if (ties == tie_break::first_listed) {
     // scheduler.py::pick_highest_score_candidate: a later candidate wins only when higher.
@@ -165,8 +171,34 @@ namespace detail {
       if (totals[i] > totals[best]) best = i;
     return best;
   }
-  for (std::size_t i = 1; i < cands.size(); ++i)
-    if (better(v, cands[i], totals[i], cands[best], totals[best])) best = i;
+  // The scan below keeps the earliest candidate no other beats. Without NaN totals every
+  // such candidate has the highest total, so one pass over the totals finds it and the
+  // second compares the candidates at that total only (better() reads their parts). The
+  // maximum is taken in four independent lanes: without NaN the same value (a zero's sign
+  // aside, which == ignores).
+  double lane[4] = {totals[0], totals[0], totals[0], totals[0]};
+  bool nan = false;
+  std::size_t i = 0;
+  for (; i + 4 <= cands.size(); i += 4)
+    for (std::size_t k = 0; k < 4; ++k) {
+      const double t = totals[i + k];
+      nan |= t != t;
+      lane[k] = t > lane[k] ? t : lane[k];
+    }
+  for (; i < cands.size(); ++i) {
+    nan |= totals[i] != totals[i];
+    lane[0] = totals[i] > lane[0] ? totals[i] : lane[0];
+  }
+  double top = lane[0];
+  for (std::size_t k = 1; k < 4; ++k) top = lane[k] > top ? lane[k] : top;
+  if (nan) {
+    for (i = 1; i < cands.size(); ++i)
+      if (better(v, cands[i], totals[i], cands[best], totals[best], ids_ascending)) best = i;
+    return best;
+  }
+  while (totals[best] != top) ++best;
+  for (i = best + 1; i < cands.size(); ++i)
+    if (totals[i] == top && better(v, cands[i], top, cands[best], top, ids_ascending)) best = i;
   return best;
 }
 /// Scratch spans of ws for n items (grown, never shrunk).
@@ -192,7 +224,7 @@ scored_candidates score_candidates(Chain& chain, workspace& ws,
     const std::span<double> totals = detail::totals_for(ws, cands.size());
     const cluster_view v = ws.view();
     chain.evaluate(v, cands, totals, std::span<double>(ws.column.data(), cands.size()));
-    return {totals, detail::pick(v, cands, totals, ties)};
+    return {totals, detail::pick(v, cands, totals, ties, ws.ids_ascending())};
   }
   return {};
 }

@@ -124,9 +124,11 @@ class grouped_listing {
     };
     const auto workers = static_cast<std::uint32_t>(ws_.workers_.size());
     if (!ws_.has_selection_) {
+      // The verdicts and allocatable RAM are read from their dense copies, not the records.
+      const std::uint8_t* const eligible = ws_.eligible_.data();
+      const std::int64_t* const ram = ws_.ram_alloc_.data();
       for (std::uint32_t w = 0; w < workers; ++w) {
-        const worker_record& wr = ws_.workers_[w];
-        if (!wr.eligible || !ram_ok(wr)) continue;
+        if (eligible[w] == 0 || (ram_need_ != 0 && !holds_bytes(ram[w], ram_need_))) continue;
         for (const distinct_gpus::entry& d : ws_.distinct_.of(w)) {
           const std::uint64_t c = e_.gpu_claim_bytes(d.total_bytes, d.alloc_bytes);
           if (c != 0 && e_.fits(c, 1)) emit(d.gpu, d.index, w, c);

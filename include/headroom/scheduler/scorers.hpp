@@ -284,6 +284,8 @@ struct locality_scorer {
     const bool dense = !v.worker_files.empty();
     if (parts.size() == 1 && dense) {  // the common case, read from the dense copy
       const unsigned f = v.worker_files[parts[0].worker];
+      // No draft weight: the formula below reduces to M·(main files READY), exactly.
+      if (!(v.has_draft && v.draft_ready_somewhere)) return (f & 1u) != 0 ? max_score : 0.0;
       main = f & 1u;
       draft = f >> 1;
       distinct = 1;

@@ -275,12 +275,18 @@ class workspace : private detail::workspace_state {
     return false;
   }
 
+  /// true iff the worker ids increase with position (a decision's tie rule then compares
+  /// positions instead of reading the ids).
+  [[nodiscard]] bool ids_ascending() const noexcept { return sorted_ids_; }
   /// The filter-verdict cache a decision keeps in the workspace (scheduler/decision.hpp).
   [[nodiscard]] detail::verdict_cache& verdicts() noexcept { return verdicts_; }
   /// Marks whether worker w passed the filters (a decision does).
   void set_eligible(std::uint32_t w, bool eligible) noexcept {
     // Written only on change: a warm index keeps its worker records clean (no write-back).
-    if (workers_[w].eligible != eligible) workers_[w].eligible = eligible;
+    if (workers_[w].eligible != eligible) {
+      workers_[w].eligible = eligible;
+      eligible_[w] = eligible ? 1 : 0;
+    }
   }
   using detail::workspace_state::drop_candidates;
 
@@ -388,6 +394,8 @@ class workspace : private detail::workspace_state {
     has_selection_ = !selection_.empty();
   }
   void begin_counting() {
+    ram_alloc_.resize(workers_.size());
+    for (std::uint32_t w = 0; w < workers_.size(); ++w) ram_alloc_[w] = workers_[w].ram_alloc_bytes;
     for (detail::saturating_amounts* exact :
          {&vram_exact_, &ram_exact_, &own_vram_exact_, &own_ram_exact_, &excluded_vram_exact_,
           &excluded_ram_exact_})
@@ -409,6 +417,7 @@ class workspace : private detail::workspace_state {
     instance_claims_ = claims_.size();
     gpu_alloc_.resize(gpus_.size());
     worker_files_.resize(workers_.size());
+    eligible_.assign(workers_.size(), std::uint8_t{0});  // as the records: not yet filtered
     distinct_.reset(gpus_.size(), workers_.size());
     for (std::uint32_t w = 0; w < workers_.size(); ++w) refresh_worker(w);
   }

@@ -72,6 +72,7 @@ struct workspace_state {
   }
   void give_ram(std::uint32_t w, std::int64_t amount, amounts moved) {
     ram_exact_.add(workers_[w].ram_alloc_bytes, w, amount);
+    ram_alloc_[w] = workers_[w].ram_alloc_bytes;
     if (moved == amounts::cluster_and_own) own_ram_exact_.add(own_ram_alloc_[w], w, amount);
   }
   void take_vram(std::uint32_t g, std::int64_t amount, amounts moved) {
@@ -231,6 +232,10 @@ struct workspace_state {
   detail::verdict_cache verdicts_;
   std::vector<std::int64_t> gpu_alloc_;     // gpus_[g].alloc_bytes, dense (cluster_view)
   std::vector<std::uint8_t> worker_files_;  // main_files | draft_files << 1 (cluster_view)
+  // Dense copies of what the fit's first stage reads of each worker: workers_[w].eligible
+  // and workers_[w].ram_alloc_bytes (kept by set_eligible, give_ram and the index).
+  std::vector<std::uint8_t> eligible_;
+  std::vector<std::int64_t> ram_alloc_;
   detail::listing_scratch scratch_;
   // ---- the indexed model ----
   detail::model_key model_key_;
