@@ -102,7 +102,6 @@ constexpr T scale2(T x, int k) noexcept {
   return x * pow2<T>(half) * pow2<T>(k - half);
 }
 
-
 /// e^r for |r| <= ln2/2: its Taylor series to degree 30 (the last term is below 1e-50),
 /// in Horner form 1 + r(1 + r/2(1 + r/3(...))), summed from the smallest term.
 template <std::floating_point T>
