@@ -112,8 +112,9 @@ class api_reader : private api_json_cursor {
     return true;
   }
 
-  /// A [timestamp, "value"] pair.
-  bool read_point(api_point& p) {
+  /// A [timestamp, second] pair; read_second() reads the second element.
+  template <class Timestamp, class ReadSecond>
+  bool read_pair(Timestamp& timestamp, ReadSecond read_second) {
     skip_ws();
     const std::size_t at = i_;
     if (peek() != '[') {
@@ -121,19 +122,24 @@ class api_reader : private api_json_cursor {
       return false;
     }
     ++i_;
-    if (!read_timestamp(p.timestamp)) return false;
+    if (!read_timestamp(timestamp)) return false;
     if (peek() != ',') {
       fail_at(api_errc::invalid_point, at);
       return false;
     }
     ++i_;
-    if (!read_value_string(p.value)) return false;
+    if (!read_second()) return false;
     if (peek() != ']') {
       fail_at(api_errc::invalid_point, at);
       return false;
     }
     ++i_;
     return true;
+  }
+
+  /// A [timestamp, "value"] pair.
+  bool read_point(api_point& p) {
+    return read_pair(p.timestamp, [&] { return read_value_string(p.value); });
   }
 
   bool count_point() {
@@ -235,28 +241,8 @@ class api_reader : private api_json_cursor {
         return read_array([&] { return read_series(type == api_result_type::matrix); });
       case api_result_type::scalar:
         return count_point() && read_point(out_.scalar);
-      case api_result_type::string: {
-        skip_ws();
-        const std::size_t at = i_;
-        if (peek() != '[') {
-          fail(api_errc::invalid_point);
-          return false;
-        }
-        ++i_;
-        if (!read_timestamp(out_.scalar.timestamp)) return false;
-        if (peek() != ',') {
-          fail_at(api_errc::invalid_point, at);
-          return false;
-        }
-        ++i_;
-        if (!read_string(out_.string_value)) return false;
-        if (peek() != ']') {
-          fail_at(api_errc::invalid_point, at);
-          return false;
-        }
-        ++i_;
-        return true;
-      }
+      case api_result_type::string:
+        return read_pair(out_.scalar.timestamp, [&] { return read_string(out_.string_value); });
       case api_result_type::none:
         break;
     }
