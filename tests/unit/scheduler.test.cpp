@@ -717,6 +717,37 @@ TEST_SUITE("scheduler") {
     CHECK(r.strategy == fit_strategy::single_gpu);
   }
 
+  TEST_CASE("scheduler: the estimator may be a function of the model or a member of it") {
+    // 40 layers of 0.5 GiB + 1 GiB fixed: 21 GiB fits a 24 GiB GPU whole (single GPU) but
+    // not a 16 GiB one (30 layers offloaded), so each spelling is seen to read the model.
+    struct Sized {
+      std::uint64_t id = 7;
+      int cluster = 1;
+      std::uint32_t layers = 40;
+      layered_estimator estimator() const { return {layers, GiB / 2, GiB, GiB / 2, 2 * GiB}; }
+      layered_estimator small_estimator = {10, GiB / 2, GiB, GiB / 2, 2 * GiB};
+    };
+    std::vector<Wk> workers{{.id = 1, .gpus = {{.index = 0, .vram_total_bytes = 16 * GiB}}}};
+    const std::vector<Inst> none;
+    const Sized model;
+    auto by_lambda = default_scheduler([](const Sized& m) { return m.estimator(); });
+    auto by_member_function = default_scheduler(&Sized::estimator);
+    auto by_member = default_scheduler(&Sized::small_estimator);
+    const auto a = by_lambda.place(workers, none, model);
+    const auto b = by_member_function.place(workers, none, model);
+    const auto c = by_member.place(workers, none, model);
+    REQUIRE(a);
+    REQUIRE(b);
+    REQUIRE(c);
+    // 16 GiB free: 1 + 0.5·L <= 16 → 30 layers on the GPU (hand calculation above).
+    CHECK(a.strategy == fit_strategy::partial_offload);
+    CHECK(a.chosen.offload_layers == 30);
+    CHECK(b.strategy == fit_strategy::partial_offload);
+    CHECK(b.chosen.offload_layers == 30);
+    // 10 layers: 1 + 5 = 6 GiB fits the GPU whole.
+    CHECK(c.strategy == fit_strategy::single_gpu);
+  }
+
   TEST_CASE("scheduler: byte quantities beyond int64 never overcommit RAM or VRAM") {
     // Found by tests/fuzz/scheduler.fuzz.cpp: the index converted byte counts to int64 by a
     // plain cast, so a RAM need of 2^63 + 2^40 read as negative and "fit" a 64 GiB worker;

@@ -14,7 +14,6 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <ranges>
 #include <span>
@@ -54,13 +53,18 @@ consteval bool diagnose_estimator_source() {
   else
     return diagnose_estimator<S>();
 }
-/// The estimator for model m: s itself, or s(m).
+/// The estimator for model m: s itself, or s(m) (as std::invoke calls it: a member
+/// function pointer as (m.*s)(), a data member pointer as m.*s; without <functional>).
 template <class S, class M>
 [[nodiscard]] decltype(auto) estimator_of(const S& s, const M& m) {
   if constexpr (Estimator<S>)
     return (s);
+  else if constexpr (std::is_member_function_pointer_v<S>)
+    return (m.*s)();
+  else if constexpr (std::is_member_object_pointer_v<S>)
+    return (m.*s);
   else
-    return std::invoke(s, m);
+    return s(m);
 }
 /// A decision on a kept index for model m needs an index of m.
 template <class M>
