@@ -246,7 +246,14 @@ class workspace : private detail::workspace_state {
             .gpu_alloc_bytes = gpu_alloc_,
             .worker_files = worker_files_,
             .own_gpu_alloc_bytes = own_gpu_alloc_,
-            .own_ram_alloc_bytes = own_ram_alloc_};
+            .own_ram_alloc_bytes = own_ram_alloc_,
+            .candidates = dense_candidates_ ? std::span<const candidate>(candidates_)
+                                            : std::span<const candidate>(),
+            .candidate_worker = dense_candidates_
+                                    ? std::span<const std::uint32_t>(candidate_worker_)
+                                    : std::span<const std::uint32_t>(),
+            .candidate_vram_left = dense_candidates_ ? std::span<const double>(candidate_left_)
+                                                     : std::span<const double>()};
   }
   /// The text of GPU type id t (gpu_record::type, worker_record::type); "" = untyped.
   [[nodiscard]] std::string_view type_name(std::uint16_t t) const noexcept {
@@ -321,6 +328,7 @@ class workspace : private detail::workspace_state {
     claims_.clear();
     instances_.clear();
     candidates_.clear();
+    dense_candidates_ = false;
     ram_base_.clear();
     vram_base_.clear();
     model_key_.assign(MT::id(m));
