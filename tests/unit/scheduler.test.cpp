@@ -892,6 +892,7 @@ TEST_SUITE("scheduler") {
     // for bit, for both normalisations, both policies, with and without a draft model,
     // and for scale down.
     const auto hide = [](auto s) { return per_item<decltype(s)>{s}; };
+    std::size_t tied_at_top = 0;  // candidates at the winner's total, over every decision
     std::mt19937_64 rng(20261201);
     auto pick = [&](std::uint64_t n) { return rng() % n; };
     const std::uint64_t sizes[] = {16, 24, 40, 80};
@@ -943,15 +944,31 @@ TEST_SUITE("scheduler") {
       const auto cands = up.workspace().candidates();
       REQUIRE(cands.size() > 1024);  // several tiles
       const auto compare = [&](auto& static_chain, auto& dynamic_chain) {
-        const scored_candidates a = score_candidates(static_chain, up.workspace());
+        const scored_candidates a =
+            score_candidates(static_chain, up.workspace(), tie_break::lowest_worker_id);
         const std::vector<double> kept(a.totals.begin(), a.totals.end());
         const std::size_t best = a.best;
-        const scored_candidates b = score_candidates(dynamic_chain, up.workspace());
+        const scored_candidates b =
+            score_candidates(dynamic_chain, up.workspace(), tie_break::lowest_worker_id);
         REQUIRE(kept.size() == b.totals.size());
         std::size_t differ = 0;
         for (std::size_t i = 0; i < kept.size(); ++i) differ += kept[i] != b.totals[i] ? 1u : 0u;
         CHECK(differ == 0);  // bit for bit
         CHECK(best == b.best);
+        // the winner by the tie rule, scanned plainly: highest total, then lowest main
+        // worker id, then lowest first GPU index, then earliest
+        const cluster_view v = up.workspace().view();
+        const auto key = [&](std::size_t i) {
+          const placement_part& p = v.parts[cands[i].part_begin];
+          return std::pair{v.workers[p.worker].id,
+                           p.claim_count ? v.claims[p.claim_begin].index : 0u};
+        };
+        std::size_t expected = 0;
+        for (std::size_t i = 1; i < kept.size(); ++i)
+          if (kept[i] > kept[expected] || (kept[i] == kept[expected] && key(i) < key(expected)))
+            expected = i;
+        CHECK(best == expected);
+        for (const double t : kept) tied_at_top += t == kept[expected] ? 1u : 0u;
       };
       compare(sd, dd);
       compare(sg, dg);
@@ -973,6 +990,7 @@ TEST_SUITE("scheduler") {
         differ += kept[i].id != kb[i].id || kept[i].score != kb[i].score ? 1u : 0u;
       CHECK(differ == 0);
     }
+    CHECK(tied_at_top > 2 * 8 * 2);  // ties the rule had to break
   }
 
   TEST_CASE("scheduler: a kept index / updated incrementally / decides like a fresh index") {

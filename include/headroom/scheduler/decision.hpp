@@ -197,6 +197,15 @@ namespace detail {
     return best;
   }
   while (totals[best] != top) ++best;
+  if (ids_ascending && v.dense_offset(cands) == 0) {
+    // The one-GPU stage lists its candidates by main-worker position (view.hpp): a later
+    // candidate at the top total beats the first one only on the same worker (a later
+    // worker has a higher id), so the scan stops where the worker changes.
+    const std::uint32_t* const worker = v.candidate_worker.data();
+    for (i = best + 1; i < cands.size() && worker[i] == worker[best]; ++i)
+      if (totals[i] == top && better(v, cands[i], top, cands[best], top, ids_ascending)) best = i;
+    return best;
+  }
   for (i = best + 1; i < cands.size(); ++i)
     if (totals[i] == top && better(v, cands[i], top, cands[best], top, ids_ascending)) best = i;
   return best;
