@@ -8,8 +8,11 @@
 // scores by the maximum alone, `100·s/max`, optionally reversed.) scorer_chain is static
 // (std::tuple, fold expressions, inlined); dynamic_scorer_chain holds type-erased plugins
 // with names and weights configured at run time. Same scorers, same weights → identical
-// totals, bit for bit. The chain knows no scorer: it asks each what it reads (scorer_reads)
-// and whether it applies (applies()). Presets: scheduler/presets.hpp.
+// totals, bit for bit. The chain knows no scorer: it asks each what it reads (scorer_reads),
+// whether it applies (applies()) and whether it scores a whole column itself (score_all).
+// Given one scratch column per scorer, the static chain scores many items tile by tile,
+// every scorer on a tile before the next, then normalises and sums: each total still gets
+// the same operations in the same order. Presets: scheduler/presets.hpp.
 #pragma once
 
 #include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
@@ -212,8 +215,9 @@ class scorer_chain {
                                                    std::span<double> totals,
                                                    std::span<double> column) {
     const std::size_t n = items.size();
-    if (n > tile && column.size() >= n * sizeof...(Ss))
-      return evaluate_tiled(v, items, totals, column);
+    if constexpr (sizeof...(Ss) > 0)
+      if (n > tile && column.size() >= n * sizeof...(Ss))
+        return evaluate_tiled(v, items, totals, column);
     std::fill(totals.begin(), totals.end(), 0.0);
     const std::span<double> scratch = column.first(n);
     std::apply([&](auto&... e) { (run(e, v, items, totals, scratch), ...); }, entries_);
@@ -234,8 +238,8 @@ class scorer_chain {
     detail::score_column(e.scorer, v, items, column);
     detail::accumulate(totals, column, e.weight, mode_);
   }
-  // Items scored per tile: their records (candidate, part, claim: ~60 B each) stay in the
-  // first-level cache from one scorer to the next.
+  // Items scored per tile: a tile's records (candidate, part, claim: ~60 B each) and
+  // columns stay in the first- and second-level caches from one scorer to the next.
   static constexpr std::size_t tile = 512;
   // One normalised column of the weighted sum (min_max, tiled evaluation).
   struct term {

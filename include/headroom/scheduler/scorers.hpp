@@ -9,8 +9,10 @@
 //  - the better default: leftover-aware best fit, Kubernetes MostAllocated/LeastAllocated,
 //    replica anti-affinity, and gated<> to apply a scorer under one placement policy only.
 // A scorer may have prepare(view, items) (called once per decision before score()),
-// applies(view) (false: it scores every item 0 in this decision, and the chain skips it)
-// and a static `reads` (the indexed records it reads per item: a prefetch hint).
+// applies(view) (false: it scores every item 0 in this decision, and the chain skips it),
+// a static `reads` (the indexed records it reads per item: a prefetch hint) and
+// score_all(view, items, column) (every item's score() at once, e.g. from the view's dense
+// per-candidate copies: best fit and locality have one).
 #pragma once
 
 #include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
