@@ -297,7 +297,8 @@ class workspace : private detail::workspace_state {
   }
   using detail::workspace_state::drop_candidates;
 
-  /// Column buffers the chains use for per-scorer scores and totals (grown, never shrunk).
+  /// Column buffers the chains use for per-scorer scores (one column per scorer of a
+  /// static chain) and totals (grown, never shrunk).
   std::vector<double> column, totals;
   /// The scale-down ranking of the last ranking.
   std::vector<ranked_instance> ranked;
