@@ -972,6 +972,9 @@ TEST_SUITE("scheduler") {
       };
       compare(sd, dd);
       compare(sg, dg);
+      // committed, the same candidates score from the records (their GPUs' free VRAM moved)
+      up.workspace().commit(placed.chosen);
+      compare(sd, dd);
       // scale down: more than one tile of the model's instances
       auto ss = default_scale_down_chain();
       dynamic_scale_down_chain ds(normalization::min_max);

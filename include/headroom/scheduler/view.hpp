@@ -158,10 +158,10 @@ struct cluster_view {
   std::span<const std::int64_t> own_ram_alloc_bytes{};  ///< see own_gpu_alloc_bytes
   /// Optional dense copies per candidate (a workspace's view fills them when the fit's
   /// one-GPU stage listed its candidates, each one part with one claim, in increasing
-  /// main-worker position; else they are empty): the candidates they describe, and for
-  /// candidates[i] the position of its main worker and its VRAM left over, `0 + (a − c)` in bytes
-  /// as doubles (a: its GPU's allocatable VRAM, c: the claim). A scorer's score_all reads them at
-  /// dense_offset().
+  /// main-worker position, and nothing was committed since; else they are empty): the candidates
+  /// they describe, and for candidates[i] the position of its main worker and its VRAM left over,
+  /// `0 + (a − c)` in bytes as doubles (a: its GPU's allocatable VRAM, c: the claim). A scorer's
+  /// score_all reads them at dense_offset().
   std::span<const candidate> candidates{};
   std::span<const std::uint32_t> candidate_worker{};  ///< see candidates
   std::span<const double> candidate_vram_left{};      ///< see candidates

@@ -193,6 +193,7 @@ class workspace : private detail::workspace_state {
   /// claims and counts it, so that several placements can be chosen in a row. (The same as
   /// add_instance() of the placed instance: do one or the other, not both.)
   void commit(const candidate& c) {
+    dense_candidates_ = false;  // the candidates stay, their dense copies would go stale
     for (std::uint32_t p = 0; p < c.part_count; ++p) {
       const placement_part& part = parts_[c.part_begin + p];
       if (p == 0) take_ram(part.worker, detail::counted_bytes(part.ram_bytes), own_amounts());
