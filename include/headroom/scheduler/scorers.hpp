@@ -287,7 +287,10 @@ struct locality_scorer {
     if (parts.size() == 1 && dense) {  // the common case, read from the dense copy
       const unsigned f = v.worker_files[parts[0].worker];
       // No draft weight: the formula below reduces to M·(main files READY), exactly.
-      if (!(v.has_draft && v.draft_ready_somewhere)) return (f & 1u) != 0 ? max_score : 0.0;
+      if (!(v.has_draft && v.draft_ready_somewhere)) {
+        const double by_files[2] = {0.0, max_score};  // a lookup, not a branch on the files
+        return by_files[f & 1u];
+      }
       main = f & 1u;
       draft = f >> 1;
       distinct = 1;
