@@ -10,6 +10,7 @@
 #include <limits>
 #include <optional>
 #include <random>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -157,6 +158,19 @@ template <class E, class Chain>
 auto scheduler_with(const E& e, Chain& chain, scheduler_options options = {}) {
   return scheduler<decltype(basic_filters()), E, Chain&>(basic_filters(), e, chain, options);
 }
+/// Scorer S with its score() and prepare() alone (no score_all: scored item by item from
+/// the records, as a plugin of a user's would be).
+template <class S>
+struct per_item {
+  S s;
+  template <class Item>
+  void prepare(const cluster_view& v, std::span<const Item> items) {
+    if constexpr (requires { s.prepare(v, items); }) s.prepare(v, items);
+  }
+  template <class Item>
+  requires ScorerFor<S, Item>
+  double score(const cluster_view& v, const Item& item) const { return s.score(v, item); }
+};
 }  // namespace
 
 TEST_SUITE("scheduler") {
@@ -899,6 +913,118 @@ TEST_SUITE("scheduler") {
       // invariant: scores ascending
       for (std::size_t i = 1; i < ka.size(); ++i) CHECK(ka[i - 1].score <= ka[i].score);
     }
+  }
+
+  TEST_CASE("scheduler: static chains score clusters of many tiles as scorer by scorer") {
+    // A static chain scores more than one tile of items (512) tile by tile, every scorer
+    // on a tile before the next, and best fit and locality read the fit's dense
+    // per-candidate copies; a dynamic chain of the same scorers hidden behind a plain
+    // score() scores one scorer after the other from the records. Totals must agree bit
+    // for bit, for both normalisations, both policies, with and without a draft model,
+    // and for scale down.
+    const auto hide = [](auto s) { return per_item<decltype(s)>{s}; };
+    std::size_t tied_at_top = 0;  // candidates at the winner's total, over every decision
+    std::mt19937_64 rng(20261201);
+    auto pick = [&](std::uint64_t n) { return rng() % n; };
+    const std::uint64_t sizes[] = {16, 24, 40, 80};
+    for (int trial = 0; trial < 8; ++trial) {
+      std::vector<Wk> workers;
+      std::vector<Inst> instances;
+      std::uint64_t next_instance = 1;
+      for (std::uint64_t w = 0; w < 1000 + pick(300); ++w) {
+        Wk wk{.id = 10 + w * 7, .ram_total_bytes = (32 + pick(4) * 32) * GiB};
+        for (std::uint32_t g = 0; g < 1 + pick(8); ++g)
+          wk.gpus.push_back({.index = g, .vram_total_bytes = sizes[pick(4)] * GiB});
+        if (pick(3) == 0) wk.ready_files.push_back(42);
+        if (pick(4) == 0) wk.ready_files.push_back(43);
+        for (std::uint32_t g = 0; g < wk.gpus.size(); ++g)
+          if (pick(3) == 0)
+            instances.push_back(
+                {.id = next_instance++,
+                 .model_id = pick(2) ? 7u : 9u,
+                 .worker_id = wk.id,
+                 .state = pick(5) ? instance_state::running : instance_state::starting,
+                 .ram_bytes = pick(4) * GiB,
+                 .gpus = {{.index = g,
+                           .vram_bytes = wk.gpus[g].vram_total_bytes * (1 + pick(5)) / 10}},
+                 .total_layers = pick(2) ? 40u : 0u,
+                 .offload_layers = static_cast<std::uint32_t>(pick(41))});
+        workers.push_back(std::move(wk));
+      }
+      Model m{.placement = trial % 2 ? placement_policy::spread : placement_policy::binpack,
+              .files = 42,
+              .draft_files = trial % 4 >= 2 ? 43u : 0u};
+      const vllm_estimator e((1 + pick(12)) * GiB, 0.5 + 0.1 * static_cast<double>(pick(5)), 32,
+                             pick(4) * GiB);
+      auto sd = default_scale_up_chain();
+      dynamic_scale_up_chain dd(normalization::min_max);
+      dd.add("best_fit", 1, hide(gated<best_fit_scorer>{.when = placement_policy::binpack}))
+          .add("anti_affinity", 1,
+               hide(gated<anti_affinity_scorer>{.when = placement_policy::spread}))
+          .add("least_allocated", 0.5,
+               hide(gated<least_allocated_scorer>{.when = placement_policy::spread}))
+          .add("model_file_locality", 0.1, hide(locality_scorer{.max_score = 100}));
+      auto sg = gpustack_scale_up_chain();
+      dynamic_scale_up_chain dg(normalization::none);
+      dg.add("placement", 1, hide(placement_scorer{.max_score = 100}))
+          .add("model_file_locality", 1, hide(locality_scorer{.max_score = 5}));
+      auto up = scheduler_with(e, sd);
+      const auto placed = up.place(workers, instances, m);
+      REQUIRE(placed);
+      CHECK(placed.strategy == fit_strategy::single_gpu);  // the stage with dense copies
+      const auto cands = up.workspace().candidates();
+      REQUIRE(cands.size() > 1024);  // several tiles
+      const auto compare = [&](auto& static_chain, auto& dynamic_chain) {
+        const scored_candidates a =
+            score_candidates(static_chain, up.workspace(), tie_break::lowest_worker_id);
+        const std::vector<double> kept(a.totals.begin(), a.totals.end());
+        const std::size_t best = a.best;
+        const scored_candidates b =
+            score_candidates(dynamic_chain, up.workspace(), tie_break::lowest_worker_id);
+        REQUIRE(kept.size() == b.totals.size());
+        std::size_t differ = 0;
+        for (std::size_t i = 0; i < kept.size(); ++i) differ += kept[i] != b.totals[i] ? 1u : 0u;
+        CHECK(differ == 0);  // bit for bit
+        CHECK(best == b.best);
+        // the winner by the tie rule, scanned plainly: highest total, then lowest main
+        // worker id, then lowest first GPU index, then earliest
+        const cluster_view v = up.workspace().view();
+        const auto key = [&](std::size_t i) {
+          const placement_part& p = v.parts[cands[i].part_begin];
+          return std::pair{v.workers[p.worker].id,
+                           p.claim_count ? v.claims[p.claim_begin].index : 0u};
+        };
+        std::size_t expected = 0;
+        for (std::size_t i = 1; i < kept.size(); ++i)
+          if (kept[i] > kept[expected] || (kept[i] == kept[expected] && key(i) < key(expected)))
+            expected = i;
+        CHECK(best == expected);
+        for (const double t : kept) tied_at_top += t == kept[expected] ? 1u : 0u;
+      };
+      compare(sd, dd);
+      compare(sg, dg);
+      // committed, the same candidates score from the records (their GPUs' free VRAM moved)
+      up.workspace().commit(placed.chosen);
+      compare(sd, dd);
+      // scale down: more than one tile of the model's instances
+      auto ss = default_scale_down_chain();
+      dynamic_scale_down_chain ds(normalization::min_max);
+      ds.add("state", 1, state_scorer{.max_score = 100})
+          .add("offload_layers", 0.1, offload_layer_scorer{.max_score = 100})
+          .add("placement", 0.01, placement_retention_scorer{.max_score = 100});
+      auto down_a = scale_down_ranker<decltype(ss)&>(ss);
+      auto down_b = scale_down_ranker<dynamic_scale_down_chain&>(ds);
+      const auto ka = down_a.rank(workers, instances, m);
+      const std::vector<ranked_instance> kept(ka.begin(), ka.end());
+      const auto kb = down_b.rank(workers, instances, m);
+      REQUIRE(kept.size() > 512);
+      REQUIRE(kept.size() == kb.size());
+      std::size_t differ = 0;
+      for (std::size_t i = 0; i < kept.size(); ++i)
+        differ += kept[i].id != kb[i].id || kept[i].score != kb[i].score ? 1u : 0u;
+      CHECK(differ == 0);
+    }
+    CHECK(tied_at_top > 2 * 8 * 2);  // ties the rule had to break
   }
 
   TEST_CASE("scheduler: a kept index / updated incrementally / decides like a fresh index") {

@@ -8,8 +8,11 @@
 // scores by the maximum alone, `100·s/max`, optionally reversed.) scorer_chain is static
 // (std::tuple, fold expressions, inlined); dynamic_scorer_chain holds type-erased plugins
 // with names and weights configured at run time. Same scorers, same weights → identical
-// totals, bit for bit. The chain knows no scorer: it asks each what it reads (scorer_reads)
-// and whether it applies (applies()). Presets: scheduler/presets.hpp.
+// totals, bit for bit. The chain knows no scorer: it asks each what it reads (scorer_reads),
+// whether it applies (applies()) and whether it scores a whole column itself (score_all).
+// Given one scratch column per scorer, the static chain scores many items tile by tile,
+// every scorer on a tile before the next, then normalises and sums: each total still gets
+// the same operations in the same order. Presets: scheduler/presets.hpp.
 #pragma once
 
 #include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
@@ -82,21 +85,18 @@ template <class S>
 /// Normalisation and sum in one pass (each total gets the same operations, in the same
 /// order, as with a normalised column stored first); column is left as scored. A constant
 /// column under min_max carries no information and adds nothing.
-inline void accumulate(std::span<double> totals, std::span<const double> column, double weight,
-                       normalization mode) noexcept {
-  const std::size_t n = totals.size();
-  if (mode == normalization::none) {
-    for (std::size_t i = 0; i < n; ++i) totals[i] += weight * column[i];
-    return;
-  }
-  if (n == 0) return;
-  // The extremes in four independent lanes (no chain of dependent min/max through the
-  // column). Either way lo and hi are NaN iff column[0] is, else the extremes of the other
-  // values; only the sign of a zero extreme may differ, and it reaches no total: totals
-  // start at +0 and adding ±0 to them gives the same sum.
-  double lo[4] = {column[0], column[0], column[0], column[0]};
-  double hi[4] = {column[0], column[0], column[0], column[0]};
-  std::size_t i = 1;
+/// The extremes of a column as min-max normalisation takes them: lo and hi start at
+/// column[0] (the caller's when it continues an earlier part of the column) and take
+/// std::min/std::max of every value, in four independent lanes (no chain of dependent
+/// min/max through the column). Either way lo and hi are NaN iff the column's first value
+/// is, else the extremes of the other values; only the sign of a zero extreme may differ,
+/// and it reaches no total: totals start at +0 and adding ±0 to them gives the same sum.
+inline void extend_extremes(std::span<const double> column, double& lo_all,
+                            double& hi_all) noexcept {
+  const std::size_t n = column.size();
+  double lo[4] = {lo_all, lo_all, lo_all, lo_all};
+  double hi[4] = {hi_all, hi_all, hi_all, hi_all};
+  std::size_t i = 0;
   for (; i + 4 <= n; i += 4)
     for (std::size_t k = 0; k < 4; ++k) {
       lo[k] = std::min(lo[k], column[i + k]);
@@ -110,7 +110,19 @@ inline void accumulate(std::span<double> totals, std::span<const double> column,
     lo[0] = std::min(lo[0], lo[k]);
     hi[0] = std::max(hi[0], hi[k]);
   }
-  const double lo_all = lo[0], hi_all = hi[0];
+  lo_all = lo[0];
+  hi_all = hi[0];
+}
+inline void accumulate(std::span<double> totals, std::span<const double> column, double weight,
+                       normalization mode) noexcept {
+  const std::size_t n = totals.size();
+  if (mode == normalization::none) {
+    for (std::size_t i = 0; i < n; ++i) totals[i] += weight * column[i];
+    return;
+  }
+  if (n == 0) return;
+  double lo_all = column[0], hi_all = column[0];
+  extend_extremes(column.subspan(1), lo_all, hi_all);
   if (!(hi_all > lo_all)) return;
   const double span = hi_all - lo_all;
   for (std::size_t j = 0; j < n; ++j)
@@ -135,6 +147,10 @@ HEADROOM_ALWAYS_INLINE void prefetch_item(const cluster_view& v, const Item& ite
 template <class S, class Item>
 inline void score_column(const S& s, const cluster_view& v, std::span<const Item> items,
                          std::span<double> column) {
+  if constexpr (requires { s.score_all(v, items, column); }) {
+    s.score_all(v, items, column);  // the scorer's own loop over the whole column
+    return;
+  }
   constexpr record_reads r = scorer_reads<S>::value;
   const std::size_t n = items.size();
   std::size_t i = 0;
@@ -187,14 +203,24 @@ class scorer_chain {
       : mode_(mode), entries_(std::move(entries)...) {
     std::apply([](const auto&... e) { (detail::checked_weight(e.weight), ...); }, entries_);
   }
-  /// Scores items into totals (column: scratch, same size).
+  /// The scratch evaluate() works best with: one column per scorer (scratch_columns ×
+  /// items); with less it scores one scorer after the other.
+  static constexpr std::size_t scratch_columns = sizeof...(Ss);
+  /// Scores items into totals (column: scratch of at least items.size() entries; with
+  /// scratch_columns × items.size() the items are scored in tiles, every scorer on one tile
+  /// while its records are in cache: the same totals, bit for bit).
   template <class Item>
   requires(ScorerFor<Ss, Item>&&...) void evaluate(const cluster_view& v,
                                                    std::span<const Item> items,
                                                    std::span<double> totals,
                                                    std::span<double> column) {
+    const std::size_t n = items.size();
+    if constexpr (sizeof...(Ss) > 0)
+      if (n > tile && column.size() >= n * sizeof...(Ss))
+        return evaluate_tiled(v, items, totals, column);
     std::fill(totals.begin(), totals.end(), 0.0);
-    std::apply([&](auto&... e) { (run(e, v, items, totals, column), ...); }, entries_);
+    const std::span<double> scratch = column.first(n);
+    std::apply([&](auto&... e) { (run(e, v, items, totals, scratch), ...); }, entries_);
   }
   /// The normalisation mode.
   [[nodiscard]] constexpr normalization mode() const noexcept { return mode_; }
@@ -211,6 +237,88 @@ class scorer_chain {
     detail::prepare_scorer(e.scorer, v, items);
     detail::score_column(e.scorer, v, items, column);
     detail::accumulate(totals, column, e.weight, mode_);
+  }
+  // Items scored per tile: a tile's records (candidate, part, claim: ~60 B each) and
+  // columns stay in the first- and second-level caches from one scorer to the next.
+  static constexpr std::size_t tile = 512;
+  // One normalised column of the weighted sum (min_max, tiled evaluation).
+  struct term {
+    const double* column;
+    double lo, span, weight;
+  };
+  // Every scorer's raw column tile by tile (column k in scratch[k·n, (k+1)·n)), then the
+  // totals: each total gets the same operations in the same order as run() gives it
+  // (+0, then weight × normalised score per scorer that applies, in chain order).
+  template <class Item>
+  void evaluate_tiled(const cluster_view& v, std::span<const Item> items, std::span<double> totals,
+                      std::span<double> scratch) {
+    constexpr std::size_t k = sizeof...(Ss);
+    const std::size_t n = items.size();
+    bool on[k] = {};
+    double lo[k] = {}, hi[k] = {};
+    std::apply(
+        [&](auto&... e) {
+          std::size_t j = 0;
+          ((on[j] = detail::applies(e.scorer, v),
+            on[j] ? detail::prepare_scorer(e.scorer, v, items) : void(), ++j),
+           ...);
+        },
+        entries_);
+    if (mode_ == normalization::none) std::fill(totals.begin(), totals.end(), 0.0);
+    for (std::size_t b = 0; b < n; b += tile) {
+      const std::size_t m = std::min(tile, n - b);
+      const std::span<const Item> part = items.subspan(b, m);
+      std::apply(
+          [&](auto&... e) {
+            std::size_t j = 0;
+            ((on[j] ? score_tile(e, v, part, totals.subspan(b, m), scratch.subspan(j * n + b, m),
+                                 b == 0, lo[j], hi[j])
+                    : void(),
+              ++j),
+             ...);
+          },
+          entries_);
+    }
+    if (mode_ == normalization::none) return;
+    term terms[k];
+    std::size_t t = 0;
+    std::apply(
+        [&](const auto&... e) {
+          std::size_t j = 0;
+          ((on[j] && hi[j] > lo[j]
+                ? void(terms[t++] = {scratch.data() + j * n, lo[j], hi[j] - lo[j], e.weight})
+                : void(),
+            ++j),
+           ...);
+        },
+        entries_);
+    // Tile by tile (the totals stay in cache from one term to the next), each term's loop
+    // free of dependencies between items.
+    for (std::size_t b = 0; b < n; b += tile) {
+      const std::size_t m = std::min(tile, n - b);
+      double* const out = totals.data() + b;
+      std::fill(out, out + m, 0.0);
+      for (std::size_t j = 0; j < t; ++j) {
+        const double* const c = terms[j].column + b;
+        const double lo_j = terms[j].lo, span = terms[j].span, w = terms[j].weight;
+        for (std::size_t i = 0; i < m; ++i)
+          out[i] += w * ((c[i] - lo_j) / span * max_normalized_score);
+      }
+    }
+  }
+  // One scorer on one tile: raw scores into column; under min_max the column's extremes
+  // extended (first: the tile starts the column), else weight × score added to totals.
+  template <class E, class Item>
+  void score_tile(const E& e, const cluster_view& v, std::span<const Item> items,
+                  std::span<double> totals, std::span<double> column, bool first, double& lo,
+                  double& hi) const {
+    detail::score_column(e.scorer, v, items, column);
+    if (mode_ == normalization::none) {
+      detail::accumulate(totals, column, e.weight, mode_);
+      return;
+    }
+    if (first) lo = hi = column[0];
+    detail::extend_extremes(column, lo, hi);
   }
   normalization mode_;
   std::tuple<weighted<Ss>...> entries_;
@@ -243,9 +351,10 @@ class dynamic_scorer_chain {
   void evaluate(const cluster_view& v, std::span<const Item> items, std::span<double> totals,
                 std::span<double> column) {
     std::fill(totals.begin(), totals.end(), 0.0);
+    const std::span<double> scratch = column.first(items.size());
     for (auto& e : entries_)
-      if (e.plugin->score_all(v, items, column))
-        detail::accumulate(totals, column, e.weight, mode_);
+      if (e.plugin->score_all(v, items, scratch))
+        detail::accumulate(totals, scratch, e.weight, mode_);
   }
   /// Number of scorers.
   [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }

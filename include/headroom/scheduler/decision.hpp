@@ -197,17 +197,41 @@ namespace detail {
     return best;
   }
   while (totals[best] != top) ++best;
+  if (ids_ascending && v.dense_offset(cands) == 0) {
+    // The one-GPU stage lists its candidates by main-worker position (view.hpp): a later
+    // candidate at the top total beats the first one only on the same worker (a later
+    // worker has a higher id), so the scan stops where the worker changes.
+    const std::uint32_t* const worker = v.candidate_worker.data();
+    for (i = best + 1; i < cands.size() && worker[i] == worker[best]; ++i)
+      if (totals[i] == top && better(v, cands[i], top, cands[best], top, ids_ascending)) best = i;
+    return best;
+  }
   for (i = best + 1; i < cands.size(); ++i)
     if (totals[i] == top && better(v, cands[i], top, cands[best], top, ids_ascending)) best = i;
   return best;
 }
-/// Scratch spans of ws for n items (grown, never shrunk).
-inline std::span<double> totals_for(workspace& ws, std::size_t n) {
-  if (ws.totals.size() < n) {
-    ws.totals.resize(n);
-    ws.column.resize(n);
-  }
+/// The scratch columns chain C works best with (its scratch_columns, else one).
+template <class C>
+[[nodiscard]] consteval std::size_t scratch_columns_of() noexcept {
+  if constexpr (requires { C::scratch_columns; })
+    return std::max<std::size_t>(C::scratch_columns, 1);
+  else
+    return 1;
+}
+/// Scratch spans of ws for n items (grown, never shrunk); ws.column holds columns × n.
+inline std::span<double> totals_for(workspace& ws, std::size_t n, std::size_t columns = 1) {
+  if (ws.totals.size() < n) ws.totals.resize(n);
+  if (ws.column.size() < n * columns) ws.column.resize(n * columns);
   return {ws.totals.data(), n};
+}
+/// chain.evaluate on ws's scratch: totals of items (view v) into the returned span.
+template <class Chain, class Item>
+std::span<double> evaluate_on(Chain& chain, workspace& ws, const cluster_view& v,
+                              std::span<const Item> items) {
+  constexpr std::size_t columns = scratch_columns_of<Chain>();
+  const std::span<double> totals = totals_for(ws, items.size(), columns);
+  chain.evaluate(v, items, totals, std::span<double>(ws.column.data(), items.size() * columns));
+  return totals;
 }
 }  // namespace detail
 
@@ -221,9 +245,8 @@ scored_candidates score_candidates(Chain& chain, workspace& ws,
   if constexpr (detail::diagnose_scorer_chain<Chain, candidate>()) {
     const std::span<const candidate> cands = ws.candidates();
     if (cands.empty()) return {};
-    const std::span<double> totals = detail::totals_for(ws, cands.size());
     const cluster_view v = ws.view();
-    chain.evaluate(v, cands, totals, std::span<double>(ws.column.data(), cands.size()));
+    const std::span<double> totals = detail::evaluate_on(chain, ws, v, cands);
     return {totals, detail::pick(v, cands, totals, ties, ws.ids_ascending())};
   }
   return {};
@@ -425,8 +448,7 @@ template <class Chain>
 std::span<const ranked_instance> rank_on_index(Chain& chain, workspace& ws, std::size_t count) {
   const std::span<const instance_record> items = ws.instances();
   const std::size_t n = items.size();
-  const std::span<double> totals = totals_for(ws, n);
-  chain.evaluate(ws.view(), items, totals, std::span<double>(ws.column.data(), n));
+  const std::span<double> totals = evaluate_on(chain, ws, ws.view(), items);
   ws.ranked.resize(n);
   for (std::size_t i = 0; i < n; ++i)
     ws.ranked[i] = {.position = items[i].position, .id = items[i].id, .score = totals[i]};

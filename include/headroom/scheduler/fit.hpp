@@ -107,12 +107,19 @@ class grouped_listing {
     ws_.parts_.resize(p0 + gpus);
     ws_.claims_.resize(c0 + gpus);
     ws_.candidates_.resize(gpus);
+    ws_.candidate_worker_.resize(gpus);
+    ws_.candidate_left_.resize(gpus);
     placement_part* const part = ws_.parts_.data() + p0;
     claim_record* const claim = ws_.claims_.data() + c0;
     candidate* const cand = ws_.candidates_.data();
+    std::uint32_t* const worker = ws_.candidate_worker_.data();
+    double* const left = ws_.candidate_left_.data();
     std::uint32_t n = 0;
-    const auto emit = [&](std::uint32_t g, std::uint32_t index, std::uint32_t w, std::uint64_t c) {
+    const auto emit = [&](std::uint32_t g, std::uint32_t index, std::uint32_t w, std::uint64_t c,
+                          std::int64_t a) {
       claim[n] = {.gpu = g, .index = index, .vram_bytes = c};
+      worker[n] = w;
+      left[n] = 0.0 + (static_cast<double>(a) - static_cast<double>(c));  // as best fit sums
       part[n] = {.worker = w,
                  .claim_begin = static_cast<std::uint32_t>(c0 + n),
                  .claim_count = 1,
@@ -131,7 +138,7 @@ class grouped_listing {
         if (eligible[w] == 0 || (ram_need_ != 0 && !holds_bytes(ram[w], ram_need_))) continue;
         for (const distinct_gpus::entry& d : ws_.distinct_.of(w)) {
           const std::uint64_t c = e_.gpu_claim_bytes(d.total_bytes, d.alloc_bytes);
-          if (c != 0 && e_.fits(c, 1)) emit(d.gpu, d.index, w, c);
+          if (c != 0 && e_.fits(c, 1)) emit(d.gpu, d.index, w, c, d.alloc_bytes);
         }
       }
     } else {
@@ -142,13 +149,16 @@ class grouped_listing {
         for (std::uint32_t g = wr.gpu_begin; g < wr.gpu_begin + wr.gpu_count; ++g) {
           const std::uint64_t c = claims()[g];
           if (c != 0 && e_.fits(c, 1) && !equivalent_to_earlier(g))
-            emit(g, ws_.gpus_[g].index, w, c);
+            emit(g, ws_.gpus_[g].index, w, c, ws_.gpu_alloc_[g]);
         }
       }
     }
     ws_.parts_.resize(p0 + n);
     ws_.claims_.resize(c0 + n);
     ws_.candidates_.resize(n);
+    ws_.candidate_worker_.resize(n);
+    ws_.candidate_left_.resize(n);
+    ws_.dense_candidates_ = true;
     return n > 0;
   }
   // 2. One worker, several GPUs: the smallest valid count of its largest claims.

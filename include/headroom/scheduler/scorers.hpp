@@ -9,8 +9,10 @@
 //  - the better default: leftover-aware best fit, Kubernetes MostAllocated/LeastAllocated,
 //    replica anti-affinity, and gated<> to apply a scorer under one placement policy only.
 // A scorer may have prepare(view, items) (called once per decision before score()),
-// applies(view) (false: it scores every item 0 in this decision, and the chain skips it)
-// and a static `reads` (the indexed records it reads per item: a prefetch hint).
+// applies(view) (false: it scores every item 0 in this decision, and the chain skips it),
+// a static `reads` (the indexed records it reads per item: a prefetch hint) and
+// score_all(view, items, column) (every item's score() at once, e.g. from the view's dense
+// per-candidate copies: best fit and locality have one).
 #pragma once
 
 #include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
@@ -285,7 +287,10 @@ struct locality_scorer {
     if (parts.size() == 1 && dense) {  // the common case, read from the dense copy
       const unsigned f = v.worker_files[parts[0].worker];
       // No draft weight: the formula below reduces to M·(main files READY), exactly.
-      if (!(v.has_draft && v.draft_ready_somewhere)) return (f & 1u) != 0 ? max_score : 0.0;
+      if (!(v.has_draft && v.draft_ready_somewhere)) {
+        const double by_files[2] = {0.0, max_score};  // a lookup, not a branch on the files
+        return by_files[f & 1u];
+      }
       main = f & 1u;
       draft = f >> 1;
       distinct = 1;
@@ -309,6 +314,22 @@ struct locality_scorer {
     if (r_main == 0 && r_draft == 0) return 0;
     const double w = drafts ? detail::locality_draft_weight : 0.0;
     return (r_main + w * r_draft) / (1.0 + w) * max_score;
+  }
+  /// score() of every candidate into out (same size); from the view's dense copies when
+  /// items lie among the candidates they describe and the draft weight is off (one worker
+  /// each: `M·(main files READY)`, the value score() returns).
+  void score_all(const cluster_view& v, std::span<const candidate> items,
+                 std::span<double> out) const noexcept {
+    const std::size_t at = v.dense_offset(items);
+    if (at == cluster_view::no_offset || v.worker_files.empty() ||
+        (v.has_draft && v.draft_ready_somewhere)) {
+      for (std::size_t i = 0; i < items.size(); ++i) out[i] = score(v, items[i]);
+      return;
+    }
+    const std::uint32_t* const worker = v.candidate_worker.data() + at;
+    const std::uint8_t* const files = v.worker_files.data();
+    const double by_files[2] = {0.0, max_score};  // a lookup, not a branch on the files
+    for (std::size_t i = 0; i < items.size(); ++i) out[i] = by_files[files[worker[i]] & 1u];
   }
 };
 
@@ -396,6 +417,19 @@ struct best_fit_scorer {
              static_cast<double>(p.ram_bytes);
     }
     return -left / static_cast<double>(gib_bytes);
+  }
+  /// score() of every candidate into out (same size); from the view's dense copies when
+  /// items lie among the candidates they describe (one claim each: the same values).
+  void score_all(const cluster_view& v, std::span<const candidate> items,
+                 std::span<double> out) const noexcept {
+    const std::size_t at = v.dense_offset(items);
+    if (at == cluster_view::no_offset) {
+      for (std::size_t i = 0; i < items.size(); ++i) out[i] = score(v, items[i]);
+      return;
+    }
+    const double* const left = v.candidate_vram_left.data() + at;
+    for (std::size_t i = 0; i < items.size(); ++i)
+      out[i] = -left[i] / static_cast<double>(gib_bytes);
   }
 };
 
@@ -491,6 +525,18 @@ struct gated {
   constexpr void prepare(const cluster_view& v, std::span<const Item> items) {
     if constexpr (requires { scorer.prepare(v, items); })
       if (v.policy == when) scorer.prepare(v, items);
+  }
+  /// S's score_all (when it has one), or 0 for every item under another policy.
+  template <class Item>
+  requires requires(const S& s, const cluster_view& v, std::span<const Item> items,
+                    std::span<double> out) {
+    s.score_all(v, items, out);
+  }
+  void score_all(const cluster_view& v, std::span<const Item> items, std::span<double> out) const {
+    if (v.policy == when)
+      scorer.score_all(v, items, out);
+    else
+      std::fill(out.begin(), out.end(), 0.0);
   }
   /// S's score, or 0 under another policy.
   template <class Item>

@@ -156,6 +156,32 @@ struct cluster_view {
   /// find_scale_down_candidates passes the model's instances).
   std::span<const std::int64_t> own_gpu_alloc_bytes{};
   std::span<const std::int64_t> own_ram_alloc_bytes{};  ///< see own_gpu_alloc_bytes
+  /// Optional dense copies per candidate (a workspace's view fills them when the fit's
+  /// one-GPU stage listed its candidates, each one part with one claim, in increasing
+  /// main-worker position, and nothing was committed since; else they are empty): the candidates
+  /// they describe, and for candidates[i] the position of its main worker and its VRAM left over,
+  /// `0 + (a − c)` in bytes as doubles (a: its GPU's allocatable VRAM, c: the claim). A scorer's
+  /// score_all reads them at dense_offset().
+  std::span<const candidate> candidates{};
+  std::span<const std::uint32_t> candidate_worker{};  ///< see candidates
+  std::span<const double> candidate_vram_left{};      ///< see candidates
+
+  /// The position of items[0] among candidates when items lie among them (the same
+  /// objects, e.g. a chain's tile of them), else no_offset.
+  [[nodiscard]] std::size_t dense_offset(std::span<const candidate> items) const noexcept {
+    if (items.empty() || candidates.empty() || candidate_worker.size() != candidates.size() ||
+        candidate_vram_left.size() != candidates.size())
+      return no_offset;
+    // Addresses as integers: a total order even between unrelated objects.
+    const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(candidates.data());
+    const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(items.data());
+    const std::uintptr_t bytes = at - first;  // wraps when items lie before
+    if (bytes % sizeof(candidate) != 0) return no_offset;
+    const std::size_t i = bytes / sizeof(candidate);
+    return i < candidates.size() && items.size() <= candidates.size() - i ? i : no_offset;
+  }
+  /// dense_offset() of items that are not among the candidates.
+  static constexpr std::size_t no_offset = std::numeric_limits<std::size_t>::max();
 
   /// The parts of a candidate (first = main worker).
   [[nodiscard]] constexpr std::span<const placement_part> parts_of(

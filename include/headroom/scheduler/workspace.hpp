@@ -193,6 +193,7 @@ class workspace : private detail::workspace_state {
   /// claims and counts it, so that several placements can be chosen in a row. (The same as
   /// add_instance() of the placed instance: do one or the other, not both.)
   void commit(const candidate& c) {
+    dense_candidates_ = false;  // the candidates stay, their dense copies would go stale
     for (std::uint32_t p = 0; p < c.part_count; ++p) {
       const placement_part& part = parts_[c.part_begin + p];
       if (p == 0) take_ram(part.worker, detail::counted_bytes(part.ram_bytes), own_amounts());
@@ -246,7 +247,14 @@ class workspace : private detail::workspace_state {
             .gpu_alloc_bytes = gpu_alloc_,
             .worker_files = worker_files_,
             .own_gpu_alloc_bytes = own_gpu_alloc_,
-            .own_ram_alloc_bytes = own_ram_alloc_};
+            .own_ram_alloc_bytes = own_ram_alloc_,
+            .candidates = dense_candidates_ ? std::span<const candidate>(candidates_)
+                                            : std::span<const candidate>(),
+            .candidate_worker = dense_candidates_
+                                    ? std::span<const std::uint32_t>(candidate_worker_)
+                                    : std::span<const std::uint32_t>(),
+            .candidate_vram_left = dense_candidates_ ? std::span<const double>(candidate_left_)
+                                                     : std::span<const double>()};
   }
   /// The text of GPU type id t (gpu_record::type, worker_record::type); "" = untyped.
   [[nodiscard]] std::string_view type_name(std::uint16_t t) const noexcept {
@@ -290,7 +298,8 @@ class workspace : private detail::workspace_state {
   }
   using detail::workspace_state::drop_candidates;
 
-  /// Column buffers the chains use for per-scorer scores and totals (grown, never shrunk).
+  /// Column buffers the chains use for per-scorer scores (one column per scorer of a
+  /// static chain) and totals (grown, never shrunk).
   std::vector<double> column, totals;
   /// The scale-down ranking of the last ranking.
   std::vector<ranked_instance> ranked;
@@ -321,6 +330,7 @@ class workspace : private detail::workspace_state {
     claims_.clear();
     instances_.clear();
     candidates_.clear();
+    dense_candidates_ = false;
     ram_base_.clear();
     vram_base_.clear();
     model_key_.assign(MT::id(m));

@@ -51,6 +51,7 @@ struct workspace_state {
   /// Empties the candidates of the last fit and their parts and claims.
   void drop_candidates() {
     candidates_.clear();
+    dense_candidates_ = false;
     parts_.resize(instance_parts_);
     claims_.resize(instance_claims_);
   }
@@ -211,6 +212,11 @@ struct workspace_state {
   detail::buffer<claim_record> claims_;
   std::vector<instance_record> instances_;
   detail::buffer<candidate> candidates_;
+  // Per candidate, when dense_candidates_ (the one-GPU stage): its main worker and VRAM
+  // left over (cluster_view::candidate_worker, candidate_vram_left).
+  detail::buffer<std::uint32_t> candidate_worker_;
+  detail::buffer<double> candidate_left_;
+  bool dense_candidates_ = false;
   std::size_t instance_parts_ = 0, instance_claims_ = 0, next_position_ = 0;
   std::vector<std::pair<std::uint64_t, std::uint32_t>> id_index_;  // (id, position), sorted
   std::vector<std::uint64_t> recorded_ids_;         // scratch of index(): the recorded ids, sorted
