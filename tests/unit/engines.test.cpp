@@ -14,16 +14,12 @@
 #include <doctest/doctest.h>
 
 #include "support.hpp"
+#include "test_data.hpp"
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <string>
 #include <string_view>
-
-#ifndef HEADROOM_TEST_DATA_DIR
-#error "HEADROOM_TEST_DATA_DIR must name the absolute path of tests/data"
-#endif
 
 namespace {
 
@@ -32,17 +28,7 @@ using prom::latency_kind;
 using prom::missing_reason;
 
 std::string read_page(const std::string& relative) {
-  const std::string path = std::string(HEADROOM_TEST_DATA_DIR) + "/metrics/" + relative;
-  std::string out;
-  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
-    char buffer[4096];
-    std::size_t n = 0;
-    while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) out.append(buffer, n);
-    std::fclose(f);
-  } else {
-    FAIL("cannot open fixture " << path);
-  }
-  return out;
+  return headroom::test::read_test_data("metrics/" + relative);
 }
 
 // The value of a reading that must have one.

@@ -27,10 +27,7 @@
 #include <system_error>
 #include <utility>
 #include <vector>
-
-#ifndef HEADROOM_TEST_DATA_DIR
-#error "HEADROOM_TEST_DATA_DIR must name the absolute path of tests/data"
-#endif
+#include "test_data.hpp"
 
 namespace {
 
@@ -248,19 +245,6 @@ std::string minus_one(std::string digits) {
     digits[i] = '9';
   }
   return digits;
-}
-
-std::string read_file(const std::string& path) {
-  std::string out;
-  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
-    char buffer[4096];
-    std::size_t n = 0;
-    while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) out.append(buffer, n);
-    std::fclose(f);
-  } else {
-    FAIL("cannot open " << path);
-  }
-  return out;
 }
 
 /// The number fields of a text-exposition page: each sample's value and timestamp, and the
@@ -487,7 +471,7 @@ TEST_SUITE("detail/from_chars") {
           "sglang_qwen35_moe_gorgo.txt", "sglang_llama31_8b_docs.txt",
           "prometheus_alltypes.237mfs.prom.txt", "prometheus_common_expfmt_text.txt"}) {
       const std::vector<std::string> fields =
-          number_fields(read_file(std::string(HEADROOM_TEST_DATA_DIR) + "/metrics/" + page));
+          number_fields(headroom::test::read_test_data(std::string("metrics/") + page));
       CHECK_MESSAGE(fields.size() > 50, page);
       for (const std::string& f : fields) {
         t.check(f);

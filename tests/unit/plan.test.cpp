@@ -11,8 +11,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <fstream>
 #include <iterator>
 #include <limits>
 #include <random>
@@ -21,10 +19,7 @@
 #include <vector>
 
 #include "support.hpp"
-
-#ifndef HEADROOM_TEST_DATA_DIR
-#error "HEADROOM_TEST_DATA_DIR must name the absolute path of tests/data"
-#endif
+#include "test_data.hpp"
 
 namespace {
 namespace plan = headroom::plan;
@@ -224,12 +219,6 @@ std::vector<expected_row> brute_force(const plan::problem& p) {
           rows.push_back(e);
         }
   return rows;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE(in.good());
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 }  // namespace
@@ -631,7 +620,7 @@ TEST_SUITE("plan") {
   };
 
   std::vector<measurement> measurements() {
-    std::istringstream in(read_file(std::string(HEADROOM_TEST_DATA_DIR) + "/planner/fidelity.csv"));
+    std::istringstream in(headroom::test::read_test_data("planner/fidelity.csv"));
     std::string line;
     std::getline(in, line);
     std::vector<measurement> out;

@@ -9,37 +9,23 @@
 #include <doctest/doctest.h>
 
 #include "support.hpp"
+#include "test_data.hpp"
 
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <limits>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#ifndef HEADROOM_TEST_DATA_DIR
-#error "HEADROOM_TEST_DATA_DIR must name the absolute path of tests/data"
-#endif
-
 namespace {
 
 namespace prom = headroom::prometheus;
 
 std::string read_fixture(const std::string& relative) {
-  const std::string path = std::string(HEADROOM_TEST_DATA_DIR) + "/metrics/" + relative;
-  std::string out;
-  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
-    char buffer[4096];
-    std::size_t n = 0;
-    while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) out.append(buffer, n);
-    std::fclose(f);
-  } else {
-    FAIL("cannot open fixture " << path);
-  }
-  return out;
+  return headroom::test::read_test_data("metrics/" + relative);
 }
 
 // The samples named `name`, in page order.

@@ -10,17 +10,14 @@
 
 #include <doctest/doctest.h>
 
+#include "test_data.hpp"
+
 #include <chrono>
 #include <cmath>
 #include <cstddef>
-#include <cstdio>
 #include <limits>
 #include <string>
 #include <string_view>
-
-#ifndef HEADROOM_TEST_DATA_DIR
-#error "HEADROOM_TEST_DATA_DIR must name the absolute path of tests/data"
-#endif
 
 namespace {
 
@@ -28,17 +25,7 @@ namespace prom = headroom::prometheus;
 using std::chrono::milliseconds;
 
 std::string read_answer(const std::string& name) {
-  const std::string path = std::string(HEADROOM_TEST_DATA_DIR) + "/prometheus_api/" + name;
-  std::string out;
-  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
-    char buffer[4096];
-    std::size_t n = 0;
-    while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0) out.append(buffer, n);
-    std::fclose(f);
-  } else {
-    FAIL("cannot open answer " << path);
-  }
-  return out;
+  return headroom::test::read_test_data("prometheus_api/" + name);
 }
 
 prom::api_errc error_of(std::string_view json, const prom::api_limits& limits = {}) {

@@ -13,11 +13,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +23,7 @@
 #include <headroom/scheduler.hpp>
 
 #include "support.hpp"
+#include "test_data.hpp"
 
 // A caller's own types that the primary traits cannot read: other member names, its own
 // state enums, claims named {gpu, bytes}, reserved VRAM per card on the node, a file table.
@@ -315,11 +314,7 @@ std::vector<gs_file> files_of(const json& sc) {
 }
 
 json load(const char* name) {
-  std::ifstream in(std::string(HEADROOM_TEST_DATA_DIR) + "/gpustack/" + name);
-  REQUIRE_MESSAGE(in.good(), name);
-  std::stringstream text;
-  text << in.rdbuf();
-  return json::parse(text.str());
+  return json::parse(headroom::test::read_test_data(std::string("gpustack/") + name));
 }
 
 /// A candidate as GPUStack's decision lists it, copied out of the workspace.

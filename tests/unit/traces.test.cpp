@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
-#include <fstream>
 #include <iterator>
 #include <random>
 #include <span>
@@ -20,10 +19,7 @@
 #include <vector>
 
 #include "support.hpp"
-
-#ifndef HEADROOM_TEST_DATA_DIR
-#error "HEADROOM_TEST_DATA_DIR must name the absolute path of tests/data"
-#endif
+#include "test_data.hpp"
 
 namespace {
 using namespace std::chrono_literals;
@@ -34,12 +30,11 @@ using headroom::test::rejected;
 using headroom::test::rejection_message;
 
 std::string data(const char* file) {
-  return std::string(HEADROOM_TEST_DATA_DIR) + "/traces/" + file;
+  return headroom::test::test_data_path(std::string("traces/") + file);
 }
 
 std::string contents(const char* file) {
-  std::ifstream in(data(file), std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  return headroom::test::read_test_data(std::string("traces/") + file);
 }
 
 std::vector<trace_request> all(trace_format format, headroom::trace_text text,
