@@ -427,7 +427,7 @@ struct best_fit_scorer {
       for (std::size_t i = 0; i < items.size(); ++i) out[i] = score(v, items[i]);
       return;
     }
-    const double* const left = v.candidate_vram_left.data() + at;
+    const double* const left = v.candidate_vram_left_bytes.data() + at;
     for (std::size_t i = 0; i < items.size(); ++i)
       out[i] = -left[i] / static_cast<double>(gib_bytes);
   }

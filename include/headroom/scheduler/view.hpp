@@ -163,14 +163,14 @@ struct cluster_view {
   /// `0 + (a − c)` in bytes as doubles (a: its GPU's allocatable VRAM, c: the claim). A scorer's
   /// score_all reads them at dense_offset().
   std::span<const candidate> candidates{};
-  std::span<const std::uint32_t> candidate_worker{};  ///< see candidates
-  std::span<const double> candidate_vram_left{};      ///< see candidates
+  std::span<const std::uint32_t> candidate_worker{};    ///< see candidates
+  std::span<const double> candidate_vram_left_bytes{};  ///< see candidates
 
   /// The position of items[0] among candidates when items lie among them (the same
   /// objects, e.g. a chain's tile of them), else no_offset.
   [[nodiscard]] std::size_t dense_offset(std::span<const candidate> items) const noexcept {
     if (items.empty() || candidates.empty() || candidate_worker.size() != candidates.size() ||
-        candidate_vram_left.size() != candidates.size())
+        candidate_vram_left_bytes.size() != candidates.size())
       return no_offset;
     // Addresses as integers: a total order even between unrelated objects.
     const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(candidates.data());

@@ -237,24 +237,24 @@ class workspace : private detail::workspace_state {
 
   /// The view scorers read.
   [[nodiscard]] cluster_view view() const noexcept {
-    return {.workers = workers_,
-            .gpus = gpus_,
-            .parts = parts_,
-            .claims = claims_,
-            .policy = policy_,
-            .has_draft = draft_ != 0,
-            .draft_ready_somewhere = draft_ready_count_ > 0 || table_draft_ready_,
-            .gpu_alloc_bytes = gpu_alloc_,
-            .worker_files = worker_files_,
-            .own_gpu_alloc_bytes = own_gpu_alloc_,
-            .own_ram_alloc_bytes = own_ram_alloc_,
-            .candidates = dense_candidates_ ? std::span<const candidate>(candidates_)
-                                            : std::span<const candidate>(),
-            .candidate_worker = dense_candidates_
-                                    ? std::span<const std::uint32_t>(candidate_worker_)
-                                    : std::span<const std::uint32_t>(),
-            .candidate_vram_left = dense_candidates_ ? std::span<const double>(candidate_left_)
-                                                     : std::span<const double>()};
+    return {
+        .workers = workers_,
+        .gpus = gpus_,
+        .parts = parts_,
+        .claims = claims_,
+        .policy = policy_,
+        .has_draft = draft_ != 0,
+        .draft_ready_somewhere = draft_ready_count_ > 0 || table_draft_ready_,
+        .gpu_alloc_bytes = gpu_alloc_,
+        .worker_files = worker_files_,
+        .own_gpu_alloc_bytes = own_gpu_alloc_,
+        .own_ram_alloc_bytes = own_ram_alloc_,
+        .candidates = dense_candidates_ ? std::span<const candidate>(candidates_)
+                                        : std::span<const candidate>(),
+        .candidate_worker = dense_candidates_ ? std::span<const std::uint32_t>(candidate_worker_)
+                                              : std::span<const std::uint32_t>(),
+        .candidate_vram_left_bytes = dense_candidates_ ? std::span<const double>(candidate_left_)
+                                                       : std::span<const double>()};
   }
   /// The text of GPU type id t (gpu_record::type, worker_record::type); "" = untyped.
   [[nodiscard]] std::string_view type_name(std::uint16_t t) const noexcept {

@@ -213,7 +213,7 @@ struct workspace_state {
   std::vector<instance_record> instances_;
   detail::buffer<candidate> candidates_;
   // Per candidate, when dense_candidates_ (the one-GPU stage): its main worker and VRAM
-  // left over (cluster_view::candidate_worker, candidate_vram_left).
+  // left over (cluster_view::candidate_worker, candidate_vram_left_bytes).
   detail::buffer<std::uint32_t> candidate_worker_;
   detail::buffer<double> candidate_left_;
   bool dense_candidates_ = false;
