@@ -2,16 +2,27 @@
 # SPDX-License-Identifier: Apache-2.0
 # What including headroom costs a translation unit: the CPU time (user + system) of compiling
 # a file that includes one header and nothing else, at -std=c++20 -O2, against a baseline
-# file that includes <vector> <string> <chrono> <cmath>; the median of several compiles each,
-# printed as seconds and as a ratio to the baseline. CPU time, not wall time, so that a busy
-# machine moves the figures less.
+# file that includes <vector> <string> <chrono> <cmath>. Each header's compiles alternate
+# with the baseline's (baseline, header, baseline, header, ...), and its ratio is the median
+# of the ratios of those pairs, so that a machine that slows down or speeds up during the
+# run moves the ratios less than the seconds; the seconds are medians too. CPU time, not
+# wall time, for the same reason.
 #
-# Usage: bench/compile_time.sh [-n RUNS] [-p] [-c COMPILER]... [-f EXTRA_FLAG]... [HEADER...]
-#   -n RUNS      compiles per file (default 3; the median is printed)
+# Usage: bench/compile_time.sh [-n RUNS] [-p] [-s] [-c COMPILER]... [-f EXTRA_FLAG]... [HEADER...]
+#   -n RUNS      pairs of compiles per file (default 3)
 #   -p           also each header through a precompiled header of it, as CMake's
 #                target_precompile_headers (and HEADROOM_PRECOMPILE) builds and uses it
 #                (clang: -fpch-instantiate-templates); the build of the precompiled header is
 #                not timed
+#   -s           also, per header, the standard headers it includes (directly or through
+#                other headroom headers) and nothing else: the part of its cost that is the
+#                standard library's, below which no rewrite of headroom's own code can go
+#   -t           with clang++: also, per header, the least a header-only rewrite of it could
+#                cost: its standard headers alone (as -s) plus the parsing of its own code,
+#                that is its front end's time outside template instantiation and constant
+#                evaluation (from -ftime-trace) less the same for its standard headers alone,
+#                against the baseline's whole front end. Above the goal, no rewrite that
+#                keeps the header's code in headers meets it.
 #   -c COMPILER  a compiler to measure (repeatable; default g++, and clang++ when present)
 #   -f FLAG      an extra compiler flag (repeatable), e.g. -f -stdlib=libc++
 #   HEADER       headers to measure, relative to include/ (default: headroom/headroom.hpp and
@@ -23,15 +34,19 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 runs=3
 pch=0
+floors=0
+parsing=0
 compilers=()
 extra=()
-while getopts "n:pc:f:" opt; do
+while getopts "n:pstc:f:" opt; do
   case "$opt" in
     n) runs="$OPTARG" ;;
     p) pch=1 ;;
+    s) floors=1 ;;
+    t) parsing=1 ;;
     c) compilers+=("$OPTARG") ;;
     f) extra+=("$OPTARG") ;;
-    *) sed -n '2,20p' "$0"; exit 2 ;;
+    *) sed -n '2,29p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -60,40 +75,70 @@ cpu_seconds() {
   awk '{ printf "%.3f", $1 + $2 }' <<< "$t"
 }
 
-# Median of $runs compiles of $2 with $1 (more flags after $2).
+# The median of the numbers on standard input.
+median() {
+  sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else printf "%.3f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+
+# Median CPU seconds of $runs compiles of $2 with $1 (more flags after $2).
 median_seconds() {
   local i
-  for ((i = 0; i < runs; ++i)); do cpu_seconds "$@"; echo; done |
-    sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else printf "%.3f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+  for ((i = 0; i < runs; ++i)); do cpu_seconds "$@"; echo; done | median
 }
 
-# One line of the table: name, seconds, baseline seconds, goal.
+# "SECONDS RATIO": $runs compiles of $2 with $1 (more flags after $2), each after a compile
+# of the baseline; the median seconds and the median of the ratios of the pairs.
+paired() {
+  local i b s
+  : > "$work/pairs"
+  for ((i = 0; i < runs; ++i)); do
+    b=$(cpu_seconds "$1" "$work/baseline.cpp")
+    s=$(cpu_seconds "$@")
+    echo "$s $b" >> "$work/pairs"
+  done
+  echo "$(awk '{ print $1 }' "$work/pairs" | median) $(awk '{ printf "%.4f\n", $1 / $2 }' "$work/pairs" | median)"
+}
+
+# One line of the table: name, "SECONDS RATIO", goal (none: no goal printed).
 report() {
-  awk -v h="$1" -v s="$2" -v b="$3" -v g="$4" 'BEGIN {
-    r = s / b; printf "  %-40s %7.3f %7.2f <= %.1f %s\n", h, s, r, g, (r <= g ? "met" : "NOT met") }'
+  awk -v h="$1" -v sr="$2" -v g="${3:-}" 'BEGIN {
+    split(sr, a, " "); printf "  %-44s %7.3f %7.2f", h, a[1], a[2]
+    if (g != "") printf " <= %.1f %s", g, (a[2] <= g ? "met" : "NOT met")
+    printf "\n" }'
 }
 
-# Median CPU seconds of a file that includes nothing itself, compiled with header $2
-# precompiled and included first, as CMake does (the precompiled header's build not timed).
-precompiled_seconds() {
-  local compiler="$1" header="$2" use
+# Compiles a precompiled header of header $2 with $1 and prints the flags that use it, one
+# per line, as CMake builds and uses one (its build is not timed).
+precompile() {
+  local compiler="$1" header="$2"
   rm -rf "$work/pch" && mkdir -p "$work/pch"
   printf '#include <%s>\n' "$header" > "$work/pch/pch.hxx"
-  printf 'int main() { return 0; }\n' > "$work/pch_tu.cpp"
   if "$compiler" --version | grep -q clang; then
     "$compiler" -std=c++20 -O2 ${extra[@]+"${extra[@]}"} -I"$root/include" -x c++-header \
       -fpch-instantiate-templates "$work/pch/pch.hxx" -o "$work/pch/pch.pch"
-    use=(-include-pch "$work/pch/pch.pch")
+    printf '%s\n' -include-pch "$work/pch/pch.pch"
   else
     "$compiler" -std=c++20 -O2 ${extra[@]+"${extra[@]}"} -I"$root/include" -x c++-header \
       "$work/pch/pch.hxx" -o "$work/pch/pch.hxx.gch"
-    use=(-Winvalid-pch -include "$work/pch/pch.hxx")
+    printf '%s\n' -Winvalid-pch -include "$work/pch/pch.hxx"
   fi
-  median_seconds "$compiler" "$work/pch_tu.cpp" "${use[@]}"
+}
+
+# The standard headers that header $2 includes, directly or through headroom headers, as
+# a file that includes them and nothing else, written to $3 (compiler $1 lists the
+# dependencies).
+standard_floor() {
+  local deps=()
+  printf '#include <%s>\n' "$2" > "$work/deps.cpp"
+  mapfile -t deps < <("$1" -std=c++20 ${extra[@]+"${extra[@]}"} -I"$root/include" -MM -MT deps \
+                        "$work/deps.cpp" | grep -oE "$root/include/[^ ]+\.hpp")
+  { [ "${#deps[@]}" -eq 0 ] || grep -hoE '^#include <[a-z_]+>' "${deps[@]}" | LC_ALL=C sort -u
+    echo 'int main() { return 0; }'; } > "$3"
 }
 
 printf '#include <vector>\n#include <string>\n#include <chrono>\n#include <cmath>\nint main() { return 0; }\n' \
   > "$work/baseline.cpp"
+printf 'int main() { return 0; }\n' > "$work/empty.cpp"
 
 # Every standard header that include/ includes, and nothing of headroom: the floor below
 # which no header that needs them all (the umbrella) can go.
@@ -101,20 +146,28 @@ printf '#include <vector>\n#include <string>\n#include <chrono>\n#include <cmath
   > "$work/standard.cpp"
 
 for compiler in "${compilers[@]}"; do
-  base=$(median_seconds "$compiler" "$work/baseline.cpp")
-  standard=$(median_seconds "$compiler" "$work/standard.cpp")
-  echo "$compiler $("$compiler" -dumpversion)${extra[*]:+ ${extra[*]}}: -std=c++20 -O2 -c, median of $runs compiles, CPU seconds"
-  printf '  %-40s %7s %7s %s\n' "file" "seconds" "ratio" "goal"
-  printf '  %-40s %7.3f %7.2f\n' "baseline: vector string chrono cmath" "$base" 1
-  awk -v s="$standard" -v b="$base" 'BEGIN {
-    printf "  %-40s %7.3f %7.2f\n", "the standard headers headroom includes", s, s / b }'
+  echo "$compiler $("$compiler" -dumpversion)${extra[*]:+ ${extra[*]}}: -std=c++20 -O2 -c, $runs compiles per file, each after one of the baseline; CPU seconds (median) and ratio to the baseline (median of the pairs)"
+  printf '  %-44s %7s %7s %s\n' "file" "seconds" "ratio" "goal"
+  printf '  %-44s %7.3f %7.2f\n' "baseline: vector string chrono cmath" \
+    "$(median_seconds "$compiler" "$work/baseline.cpp")" 1
+  report "the standard headers headroom includes" "$(paired "$compiler" "$work/standard.cpp")"
   for h in "${headers[@]}"; do
     goal=1.3
     [ "$h" = headroom/headroom.hpp ] && goal=1.5
     printf '#include <%s>\nint main() { return 0; }\n' "$h" > "$work/tu.cpp"
-    report "$h" "$(median_seconds "$compiler" "$work/tu.cpp")" "$base" "$goal"
+    report "$h" "$(paired "$compiler" "$work/tu.cpp")" "$goal"
+    if [ "$floors" = 1 ]; then
+      standard_floor "$compiler" "$h" "$work/floor.cpp"
+      report "  its standard headers alone" "$(paired "$compiler" "$work/floor.cpp")"
+    fi
+    if [ "$parsing" = 1 ] && "$compiler" --version | grep -q clang; then
+      standard_floor "$compiler" "$h" "$work/floor.cpp"
+      report "  least cost of a header-only rewrite" \
+        "$(header_only_floor "$compiler" "$work/tu.cpp" "$work/floor.cpp")" "$goal"
+    fi
     if [ "$pch" = 1 ]; then
-      report "$h, precompiled" "$(precompiled_seconds "$compiler" "$h")" "$base" "$goal"
+      mapfile -t use < <(precompile "$compiler" "$h")
+      report "$h, precompiled" "$(paired "$compiler" "$work/empty.cpp" "${use[@]}")" "$goal"
     fi
   done
 done
