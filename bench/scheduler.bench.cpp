@@ -14,7 +14,10 @@
 //  - update_instance: keeping the index current (add_instance + remove_instance);
 //  - *_dynamic*: the same with type-erased chains (static vs dynamic overhead);
 //  - rank_scale_down*: ranking 10 000 instances, full (index + rank), indexed, and indexed
-//    ordering only the first 1 000 (`instances − replicas`).
+//    ordering only the first 1 000 (`instances − replicas`);
+//  - memory_floor/N: no decision, only its memory traffic: the bytes place_default_indexed/N
+//    reads and writes on the same cluster, in the same passes: the ratio 100 000 ÷ 10 000
+//    that the caches and memory alone give to that traffic, beside the decision's.
 // Counters: items_per_second (workers or instances per second), candidates scored. Every
 // loop reuses its workspace, warmed before timing: no allocation per decision.
 // Run: cmake --workflow --preset bench && build/bench/bench/headroom_bench
@@ -22,9 +25,11 @@
 //        --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <random>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -171,6 +176,61 @@ void update_instance(benchmark::State& state) {
   }
 }
 
+// The memory traffic of a warm decision on make_cluster(n), computing nothing: the same
+// bytes read and written in the same sequential passes (a xor of what a pass reads is what
+// it writes): what the caches and memory alone charge for that traffic at n workers.
+//  1. the fit's one-GPU stage: per worker, its filter verdict (1 B), allocatable RAM (8 B),
+//     the span of its distinct GPUs (12 B) and those GPUs (24 B each; two per worker here:
+//     GPU 0 holds an instance, the other seven are alike) read; per candidate its records
+//     (candidate, part, claim) and dense copies (worker 4 B, VRAM left 8 B) written;
+//  2. the two scorers that apply: per candidate the dense copies and the worker's files
+//     flag (1 B) read, two columns (8 B each) written;
+//  3. normalisation: the columns read, the totals (8 B) written;
+//  4. the pick: the totals read.
+void memory_floor(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const cluster c = make_cluster(n);
+  auto up = scheduler(basic_filters(), estimator, default_scale_up_chain(), trusted());
+  const std::size_t candidates = up.place(c.workers, c.instances, model).candidates;
+  const auto words = [](std::size_t bytes) { return (bytes + 7) / 8; };
+  std::vector<std::uint64_t> inputs(words(n * (1 + 8 + 12 + 2 * 24)), 1);
+  std::vector<std::uint64_t> records(
+      words(candidates * (sizeof(candidate) + sizeof(placement_part) + sizeof(claim_record))));
+  std::vector<std::uint64_t> dense(words(candidates * (4 + 8)));
+  std::vector<std::uint64_t> files(words(n), 1);
+  std::vector<std::uint64_t> columns(words(candidates * 2 * 8));
+  std::vector<std::uint64_t> totals(words(candidates * 8));
+  // One pass: reads a and b in step, writes x and y in step (any of them may be empty).
+  const auto pass = [](std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                       std::span<std::uint64_t> x, std::span<std::uint64_t> y) {
+    constexpr std::size_t block = 512;  // words of a read before the matching share of the rest
+    std::uint64_t acc = 0;
+    std::size_t jb = 0, jx = 0, jy = 0;
+    const std::size_t na = a.size();
+    for (std::size_t i = 0; i < na; i += block) {
+      const std::size_t ie = std::min(na, i + block);
+      for (std::size_t k = i; k < ie; ++k) acc ^= a[k];
+      for (const std::size_t eb = ie * b.size() / na; jb < eb; ++jb) acc ^= b[jb];
+      for (const std::size_t ex = ie * x.size() / na; jx < ex; ++jx) x[jx] = acc + jx;
+      for (const std::size_t ey = ie * y.size() / na; jy < ey; ++jy) y[jy] = acc + jy;
+    }
+    return acc;
+  };
+  for (auto _ : state) {
+    std::uint64_t acc = pass(inputs, {}, records, dense);
+    acc ^= pass(dense, files, columns, {});
+    acc ^= pass(columns, {}, totals, {});
+    acc ^= pass(totals, {}, {}, {});
+    benchmark::DoNotOptimize(acc);
+    benchmark::ClobberMemory();
+  }
+  // Read or written once: inputs, records, files; written, then read: the rest.
+  const std::size_t bytes = 8 * (inputs.size() + records.size() + files.size() +
+                                 2 * (dense.size() + columns.size() + totals.size()));
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes));
+}
+
 // 10 000 instances, all of model 7, on 10 000 workers × 8 GPUs. range(1): 0 = full
 // (index + rank), 1 = indexed full order, 2 = indexed, first 1 000 only.
 void rank_scale_down(benchmark::State& state) {
@@ -194,6 +254,7 @@ BENCHMARK(place_default_indexed)
     ->Arg(100000)
     ->Unit(benchmark::kMicrosecond)
     ->Complexity(benchmark::oN);
+BENCHMARK(memory_floor)->Arg(10000)->Arg(100000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(place_default_dynamic_indexed)->Arg(10000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(place_default_indexed_checked)->Arg(10000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(place_gpustack_indexed)->Arg(10000)->Unit(benchmark::kMicrosecond);
