@@ -30,6 +30,7 @@
 # The goal printed beside each ratio: the umbrella at most 1.5x the baseline, any other
 # header at most 1.3x (the same goals for the precompiled lines).
 set -euo pipefail
+shopt -s inherit_errexit  # a failure inside $(...) stops the script too
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 runs=3
@@ -136,6 +137,39 @@ standard_floor() {
     echo 'int main() { return 0; }'; } > "$3"
 }
 
+# Milliseconds of clang's front end on $2 (compiler $1): "TOTAL OUTSIDE", OUTSIDE being the
+# part outside template instantiation and constant evaluation (the outermost such events of
+# -ftime-trace, summed without their overlaps).
+front_end_ms() {
+  "$1" -std=c++20 -O2 ${extra[@]+"${extra[@]}"} -I"$root/include" -ftime-trace \
+    -ftime-trace-granularity=0 -c "$2" -o "$work/trace.o" 2> "$work/err" ||
+    { cat "$work/err" >&2; echo "compile failed: $1 $2" >&2; exit 1; }
+  { grep -oE '"dur":[0-9]+,"name":"Total Frontend"' "$work/trace.json" | head -n 1
+    grep -oE '"ts":[0-9]+,"dur":[0-9]+,"name":"(Instantiate(Function|Class)|PerformPendingInstantiations|EvaluateAs[A-Za-z]+)"' \
+      "$work/trace.json" | tr -c '0-9\n' ' ' | sort -k1,1n -k2,2nr; } |
+    awk 'NR == 1 { gsub(/[^0-9]/, "", $0); total = $0; next }
+         { if ($1 >= end) { busy += $2; end = $1 + $2 } else if ($1 + $2 > end) { busy += $1 + $2 - end; end = $1 + $2 } }
+         END { if (total == "") exit 1; printf "%.1f %.1f\n", total / 1000, (total - busy) / 1000 }'
+}
+
+# "SECONDS RATIO": the least a header-only rewrite of header file $2 could cost (compiler
+# $1; $3: its standard headers alone), median over $runs rounds of
+#   seconds(standard) / seconds(baseline) + (outside(header) - outside(standard)) / front end(baseline)
+# (outside: the front end outside instantiation; see front_end_ms), and the seconds alike.
+header_only_floor() {
+  local i b f tb th ts
+  : > "$work/pairs"
+  for ((i = 0; i < runs; ++i)); do
+    b=$(cpu_seconds "$1" "$work/baseline.cpp")
+    f=$(cpu_seconds "$1" "$3")
+    tb=$(front_end_ms "$1" "$work/baseline.cpp")
+    th=$(front_end_ms "$1" "$2")
+    ts=$(front_end_ms "$1" "$3")
+    echo "$b $f ${tb% *} ${th#* } ${ts#* }" >> "$work/pairs"
+  done
+  echo "$(awk '{ printf "%.3f\n", $2 + ($4 - $5) / 1000 }' "$work/pairs" | median) $(awk '{ printf "%.4f\n", $2 / $1 + ($4 - $5) / $3 }' "$work/pairs" | median)"
+}
+
 printf '#include <vector>\n#include <string>\n#include <chrono>\n#include <cmath>\nint main() { return 0; }\n' \
   > "$work/baseline.cpp"
 printf 'int main() { return 0; }\n' > "$work/empty.cpp"
@@ -145,29 +179,35 @@ printf 'int main() { return 0; }\n' > "$work/empty.cpp"
 { grep -rhoE '^#include <[a-z_]+>' "$root/include" | LC_ALL=C sort -u; echo 'int main() { return 0; }'; } \
   > "$work/standard.cpp"
 
+# Each measurement goes to a variable before it is reported: a failed one stops the script
+# there (set -e does not look inside an argument's $(...)).
 for compiler in "${compilers[@]}"; do
   echo "$compiler $("$compiler" -dumpversion)${extra[*]:+ ${extra[*]}}: -std=c++20 -O2 -c, $runs compiles per file, each after one of the baseline; CPU seconds (median) and ratio to the baseline (median of the pairs)"
   printf '  %-44s %7s %7s %s\n' "file" "seconds" "ratio" "goal"
-  printf '  %-44s %7.3f %7.2f\n' "baseline: vector string chrono cmath" \
-    "$(median_seconds "$compiler" "$work/baseline.cpp")" 1
-  report "the standard headers headroom includes" "$(paired "$compiler" "$work/standard.cpp")"
+  m=$(median_seconds "$compiler" "$work/baseline.cpp")
+  printf '  %-44s %7.3f %7.2f\n' "baseline: vector string chrono cmath" "$m" 1
+  m=$(paired "$compiler" "$work/standard.cpp")
+  report "the standard headers headroom includes" "$m"
   for h in "${headers[@]}"; do
     goal=1.3
     [ "$h" = headroom/headroom.hpp ] && goal=1.5
     printf '#include <%s>\nint main() { return 0; }\n' "$h" > "$work/tu.cpp"
-    report "$h" "$(paired "$compiler" "$work/tu.cpp")" "$goal"
+    m=$(paired "$compiler" "$work/tu.cpp")
+    report "$h" "$m" "$goal"
+    if [ "$floors" = 1 ] || [ "$parsing" = 1 ]; then standard_floor "$compiler" "$h" "$work/floor.cpp"; fi
     if [ "$floors" = 1 ]; then
-      standard_floor "$compiler" "$h" "$work/floor.cpp"
-      report "  its standard headers alone" "$(paired "$compiler" "$work/floor.cpp")"
+      m=$(paired "$compiler" "$work/floor.cpp")
+      report "  its standard headers alone" "$m"
     fi
     if [ "$parsing" = 1 ] && "$compiler" --version | grep -q clang; then
-      standard_floor "$compiler" "$h" "$work/floor.cpp"
-      report "  least cost of a header-only rewrite" \
-        "$(header_only_floor "$compiler" "$work/tu.cpp" "$work/floor.cpp")" "$goal"
+      m=$(header_only_floor "$compiler" "$work/tu.cpp" "$work/floor.cpp")
+      report "  least cost of a header-only rewrite" "$m" "$goal"
     fi
     if [ "$pch" = 1 ]; then
-      mapfile -t use < <(precompile "$compiler" "$h")
-      report "$h, precompiled" "$(paired "$compiler" "$work/empty.cpp" "${use[@]}")" "$goal"
+      precompile "$compiler" "$h" > "$work/use"
+      mapfile -t use < "$work/use"
+      m=$(paired "$compiler" "$work/empty.cpp" "${use[@]}")
+      report "$h, precompiled" "$m" "$goal"
     fi
   done
 done
