@@ -8,7 +8,7 @@
 # run moves the ratios less than the seconds; the seconds are medians too. CPU time, not
 # wall time, for the same reason.
 #
-# Usage: bench/compile_time.sh [-n RUNS] [-p] [-s] [-c COMPILER]... [-f EXTRA_FLAG]... [HEADER...]
+# Usage: bench/compile_time.sh [-n RUNS] [-p] [-s] [-t] [-c COMPILER]... [-f EXTRA_FLAG]... [HEADER...]
 #   -n RUNS      pairs of compiles per file (default 3)
 #   -p           also each header through a precompiled header of it, as CMake's
 #                target_precompile_headers (and HEADROOM_PRECOMPILE) builds and uses it
