@@ -47,7 +47,7 @@ while getopts "n:pstc:f:" opt; do
     t) parsing=1 ;;
     c) compilers+=("$OPTARG") ;;
     f) extra+=("$OPTARG") ;;
-    *) sed -n '2,29p' "$0"; exit 2 ;;
+    *) sed -n '2,31p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
