@@ -36,7 +36,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 runs=3
 pch=0
 floors=0
-parsing=0
+least=0
 compilers=()
 extra=()
 while getopts "n:pstc:f:" opt; do
@@ -44,7 +44,7 @@ while getopts "n:pstc:f:" opt; do
     n) runs="$OPTARG" ;;
     p) pch=1 ;;
     s) floors=1 ;;
-    t) parsing=1 ;;
+    t) least=1 ;;
     c) compilers+=("$OPTARG") ;;
     f) extra+=("$OPTARG") ;;
     *) sed -n '2,31p' "$0"; exit 2 ;;
@@ -194,12 +194,12 @@ for compiler in "${compilers[@]}"; do
     printf '#include <%s>\nint main() { return 0; }\n' "$h" > "$work/tu.cpp"
     m=$(paired "$compiler" "$work/tu.cpp")
     report "$h" "$m" "$goal"
-    if [ "$floors" = 1 ] || [ "$parsing" = 1 ]; then standard_floor "$compiler" "$h" "$work/floor.cpp"; fi
+    if [ "$floors" = 1 ] || [ "$least" = 1 ]; then standard_floor "$compiler" "$h" "$work/floor.cpp"; fi
     if [ "$floors" = 1 ]; then
       m=$(paired "$compiler" "$work/floor.cpp")
       report "  its standard headers alone" "$m"
     fi
-    if [ "$parsing" = 1 ] && "$compiler" --version | grep -q clang; then
+    if [ "$least" = 1 ] && "$compiler" --version | grep -q clang; then
       m=$(header_only_floor "$compiler" "$work/tu.cpp" "$work/floor.cpp")
       report "  least cost of a header-only rewrite" "$m" "$goal"
     fi

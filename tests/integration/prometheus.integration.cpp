@@ -46,6 +46,7 @@
 #include <utility>
 #include <vector>
 
+#include "test_data.hpp"
 #include "yaml_reader.hpp"
 
 #if !defined(HEADROOM_PROMETHEUS) || !defined(HEADROOM_PROMTOOL) || !defined(HEADROOM_TEST_DATA_DIR)
@@ -341,7 +342,7 @@ headroom::autoscaler_decision decide(const headroom::autoscaler_config& config,
 }
 
 std::string fixture(const char* name) {
-  return read_file(std::filesystem::path(HEADROOM_TEST_DATA_DIR) / "metrics" / name);
+  return headroom::test::read_test_data(std::string("metrics/") + name);
 }
 
 }  // namespace
