@@ -17,7 +17,9 @@
 //    ordering only the first 1 000 (`instances − replicas`);
 //  - memory_floor/N: no decision, only its memory traffic: the bytes place_default_indexed/N
 //    reads and writes on the same cluster, in the same passes: the ratio 100 000 ÷ 10 000
-//    that the caches and memory alone give to that traffic, beside the decision's.
+//    that the caches and memory alone give to that traffic, beside the decision's;
+//  - place_default_indexed_scaling/S/L and memory_floor_scaling/S/L: the ratio L ÷ S of
+//    those two measured in pairs (S, then L, alternating in one run): the `ratio` counter.
 // Counters: items_per_second (workers or instances per second), candidates scored. Every
 // loop reuses its workspace, warmed before timing: no allocation per decision.
 // Run: cmake --workflow --preset bench && build/bench/bench/headroom_bench
@@ -27,6 +29,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <ctime>
 #include <optional>
 #include <random>
 #include <span>
@@ -187,22 +190,36 @@ void update_instance(benchmark::State& state) {
 //     flag (1 B) read, two columns (8 B each) written;
 //  3. normalisation: the columns read, the totals (8 B) written;
 //  4. the pick: the totals read.
-void memory_floor(benchmark::State& state) {
-  const auto n = static_cast<std::size_t>(state.range(0));
-  const cluster c = make_cluster(n);
-  auto up = scheduler(basic_filters(), estimator, default_scale_up_chain(), trusted());
-  const std::size_t candidates = up.place(c.workers, c.instances, model).candidates;
-  const auto words = [](std::size_t bytes) { return (bytes + 7) / 8; };
-  std::vector<std::uint64_t> inputs(words(n * (1 + 8 + 12 + 2 * 24)), 1);
-  std::vector<std::uint64_t> records(
-      words(candidates * (sizeof(candidate) + sizeof(placement_part) + sizeof(claim_record))));
-  std::vector<std::uint64_t> dense(words(candidates * (4 + 8)));
-  std::vector<std::uint64_t> files(words(n), 1);
-  std::vector<std::uint64_t> columns(words(candidates * 2 * 8));
-  std::vector<std::uint64_t> totals(words(candidates * 8));
+class traffic {
+ public:
+  traffic(std::size_t n, std::size_t candidates)
+      : inputs_(words(n * (1 + 8 + 12 + 2 * 24)), 1),
+        records_(words(candidates *
+                       (sizeof(candidate) + sizeof(placement_part) + sizeof(claim_record)))),
+        dense_(words(candidates * (4 + 8))),
+        files_(words(n), 1),
+        columns_(words(candidates * 2 * 8)),
+        totals_(words(candidates * 8)) {}
+  // The four passes; what they read, folded into a word.
+  std::uint64_t run() {
+    std::uint64_t acc = pass(inputs_, {}, records_, dense_);
+    acc ^= pass(dense_, files_, columns_, {});
+    acc ^= pass(columns_, {}, totals_, {});
+    acc ^= pass(totals_, {}, {}, {});
+    return acc;
+  }
+  // Bytes moved by run(): read or written once: inputs, records, files; written, then read:
+  // the rest.
+  [[nodiscard]] std::size_t bytes() const {
+    return 8 * (inputs_.size() + records_.size() + files_.size() +
+                2 * (dense_.size() + columns_.size() + totals_.size()));
+  }
+
+ private:
+  static std::size_t words(std::size_t bytes) { return (bytes + 7) / 8; }
   // One pass: reads a and b in step, writes x and y in step (any of them may be empty).
-  const auto pass = [](std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
-                       std::span<std::uint64_t> x, std::span<std::uint64_t> y) {
+  static std::uint64_t pass(std::span<const std::uint64_t> a, std::span<const std::uint64_t> b,
+                            std::span<std::uint64_t> x, std::span<std::uint64_t> y) {
     constexpr std::size_t block = 512;  // words of a read before the matching share of the rest
     std::uint64_t acc = 0;
     std::size_t jb = 0, jx = 0, jy = 0;
@@ -215,20 +232,97 @@ void memory_floor(benchmark::State& state) {
       for (const std::size_t ey = ie * y.size() / na; jy < ey; ++jy) y[jy] = acc + jy;
     }
     return acc;
-  };
+  }
+  std::vector<std::uint64_t> inputs_, records_, dense_, files_, columns_, totals_;
+};
+
+std::size_t default_candidates(const cluster& c) {
+  auto up = scheduler(basic_filters(), estimator, default_scale_up_chain(), trusted());
+  return up.place(c.workers, c.instances, model).candidates;
+}
+
+void memory_floor(benchmark::State& state) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const cluster c = make_cluster(n);
+  traffic t(n, default_candidates(c));
   for (auto _ : state) {
-    std::uint64_t acc = pass(inputs, {}, records, dense);
-    acc ^= pass(dense, files, columns, {});
-    acc ^= pass(columns, {}, totals, {});
-    acc ^= pass(totals, {}, {}, {});
-    benchmark::DoNotOptimize(acc);
+    benchmark::DoNotOptimize(t.run());
     benchmark::ClobberMemory();
   }
-  // Read or written once: inputs, records, files; written, then read: the rest.
-  const std::size_t bytes = 8 * (inputs.size() + records.size() + files.size() +
-                                 2 * (dense.size() + columns.size() + totals.size()));
   state.SetItemsProcessed(state.iterations() * state.range(0));
-  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes));
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(t.bytes()));
+}
+
+// This thread's CPU time in seconds (POSIX), as Google Benchmark's own CPU times.
+double thread_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+// How a cost grows from range(0) to range(1) workers, measured in pairs: each iteration
+// times `reps` calls of small() (after one untimed call that brings its data back into the
+// caches the large one evicted), then one warm large() (after one untimed call too); the
+// pair's ratio is large ÷ one small. The counters are the medians over the iterations: the
+// ratio and each side's time. Paired so that a machine that slows down or speeds up during
+// the run moves the ratio less than the times (as in compile_time.sh).
+template <class Small, class Large>
+void paired_scaling(benchmark::State& state, Small small, Large large) {
+  constexpr int reps = 10;
+  std::vector<double> ratios, small_us, large_us;
+  for (auto _ : state) {
+    small();
+    const double s0 = thread_seconds();
+    for (int i = 0; i < reps; ++i) small();
+    const double s1 = thread_seconds();
+    large();
+    const double l0 = thread_seconds();
+    large();
+    const double l1 = thread_seconds();
+    const double one_small = (s1 - s0) / reps, one_large = l1 - l0;
+    state.SetIterationTime(s1 - s0 + l1 - l0);
+    small_us.push_back(1e6 * one_small);
+    large_us.push_back(1e6 * one_large);
+    ratios.push_back(one_large / one_small);
+  }
+  const auto median = [](std::vector<double>& v) {
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  };
+  state.counters["ratio"] = median(ratios);
+  state.counters["small_us"] = median(small_us);
+  state.counters["large_us"] = median(large_us);
+}
+
+// place_default_indexed at range(0) and range(1) workers, paired.
+void place_default_indexed_scaling(benchmark::State& state) {
+  const cluster cs = make_cluster(static_cast<std::size_t>(state.range(0)));
+  const cluster cl = make_cluster(static_cast<std::size_t>(state.range(1)));
+  auto small = scheduler(basic_filters(), estimator, default_scale_up_chain(), trusted());
+  auto large = scheduler(basic_filters(), estimator, default_scale_up_chain(), trusted());
+  (void)small.place(cs.workers, cs.instances, model);  // indexed
+  (void)large.place(cl.workers, cl.instances, model);
+  paired_scaling(
+      state, [&] { benchmark::DoNotOptimize(small.place(cs.workers, model)); },
+      [&] { benchmark::DoNotOptimize(large.place(cl.workers, model)); });
+}
+
+// memory_floor at range(0) and range(1) workers, paired the same way.
+void memory_floor_scaling(benchmark::State& state) {
+  const cluster cs = make_cluster(static_cast<std::size_t>(state.range(0)));
+  const cluster cl = make_cluster(static_cast<std::size_t>(state.range(1)));
+  traffic small(cs.workers.size(), default_candidates(cs));
+  traffic large(cl.workers.size(), default_candidates(cl));
+  paired_scaling(
+      state,
+      [&] {
+        benchmark::DoNotOptimize(small.run());
+        benchmark::ClobberMemory();
+      },
+      [&] {
+        benchmark::DoNotOptimize(large.run());
+        benchmark::ClobberMemory();
+      });
 }
 
 // 10 000 instances, all of model 7, on 10 000 workers × 8 GPUs. range(1): 0 = full
@@ -255,6 +349,16 @@ BENCHMARK(place_default_indexed)
     ->Unit(benchmark::kMicrosecond)
     ->Complexity(benchmark::oN);
 BENCHMARK(memory_floor)->Arg(10000)->Arg(100000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(place_default_indexed_scaling)
+    ->Args({1000, 10000})
+    ->Args({10000, 100000})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(memory_floor_scaling)
+    ->Args({1000, 10000})
+    ->Args({10000, 100000})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(place_default_dynamic_indexed)->Arg(10000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(place_default_indexed_checked)->Arg(10000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(place_gpustack_indexed)->Arg(10000)->Unit(benchmark::kMicrosecond);
