@@ -545,7 +545,17 @@ void check_estimator(const snapshot& s, const vllm_spec& v, const std::vector<fz
     REQUIRE_INV(v.world() == 0 || n == v.world());
   } else {
     REQUIRE_INV(s.parts.size() == 1);
-    REQUIRE_INV(v.divides(n) && (v.world() == 0 || n == v.world() || (n == 1 && v.world() <= 1)));
+    REQUIRE_INV(v.divides(n));
+    if (n == 1) {
+      REQUIRE_INV(v.world() <= 1);
+    } else {
+      // _find_single_worker_multi_gpu_full_offloading_candidates skips the counts that fail
+      // _is_tp_size_divisible before it compares with the world size: with one set, the
+      // first count at or above it that divides the heads and the vocabulary.
+      REQUIRE_INV(v.world() != 1 && n >= v.world());
+      for (std::uint32_t m = std::max(v.world(), 2u); m < n && v.world() != 0; ++m)
+        REQUIRE_INV(!v.divides(m));
+    }
   }
 }
 void check_estimator(const snapshot& s, const layered_spec& l, const std::vector<fz_worker>&,

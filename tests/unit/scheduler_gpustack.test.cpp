@@ -911,8 +911,8 @@ TEST_SUITE("scheduler") {
       "vocabulary") {
     // vllm_resource_fit_selector.py::get_world_size_from_backend_parameters: world = tp × pp;
     // with a world size the single-GPU stage is skipped and the multi-GPU stage stops at
-    // exactly that many GPUs. One worker, 8 × 24 GiB (claims 21.6 GiB), need 40 GiB:
-    // no world size → 2 GPUs (43.2 >= 40); tp 2 × pp 2 → 4 GPUs.
+    // that many GPUs (when that count divides the heads: below). One worker, 8 × 24 GiB
+    // (claims 21.6 GiB), need 40 GiB: no world size → 2 GPUs (43.2 >= 40); tp 2 × pp 2 → 4 GPUs.
     const std::vector<gs_worker> workers{{.id = 1,
                                           .ram_total_bytes = 64 * GiB,
                                           .gpus = gpus_of({0, 1, 2, 3, 4, 5, 6, 7}, 24 * GiB)}};
@@ -925,6 +925,18 @@ TEST_SUITE("scheduler") {
     const decision d = decide(workers, {}, gs_model{}, tp_pp);
     REQUIRE(d.candidates.size() == 1);
     CHECK(d.candidates[0].gpus == std::vector<std::uint32_t>{0, 1, 2, 3});
+    // A world size the heads do not divide (pp 2, 5 heads; only the tensor-parallel size is
+    // validated): _find_single_worker_multi_gpu_full_offloading_candidates skips the counts
+    // that fail _is_tp_size_divisible (2, 3, 4) before it compares with the world size, and
+    // stops at the first count at or above it that passes: 5 GPUs, 5 × 21.6 GiB >= 40 GiB.
+    const vllm_estimator pp_only(
+        {.required_vram_bytes = 40 * GiB, .attention_heads = 5, .pipeline_parallel_size = 2});
+    CHECK(pp_only.world_size() == 2);
+    const decision five = decide(workers, {}, gs_model{}, pp_only);
+    REQUIRE(five.candidates.size() == 1);
+    CHECK(five.candidates[0].gpus == std::vector<std::uint32_t>{0, 1, 2, 3, 4});
+    // headroom's own ladder takes exactly the world size, which no count of 2 satisfies.
+    CHECK(decide(workers, {}, gs_model{}, pp_only, fit_options{}).candidates.empty());
     // _is_tp_size_divisible: the GPU count must divide the vocabulary too. 49155 is odd, so
     // no count above 1 divides it and 4 × 24 GiB cannot hold 40 GiB on one GPU: none.
     const std::vector<gs_worker> four{

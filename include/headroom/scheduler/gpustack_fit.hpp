@@ -14,7 +14,9 @@
 //                  world size is 1): per worker, its GPUs with more than that share
 //                  allocatable (>), largest allocatable first (ties in listed order), the
 //                  fewest whose claims cover the need with a count dividing heads and
-//                  vocabulary (or exactly the world size); only the fewest GPUs are kept;
+//                  vocabulary (with a world size: the first such count at or above it,
+//                  which is the world size itself when that divides them); only the fewest
+//                  GPUs are kept;
 //  - distributed:  find_multi_worker_multi_gpu_candidates (only with
 //                  distributed_inference::across_workers): per GPU type, workers grouped by
 //                  GPU count (most first), the first group whose workers with every GPU at
@@ -203,7 +205,9 @@ class gpustack_listing {
     return true;
   }
   // Worker w's GPUs of type t above the utilization share, largest allocatable first, the
-  // fewest that cover the need with a valid count (exactly gpu_count when set).
+  // fewest that cover the need with a valid count (when gpu_count is set: the first count
+  // at or above it that divides the heads and vocabulary, as upstream skips the others
+  // before it compares).
   void multi_gpu_on(std::uint32_t w, std::uint16_t t, std::uint32_t gpu_count) {
     const worker_record& wr = ws_.workers_[w];
     if (!wr.eligible || wr.type != t || wr.gpu_count == 0 || of_type(w, t) < 2 || !ram_ok(w))
@@ -222,7 +226,7 @@ class gpustack_listing {
       if (!e_.tp_divisible(n)) continue;
       const bool enough = gpu_count != 0 ? n >= gpu_count : sum >= need_;
       if (!enough) continue;
-      if (sum < need_) return;  // exactly the world size, and it falls short
+      if (sum < need_) return;  // the world size (or the first valid count above it) falls short
       const auto begin = static_cast<std::uint32_t>(ws_.parts_.size());
       push_part(w, s_.gpus.data(), n);
       push_candidate(begin, fit_strategy::multi_gpu);
