@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Tests for headroom/detail/keyed_hash.hpp and the splitmix64 mixer of detail/random.hpp,
+// Tests for headroom/detail/keyed_hash.hpp and the splitmix64 mixer of detail/bit_mix.hpp,
 // against the algorithms' published reference vectors.
+#include <headroom/detail/bit_mix.hpp>
 #include <headroom/detail/keyed_hash.hpp>
-#include <headroom/detail/random.hpp>
 
 #include <doctest/doctest.h>
 

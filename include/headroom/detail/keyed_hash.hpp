@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "random.hpp"
+#include "bit_mix.hpp"
 
 namespace headroom {
 inline namespace v0 {

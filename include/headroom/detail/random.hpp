@@ -25,15 +25,6 @@ namespace headroom {
 inline namespace v0 {
 namespace detail {
 
-/// splitmix64's output function (Steele, Lea and Flood, "Fast splittable pseudorandom number
-/// generators", OOPSLA 2014): a bijection of the 64-bit integers that spreads every input bit
-/// over every output bit.
-[[nodiscard]] constexpr std::uint64_t mix64(std::uint64_t x) noexcept {
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 /// Bits that one call of G delivers uniformly: floor(log2(max - min + 1)), at most 64.
 template <std::uniform_random_bit_generator G>
 inline constexpr int engine_bits = [] {

@@ -33,8 +33,8 @@
 
 #include "../arrivals.hpp"
 #include "../capacity.hpp"
+#include "../detail/bit_mix.hpp"
 #include "../detail/checks.hpp"
-#include "../detail/random.hpp"
 #include "../error.hpp"
 #include "replica_config.hpp"
 #include "replica_core.hpp"
