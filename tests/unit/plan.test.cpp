@@ -529,6 +529,9 @@ TEST_SUITE("plan") {
     CHECK(plan::configuration_seed(1, "a") == plan::configuration_seed(1, "a"));
     CHECK(plan::configuration_seed(1, "a") != plan::configuration_seed(1, "b"));
     CHECK(plan::configuration_seed(1, "a") != plan::configuration_seed(2, "a"));
+    // Its value: SplitMix64's finaliser of 7 XOR FNV-1a("a") (0xaf63dc4c8601ec8c, the
+    // published FNV-1a test vector), computed by hand in 64-bit arithmetic.
+    static_assert(plan::configuration_seed(7, "a") == 0x0c556c997d01e47bull);
     const auto two_of_three = plan::parse_shard("2/3");
     REQUIRE(two_of_three);
     CHECK(two_of_three->index == 2);

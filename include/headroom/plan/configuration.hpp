@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../detail/bit_mix.hpp"
 #include "problem.hpp"
 
 namespace headroom {
@@ -78,10 +79,7 @@ struct configuration {
     h ^= static_cast<unsigned char>(c);
     h *= 0x100000001b3ULL;
   }
-  std::uint64_t x = base ^ h;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
+  return headroom::detail::mix64(base ^ h);
 }
 
 }  // namespace plan
