@@ -2,6 +2,7 @@
 // Reading Prometheus /metrics pages: includes every header of prometheus/, and nothing else.
 //   prometheus/page.hpp       a parsed page: families, samples, labels, errors, unescaping
 //   prometheus/text.hpp       the text exposition format 0.0.4 parser, its options and limits
+//   prometheus/label_names.hpp  the label-name rule and bound the parser and the API reader share
 //   prometheus/aggregate.hpp  one metric's series summed, maximised, averaged, or why not
 //   prometheus/histogram.hpp  PromQL's histogram_quantile over a page's buckets
 //   prometheus/engine_preset.hpp  what an engine preset names (and what it says is missing)
@@ -24,6 +25,7 @@
 #include "prometheus/exposition.hpp"
 #include "prometheus/histogram.hpp"
 #include "prometheus/http_api.hpp"
+#include "prometheus/label_names.hpp"
 #include "prometheus/latency.hpp"
 #include "prometheus/page.hpp"
 #include "prometheus/query_value.hpp"

@@ -494,6 +494,26 @@ TEST_SUITE("prometheus") {
     CHECK(lenient.labels(lenient.samples()[0]).size() == 1);
   }
 
+  TEST_CASE("prometheus: a label name longer than max_label_name_bytes is refused") {
+    using E = prom::parse_errc;
+    // 1024 bytes by default (label_names.hpp), as the HTTP API reader; 0 lifts the bound.
+    CHECK(prom::parse_options{}.max_label_name_bytes == 1024);
+    const auto line = [](std::size_t length) {
+      return "m{" + std::string(length, 'a') + "=\"v\"} 1\n";
+    };
+    const std::string longest = line(1024), over = line(1025), huge = line(10'000'000),
+                      long_name = line(2000);  // the page outlives its parse (zero-copy)
+    CHECK(prom::parse(longest).ok());
+    const prom::page p = prom::parse(over);
+    REQUIRE_FALSE(p.ok());
+    CHECK(p.error()->code == E::label_name_too_long);
+    CHECK(p.error()->column == 3);  // the name's first byte (columns from 1)
+    CHECK(prom::parse(huge).error()->code == E::label_name_too_long);
+    prom::parse_options unbounded;
+    unbounded.max_label_name_bytes = 0;
+    CHECK(prom::parse(long_name, unbounded).ok());
+  }
+
   TEST_CASE("prometheus: limits on labels per series / series / families") {
     using E = prom::parse_errc;
     prom::parse_options limits;

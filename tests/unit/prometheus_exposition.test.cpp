@@ -14,6 +14,7 @@
 #include "support.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <string>
@@ -160,4 +161,53 @@ TEST_SUITE("prometheus_exposition") {
             prom::append_capacity(bad, {.conformance_lower = 0.9, .conformance_upper = 0.8});
           }) == "capacity.conformance_lower");
   }
+
+#if defined(__cpp_exceptions)
+  // The strong guarantee: a refused call leaves the page exactly as it was, and the page
+  // goes on to accept valid calls (without exceptions the handler never returns).
+  TEST_CASE("a refused label takes its half-written line back") {
+    prom::exposition_page page;
+    page.family("x", "h", "gauge");
+    const std::string before = page.text();
+    CHECK_THROWS_AS(page.sample({{.name = "a", .value = "1"}, {.name = "__b", .value = "2"}}, 1),
+                    headroom::invalid_argument);
+    CHECK(page.text() == before);
+    page.sample({}, 2);
+    CHECK(page.text() == "# HELP x h\n# TYPE x gauge\nx 2\n");
+    CHECK(prom::parse(page.text()).ok());
+  }
+
+  TEST_CASE("a refused family or writer leaves no family behind") {
+    prom::exposition_page page;
+    page.family("kept", "h", "gauge");
+    page.sample({}, 1);
+    const std::string before = page.text();
+    CHECK_THROWS_AS(page.family("kept", "again", "gauge"), headroom::invalid_argument);
+    CHECK(page.text() == before);
+    // The model label is not UTF-8: the first family is begun before its sample is refused.
+    CHECK_THROWS_AS(prom::append_capacity(page, {.model = "\xff", .conformance = 0.5}),
+                    headroom::invalid_argument);
+    CHECK(page.text() == before);
+    prom::append_placement(page, {.model = "m", .placed = false, .reason = "r"});
+    const std::string with_placement = page.text();
+    // The same families again: refused at the first, nothing of the second call stays.
+    CHECK_THROWS_AS(prom::append_placement(page, {.model = "m", .placed = false, .reason = "r"}),
+                    headroom::invalid_argument);
+    CHECK(page.text() == with_placement);
+    // The families the refused call began are forgotten: the capacity ones can be written.
+    prom::append_capacity(page, {.model = "m", .conformance = 0.5});
+    const prom::page p = prom::parse(page.text());
+    REQUIRE(p.ok());
+    CHECK(value_of(p, "headroom_capacity_conformance_ratio", "model", "m") == 0.5);
+    // A decision whose metric name is not UTF-8: refused after several families were written.
+    const std::string before_decision = page.text();
+    const std::vector<headroom::metric_spec> metrics{{.name = "\xfe", .target = 1.0}};
+    const std::vector<std::optional<std::int32_t>> proposals{3};
+    CHECK_THROWS_AS(
+        prom::append_decision(page, headroom::autoscaler_decision{},
+                              {.autoscaler = "a", .metrics = metrics, .proposals = proposals}),
+        headroom::invalid_argument);
+    CHECK(page.text() == before_decision);
+  }
+#endif
 }

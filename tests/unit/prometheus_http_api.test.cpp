@@ -254,6 +254,33 @@ TEST_SUITE("prometheus_http_api") {
     CHECK(error_of(msgs, {.max_messages = 2}) == prom::api_errc::none);
   }
 
+  TEST_CASE("label names follow the text parser's rules and bound") {
+    // A vector answer whose one series carries the label `name`.
+    const auto answer = [](std::string_view name) {
+      return std::string(R"({"status":"success","data":{"resultType":"vector","result":[)") +
+             R"({"metric":{")" + std::string(name) + R"(":"v"},"value":[1.5,"2"]}]}})";
+    };
+    CHECK(error_of(answer("instance")) == prom::api_errc::none);
+    CHECK(error_of(answer("__name__")) == prom::api_errc::none);  // the API returns it
+    CHECK(error_of(answer("")) == prom::api_errc::invalid_label_name);
+    CHECK(error_of(answer("1abc")) == prom::api_errc::invalid_label_name);
+    CHECK(error_of(answer("service.name")) == prom::api_errc::invalid_label_name);
+    // Prometheus 3 with UTF-8 names: any non-empty UTF-8 name, but never an empty one.
+    const prom::api_limits utf8{.label_names = prom::label_name_rule::utf8};
+    CHECK(error_of(answer("service.name"), utf8) == prom::api_errc::none);
+    CHECK(error_of(answer(""), utf8) == prom::api_errc::invalid_label_name);
+    // 1024 bytes by default: a 10 MB name is refused, at the name.
+    CHECK(prom::api_limits{}.max_label_name_bytes == 1024);
+    CHECK(error_of(answer(std::string(1024, 'a'))) == prom::api_errc::none);
+    const std::string huge = answer(std::string(10'000'000, 'a'));
+    const auto r = prom::parse_api_response(huge);
+    CHECK(r.parse_error.code == prom::api_errc::label_name_too_long);
+    CHECK(r.parse_error.offset == huge.find("aaaa") - 1);  // the name's opening quote
+    CHECK(error_of(answer(std::string(1025, 'a'))) == prom::api_errc::label_name_too_long);
+    CHECK(error_of(answer(std::string(2000, 'a')), {.max_label_name_bytes = 0}) ==
+          prom::api_errc::none);  // 0: no limit
+  }
+
   TEST_CASE("the value KEDA reads off an answer") {
     using M = prom::query_missing;
     const auto read = [](const std::string& name, prom::null_values nulls) {

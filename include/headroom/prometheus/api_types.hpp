@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "label_names.hpp"
+
 namespace headroom {
 inline namespace v0 {
 namespace prometheus {
@@ -68,6 +70,8 @@ enum class api_errc : unsigned char {
   too_many_labels,      ///< a series with more labels than api_limits::max_labels_per_series
   string_too_long,      ///< a string longer than api_limits::max_string_bytes
   too_many_messages,    ///< more warnings plus infos than api_limits::max_messages
+  invalid_label_name,   ///< a label name that api_limits::label_names refuses (an empty one always)
+  label_name_too_long,  ///< a label name longer than api_limits::max_label_name_bytes
 };
 
 /// A one-line English reason for an api_errc.
@@ -119,6 +123,10 @@ enum class api_errc : unsigned char {
       return "a string longer than max_string_bytes";
     case api_errc::too_many_messages:
       return "more warnings and infos than max_messages";
+    case api_errc::invalid_label_name:
+      return "a label name the label_names rule refuses";
+    case api_errc::label_name_too_long:
+      return "a label name longer than max_label_name_bytes";
   }
   return "unknown error";
 }
@@ -145,8 +153,9 @@ struct api_parse_error {
 /// The deepest JSON nesting read (an answer nests 5 deep; unknown fields may nest more).
 inline constexpr std::size_t api_max_depth = 64;
 
-/// The reader's limits; 0 means no limit (the default for all). An answer past one fails with
-/// its own code, so a hostile or runaway server costs at most what the limits allow.
+/// The reader's limits; 0 means no limit (the default for all but the label names, which
+/// follow the text parser's rules: classic names of at most 1024 bytes). An answer past one
+/// fails with its own code, so a hostile or runaway server costs at most what the limits allow.
 struct api_limits {
   std::size_t max_bytes = 0;              ///< longest input; past it: too_large (nothing read)
   std::size_t max_series = 0;             ///< most series in a vector or matrix
@@ -154,6 +163,11 @@ struct api_limits {
   std::size_t max_labels_per_series = 0;  ///< most labels one series may carry
   std::size_t max_string_bytes = 0;       ///< longest string (decoded bytes)
   std::size_t max_messages = 0;           ///< most warnings plus infos
+  /// Longest label name, bytes; past it: label_name_too_long. 0: no limit.
+  std::size_t max_label_name_bytes = default_max_label_name_bytes;
+  /// Which label names are read (legacy by default; utf8 for a Prometheus 3 storing UTF-8
+  /// names); any other, or an empty one: invalid_label_name.
+  label_name_rule label_names = label_name_rule::legacy;
 };
 
 /// One label of a series ("__name__" included when the server returns it).

@@ -90,9 +90,31 @@ inline void append_sample_value(std::string& out, double value) {
   }
 }
 
+class exposition_page;
+
+namespace detail {
+/// Takes back what was appended to a page (its text and the families begun) unless
+/// committed: every writer of a page gives the strong guarantee (docs/errors.md).
+class page_rollback {
+ public:
+  explicit page_rollback(exposition_page& page) noexcept;
+  page_rollback(const page_rollback&) = delete;
+  page_rollback& operator=(const page_rollback&) = delete;
+  ~page_rollback();
+  void commit() noexcept { committed_ = true; }
+
+ private:
+  exposition_page& page_;
+  std::size_t text_size_;
+  std::size_t families_;
+  bool committed_ = false;
+};
+}  // namespace detail
+
 /// A /metrics page under construction: families in the order begun, each with its HELP and
 /// TYPE lines once. Names and labels are checked (invalid_argument naming the parameter);
-/// help text and label values are escaped.
+/// help text and label values are escaped. A refused call, here or in append_decision,
+/// append_capacity and append_placement, leaves the page exactly as it was.
 class exposition_page {
  public:
   /// Starts a family: "# HELP name help" and "# TYPE name type". type is "gauge" or
@@ -108,6 +130,7 @@ class exposition_page {
       headroom::detail::fail("help", help, "must be non-empty valid UTF-8");
     for (const std::string& f : families_)
       if (f == name) headroom::detail::fail("name", name, "is already on the page");
+    detail::page_rollback rollback(*this);
     families_.emplace_back(name);
     text_ += "# HELP ";
     text_ += name;
@@ -118,12 +141,15 @@ class exposition_page {
     text_ += ' ';
     text_ += type;
     text_ += '\n';
+    rollback.commit();
   }
 
   /// One sample of the family begun last: name{labels} value.
   void sample(std::span<const exposition_label> labels, double value) {
     if (families_.empty())
       headroom::detail::fail("family", std::string_view{}, "must be begun before its samples");
+    // Labels are checked as they are written: a refused one takes the line back.
+    detail::page_rollback rollback(*this);
     text_ += families_.back();
     if (!labels.empty()) {
       text_ += '{';
@@ -148,6 +174,7 @@ class exposition_page {
     text_ += ' ';
     append_sample_value(text_, value);
     text_ += '\n';
+    rollback.commit();
   }
   /// Shorthand for a sample with labels in an initializer list.
   void sample(std::initializer_list<exposition_label> labels, double value) {
@@ -158,9 +185,18 @@ class exposition_page {
   [[nodiscard]] const std::string& text() const noexcept { return text_; }
 
  private:
+  friend class detail::page_rollback;
   std::string text_{};
   std::vector<std::string> families_{};
 };
+
+inline detail::page_rollback::page_rollback(exposition_page& page) noexcept
+    : page_(page), text_size_(page.text_.size()), families_(page.families_.size()) {}
+inline detail::page_rollback::~page_rollback() {
+  if (committed_) return;
+  page_.text_.resize(text_size_);  // shrinking: cannot throw
+  while (page_.families_.size() > families_) page_.families_.pop_back();
+}
 
 /// The Content-Type of a page written here.
 inline constexpr std::string_view exposition_content_type =
@@ -194,6 +230,7 @@ inline void append_decision(exposition_page& page, const autoscaler_decision& d,
   if (!what.proposals.empty() && what.proposals.size() != what.metrics.size())
     headroom::detail::fail("what.proposals.size()", what.proposals.size(),
                            "must equal what.metrics.size() (or be 0)");
+  detail::page_rollback rollback(page);  // a family or label refused midway takes all back
   const exposition_label who{.name = "autoscaler", .value = what.autoscaler};
   const auto gauge = [&](std::string_view name, std::string_view help, double value) {
     page.family(name, help, "gauge");
@@ -239,6 +276,7 @@ inline void append_decision(exposition_page& page, const autoscaler_decision& d,
   page.family("headroom_autoscaler_rescales_total", "Controller steps that changed the count.",
               "counter");
   page.sample({who}, static_cast<double>(what.rescales));
+  rollback.commit();
 }
 
 // ---- a capacity measurement ----------------------------------------------------------------
@@ -271,6 +309,7 @@ inline void append_capacity(exposition_page& page, const capacity_exposition& c)
                            "must be <= conformance_upper");
   if (!(c.capacity_per_second >= 0.0))
     headroom::detail::fail("capacity.capacity_per_second", c.capacity_per_second, "must be >= 0");
+  detail::page_rollback rollback(page);
   const exposition_label model{.name = "model", .value = c.model};
   const auto gauge = [&](std::string_view name, std::string_view help, double value) {
     page.family(name, help, "gauge");
@@ -289,6 +328,7 @@ inline void append_capacity(exposition_page& page, const capacity_exposition& c)
         c.confidence_level);
   gauge("headroom_capacity_measured_requests", "Requests the conformance estimate rests on.",
         static_cast<double>(c.requests));
+  rollback.commit();
 }
 
 // ---- the scheduler's last placement --------------------------------------------------------
@@ -309,6 +349,7 @@ struct placement_exposition {
 /// headroom_scheduler_candidates, headroom_scheduler_filtered_workers and
 /// headroom_scheduler_score (absent when unplaced), each labelled model="...".
 inline void append_placement(exposition_page& page, const placement_exposition& p) {
+  detail::page_rollback rollback(page);
   const exposition_label model{.name = "model", .value = p.model};
   page.family("headroom_scheduler_placed",
               "1 when the last placement of the model succeeded, with its strategy and reason.",
@@ -326,6 +367,7 @@ inline void append_placement(exposition_page& page, const placement_exposition& 
     page.family("headroom_scheduler_score", "Chain score of the last placement's winner.", "gauge");
     page.sample({model}, p.score);
   }
+  rollback.commit();
 }
 
 }  // namespace prometheus

@@ -67,9 +67,10 @@ enum class parse_errc : unsigned char {
   invalid_bucket_bound,      ///< a histogram sample whose le label is not a float
   invalid_quantile_label,    ///< a summary sample whose quantile label is not a float
   missing_final_newline,     ///< the page does not end with '\n' (only with require_final_newline)
-  too_many_labels,    ///< a sample with more labels than parse_options::max_labels_per_series
-  too_many_series,    ///< a sample past parse_options::max_series_per_page
-  too_many_families,  ///< a new family past parse_options::max_families_per_page
+  too_many_labels,      ///< a sample with more labels than parse_options::max_labels_per_series
+  too_many_series,      ///< a sample past parse_options::max_series_per_page
+  too_many_families,    ///< a new family past parse_options::max_families_per_page
+  label_name_too_long,  ///< a label name longer than parse_options::max_label_name_bytes
 };
 
 /// A one-line English reason for a parse error code.
@@ -127,6 +128,8 @@ enum class parse_errc : unsigned char {
       return "more samples on the page than max_series_per_page allows";
     case parse_errc::too_many_families:
       return "more metric families on the page than max_families_per_page allows";
+    case parse_errc::label_name_too_long:
+      return "label name longer than max_label_name_bytes allows";
   }
   return "unknown error";
 }

@@ -27,6 +27,7 @@
 
 #include "../detail/from_chars.hpp"
 #include "../detail/utf8.hpp"
+#include "label_names.hpp"
 #include "page.hpp"
 
 namespace headroom {
@@ -37,10 +38,11 @@ namespace prometheus {
 /// are skipped, each recorded in page::skipped(); the parse never fails.
 enum class parse_mode : unsigned char { strict, lenient };
 
-/// Parser options. The three limits follow Prometheus's scrape limits (label_limit,
+/// Parser options. The three page limits follow Prometheus's scrape limits (label_limit,
 /// sample_limit): 0, the default, means no limit; a line past a limit is an error of its own
 /// code (strict: the parse stops; lenient: the line is skipped, and so is every later line
 /// past the same limit). The parser's time is O(n log n) in the page size without them.
+/// Label names are bounded by default (label_names.hpp), as the HTTP API reader bounds them.
 struct parse_options {
   parse_mode mode = parse_mode::strict;
   /// false (default): a last line without '\n' is parsed like any other and flagged by
@@ -53,6 +55,8 @@ struct parse_options {
   /// Most metric families a page may name (HELP, TYPE or a sample of a new name); 0: no
   /// limit. Past it: too_many_families.
   std::size_t max_families_per_page = 0;
+  /// Longest label name, bytes (label_names.hpp); 0: no limit. Past it: label_name_too_long.
+  std::size_t max_label_name_bytes = default_max_label_name_bytes;
 };
 
 namespace detail {
@@ -463,6 +467,8 @@ class text_parser {
       if (i >= size || !is_alpha_(line_[i])) return fail(i, parse_errc::invalid_label_name);
       while (i < size && is_label_char(line_[i])) ++i;
       const std::string_view name = line_.substr(name_at, i - name_at);
+      if (options_.max_label_name_bytes != 0 && name.size() > options_.max_label_name_bytes)
+        return fail(name_at, parse_errc::label_name_too_long);
       if (name == "__name__") return fail(name_at, parse_errc::reserved_label_name);
       skip_blanks(i);
       if (i >= size || line_[i] != '=') return fail(i, parse_errc::expected_equals);

@@ -153,9 +153,19 @@ class api_reader : private api_json_cursor {
 
   bool read_labels(api_series& s) {
     const std::size_t at = i_;
-    const bool ok = read_object([&](const std::string& key, std::size_t) {
+    const bool ok = read_object([&](const std::string& key, std::size_t key_at) {
       if (limits_.max_labels_per_series != 0 && s.labels.size() >= limits_.max_labels_per_series) {
         fail(api_errc::too_many_labels);
+        return false;
+      }
+      // The text parser's rules (label_names.hpp); the key is valid UTF-8 already.
+      if (limits_.max_label_name_bytes != 0 && key.size() > limits_.max_label_name_bytes) {
+        fail_at(api_errc::label_name_too_long, key_at);
+        return false;
+      }
+      if (key.empty() ||
+          (limits_.label_names == label_name_rule::legacy && !is_legacy_label_name(key))) {
+        fail_at(api_errc::invalid_label_name, key_at);
         return false;
       }
       api_label l{.name = key, .value = {}};
