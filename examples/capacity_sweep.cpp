@@ -12,11 +12,14 @@
 // fit. SLO: TTFT <= 1 s and TPOT <= 50 ms (vLLM definition), quota q = 0.9.
 //
 // Usage: capacity_sweep [--quick] [--csv PATH] [--trace FILE [--trace-format FORMAT]]
+//                       [--low RATE] [--high RATE]
 //   --trace FILE: the prompt and output lengths of a public trace (docs/traces.md), replayed
 //   in order at every rate, instead of the log-normal mix;
 //   default: 20 rates × 10^4 requests; --quick: 12 rates × 1500 requests (a second or less,
 //   even in a sanitized Debug build), too short for the queue to build near μ* (it reads μ*
-//   high); --csv PATH: also write the curve (before anything is printed). --help: the flags.
+//   high); --low/--high: the grid's first and last rate; when no rate of the grid meets the
+//   SLO, the search brackets downward (or says that requests miss it even alone);
+//   --csv PATH: also write the curve (before anything is printed). --help: the flags.
 #include <headroom/capacity.hpp>
 #include <headroom/queueing.hpp>
 #include <headroom/roofline.hpp>
@@ -56,11 +59,7 @@ void write_csv(const example::flags& f, const std::string& path,
                p.conformance.share, p.conformance.lower, p.conformance.upper,
                p.conformance.effective_sample_size, p.conformance.wilson_lower,
                p.conformance.wilson_upper, p.conformance.n, p.conformance.mean_latency.count());
-  std::FILE* file = std::fopen(path.c_str(), "w");
-  if (file == nullptr) f.fail("cannot write '" + path + "'");
-  const bool written =
-      std::fwrite(csv.text().data(), 1, csv.text().size(), file) == csv.text().size();
-  if (std::fclose(file) != 0 || !written) f.fail("cannot write '" + path + "'");
+  example::write_file(f.program(), path, csv.text());
 }
 
 // The lengths of each request: the stated log-normal mix, or a trace's lengths in order.
@@ -97,6 +96,8 @@ int main(int argc, char** argv) {
   std::string csv_path;
   std::string trace_path;
   std::string trace_format = "azure-conv";
+  double low = 5.0;  // the grid's first rate, req/s
+  double high = 0;   // its last (0: 81.5, or 71 with --quick)
   example::flags f("capacity_sweep",
                    "The capacity curve of one simulated continuous-batching replica (8e9 "
                    "parameters, H100 SXM),\nswept over open-loop Poisson rates: mu*, its "
@@ -107,9 +108,14 @@ int main(int argc, char** argv) {
       .text("--trace", trace_path, "FILE",
             "draw the request lengths from a public trace, in order, instead of the mix")
       .choice("--trace-format", trace_format, {"azure-conv", "azure-code", "burstgpt", "mooncake"},
-              "the format of the --trace file");
+              "the format of the --trace file")
+      .number("--low", low, {0, 1e6, true, false}, "requests/s", "the grid's first rate")
+      .number("--high", high, {0, 1e6}, "requests/s",
+              "the grid's last rate (0: 81.5, or 71 with --quick)");
   f.parse(argc, argv);
   if (quick && full_flag) f.fail("--full and --quick exclude each other");
+  if (high == 0) high = quick ? 71.0 : 81.5;
+  if (!(high > low)) f.fail("--high must be above --low");
   const bool full = !quick;
   example::output_buffer out;
 
@@ -135,8 +141,6 @@ int main(int argc, char** argv) {
 
   std::vector<double> rates;
   const std::size_t points = full ? 20 : 12;
-  const double low = 5.0;
-  const double high = full ? 81.5 : 71.0;
   for (std::size_t i = 0; i < points; ++i)
     rates.push_back(low + (high - low) * static_cast<double>(i) / static_cast<double>(points - 1));
   const sim::sweep_options options{.requests_per_point = full ? 10000u : 1500u, .seed = 2024};
@@ -166,50 +170,82 @@ int main(int argc, char** argv) {
   // interval lies above q (conforming with confidence) up to the largest whose interval
   // still reaches q (every rate beyond fails with confidence). The intervals account for
   // the correlation of requests in a queue (docs/capacity.md).
-  const auto point = headroom::find_capacity(sweep.curve, {.quota = quota});
-  std::optional<std::size_t> at;
-  for (std::size_t i = 0; i < sweep.curve.size(); ++i)
-    if (point.capacity_per_second && sweep.curve[i].rate_per_second == *point.capacity_per_second)
-      at = i;
-  if (!point.capacity_per_second || !at) {
-    out.printf("\nno rate of the grid meets the SLO at q = %.2f\n", quota);
-    write_csv(f, csv_path, sweep.curve);
-    out.print(f.program());
-    return 0;
-  }
-  const double mu_star = *point.capacity_per_second;
-  out.printf("\nmu* = %.1f req/s on the grid (by the intervals: at least %.1f, at most %.1f)%s\n",
-             mu_star, point.confident_per_second.value_or(0.0),
-             point.plausible_per_second.value_or(0.0),
-             point.saturated ? "" : "  -- every rate passed: extend the grid");
-  if (!point.monotone_within_noise) out.printf("warning: the curve rises beyond its noise\n");
-
-  // The curve is steeper than the grid: bisect between μ* and the next rate with
-  // capacity.hpp's search, each probe a simulated run with its own seed. A rate whose
-  // interval holds q is run again (up to 3 runs, pooled); if it still holds q, the search
-  // keeps it inside the bracket and narrows the bracket from both sides.
+  // The curve is steeper than the grid: capacity.hpp's search, each probe a simulated run
+  // with its own seed. A rate whose interval holds q is run again (up to 3 runs, pooled); if
+  // it still holds q, the search keeps it inside the bracket and narrows it from both sides.
   auto measure = [&](headroom::capacity_probe probe) {
     sim::sweep_options run = options;
     run.seed = sim::replication_seed(options.seed, probe.run + 1);
     const std::vector<double> one{probe.rate_per_second};
     return sim::sweep_capacity(replica, model, one, mix, objective, run).curve[0].conformance;
   };
-  if (point.saturated && *at + 1 < sweep.curve.size()) {
-    headroom::capacity_search_options search;
-    search.quota = quota;
-    search.rate_low_per_second = mu_star;
-    search.rate_high_per_second = sweep.curve[*at + 1].rate_per_second;
-    search.relative_tolerance = 0.01;
-    search.max_runs_per_rate = 3;
-    search.max_measurements = 24;
+  headroom::capacity_search_options search;
+  search.quota = quota;
+  search.relative_tolerance = 0.01;
+  search.max_runs_per_rate = 3;
+  search.max_measurements = 24;
+  const auto report = [&](const char* what, const headroom::capacity_search_result& found) {
+    out.printf("%s: mu* in [%.2f, %.2f) req/s at %.0f %% confidence, %zu runs, %zu requests%s\n",
+               what, found.bracket_low_per_second, found.bracket_high_per_second,
+               100.0 * found.confidence, found.runs, found.requests,
+               found.reason == headroom::search_stop::undecided
+                   ? " (rates inside it stay undecided: measure longer there)"
+                   : "");
+  };
+
+  const auto point = headroom::find_capacity(sweep.curve, {.quota = quota});
+  std::optional<std::size_t> at;
+  for (std::size_t i = 0; i < sweep.curve.size(); ++i)
+    if (point.capacity_per_second && sweep.curve[i].rate_per_second == *point.capacity_per_second)
+      at = i;
+  double mu_star = 0.0;
+  if (!point.capacity_per_second || !at) {
+    // No rate of the grid passes. First the requests alone: at a millionth of the grid's
+    // lowest rate each is served on an idle replica. If they do not meet the SLO there with
+    // confidence, no rate does. If they do, bracket downward from the grid's lowest rate (the
+    // search halves its low rate until one passes), then bisect.
+    out.printf("\nno rate of the grid meets the SLO at q = %.2f\n", quota);
+    const double idle_rate = rates.front() * 1e-6;
+    const auto alone = measure({.rate_per_second = idle_rate});
+    out.printf("requests alone on the replica (%.3g req/s): %.1f %% meet the SLO [%.1f, %.1f]\n",
+               idle_rate, 100.0 * alone.share, 100.0 * alone.lower, 100.0 * alone.upper);
+    if (!(alone.lower >= quota)) {
+      if (alone.upper < quota)
+        out.printf("so no rate meets it: relax the SLO or serve faster\n");
+      else
+        out.printf(
+            "q = %.2f lies inside that interval: no rate meets the SLO with confidence "
+            "(measure longer, --full)\n",
+            quota);
+      write_csv(f, csv_path, sweep.curve);
+      out.print(f.program());
+      return 0;
+    }
+    search.rate_high_per_second = rates.front();
+    search.rate_low_per_second = rates.front() / 2.0;
+    search.max_measurements = 48;
     const auto found = headroom::search_capacity(measure, search);
-    out.printf(
-        "bisected: mu* in [%.2f, %.2f) req/s at %.0f %% confidence, %zu runs, %zu requests%s\n",
-        found.bracket_low_per_second, found.bracket_high_per_second, 100.0 * found.confidence,
-        found.runs, found.requests,
-        found.reason == headroom::search_stop::undecided
-            ? " (rates inside it stay undecided: measure longer there)"
-            : "");
+    if (!found.capacity_per_second) {
+      out.printf("no rate between %.3g and %.3g req/s decided to meet the SLO in %zu runs\n",
+                 idle_rate, rates.front(), found.runs);
+      write_csv(f, csv_path, sweep.curve);
+      out.print(f.program());
+      return 0;
+    }
+    report("below the grid", found);
+    mu_star = *found.capacity_per_second;
+  } else {
+    mu_star = *point.capacity_per_second;
+    out.printf("\nmu* = %.1f req/s on the grid (by the intervals: at least %.1f, at most %.1f)%s\n",
+               mu_star, point.confident_per_second.value_or(0.0),
+               point.plausible_per_second.value_or(0.0),
+               point.saturated ? "" : "  -- every rate passed: extend the grid");
+    if (!point.monotone_within_noise) out.printf("warning: the curve rises beyond its noise\n");
+    if (point.saturated && *at + 1 < sweep.curve.size()) {
+      search.rate_low_per_second = mu_star;
+      search.rate_high_per_second = sweep.curve[*at + 1].rate_per_second;
+      report("bisected", headroom::search_capacity(measure, search));
+    }
   }
 
   // MFU and MBU at the operating point ρ*·μ* (docs/roofline.md), and the target concurrency there:

@@ -77,6 +77,20 @@ struct range {
   std::exit(2);
 }
 
+/// Writes `text` to the file `path` whole or not at all: into a new file beside it, then
+/// renamed over `path` (atomic on POSIX), so a failed write (a full disk, a file-size limit)
+/// leaves a file already there as it was. A failure is `program`'s one-line failure.
+inline void write_file(std::string_view program, const std::string& path, std::string_view text) {
+  const std::string partial = path + ".partial";
+  std::FILE* file = std::fopen(partial.c_str(), "wb");
+  if (file == nullptr) fail(program, "cannot write '" + path + "'");
+  const bool written = std::fwrite(text.data(), 1, text.size(), file) == text.size();
+  if (std::fclose(file) != 0 || !written || std::rename(partial.c_str(), path.c_str()) != 0) {
+    std::remove(partial.c_str());
+    fail(program, "cannot write '" + path + "'");
+  }
+}
+
 /// printf into a string, printed to stdout in one piece by print(): an example formats all
 /// its output before any of it appears, so that a failure leaves stdout empty.
 class output_buffer {

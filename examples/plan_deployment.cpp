@@ -396,13 +396,6 @@ std::vector<planned> searched(const std::vector<plan::problem>& all, const optio
   return grids;
 }
 
-void write_svg(const std::string& path, const std::string& svg) {
-  std::FILE* file = std::fopen(path.c_str(), "wb");
-  if (!file) die("cannot write '" + path + "'");
-  const bool written = std::fwrite(svg.data(), 1, svg.size(), file) == svg.size();
-  if (std::fclose(file) != 0 || !written) die("cannot write '" + path + "'");
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -425,11 +418,14 @@ int main(int argc, char** argv) {
 
   // Everything is computed (and the figure written) before stdout sees a byte.
   example::output_buffer out;
+  std::string csv;
   if (o.part) {  // a shard: its rows only, to be merged
-    for (const auto& g : grids) out.append(plan::write_csv(*g.problem, g.lengths, *o.part, g.rows));
+    for (const auto& g : grids) plan::append_csv(csv, *g.problem, g.lengths, *o.part, g.rows);
+    out.append(csv);
   } else if (o.format == "csv") {
     for (const auto& g : grids)
-      out.append(plan::write_csv(*g.problem, g.lengths, {}, g.rows, &g.outcome));
+      plan::append_csv(csv, *g.problem, g.lengths, {}, g.rows, &g.outcome);
+    out.append(csv);
   } else {
     std::size_t configurations = 0;
     for (const auto& g : grids) configurations += g.rows.size();
@@ -442,7 +438,7 @@ int main(int argc, char** argv) {
                            : std::max(1u, std::thread::hardware_concurrency()));
     for (const auto& g : grids) print_table(out, g);
   }
-  if (!o.svg_file.empty()) write_svg(o.svg_file, render_svg(grids));
+  if (!o.svg_file.empty()) example::write_file(f.program(), o.svg_file, render_svg(grids));
   out.print(f.program());
   // A grid without a winner: the run itself succeeded, but it answers "nothing fits".
   int status = 0;

@@ -380,12 +380,7 @@ int main(int argc, char** argv) {
     // The sharpest rise in what the (fast) chase's controller requested, as the data says.
     if (!step_up.empty()) out.printf("\nreplicas requested, largest step: %s\n", step_up.c_str());
   }
-  if (!o.svg_file.empty()) {
-    std::FILE* file = std::fopen(o.svg_file.c_str(), "wb");
-    if (!file) f.fail("cannot write '" + o.svg_file + "'");
-    const bool written = std::fwrite(svg.data(), 1, svg.size(), file) == svg.size();
-    if (std::fclose(file) != 0 || !written) f.fail("cannot write '" + o.svg_file + "'");
-  }
+  if (!o.svg_file.empty()) example::write_file(f.program(), o.svg_file, svg);
   out.print(f.program());
   return 0;
 }

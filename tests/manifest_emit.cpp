@@ -148,20 +148,20 @@ int main(int argc, char** argv) {
     }
   }
   // Written for Kubernetes 1.31 (the schema's): the tolerances and minReplicas 0 left out.
-  const k8s::cluster_target k131{.minor = 31};
+  auto tolerant_131 = tolerant;
+  tolerant_131.kubernetes = {.minor = 31};
   document();
   static_cast<void>(k8s::append_horizontal_pod_autoscaler(
-      out, {.name = "tolerant-131", .target_name = "llm"}, tolerant, {.cluster = k131}));
-  auto zero = tolerant;
+      out, {.name = "tolerant-131", .target_name = "llm"}, tolerant_131, {}));
+  auto zero = tolerant_131;
   zero.min_replicas = 0;
   document();
   static_cast<void>(k8s::append_horizontal_pod_autoscaler(
-      out, {.name = "zero-131", .target_name = "llm"}, zero, {.cluster = k131}));
+      out, {.name = "zero-131", .target_name = "llm"}, zero, {}));
   document();
-  k8s::append_scaled_object(out, {.name = "tolerant-131", .target_name = "llm"}, tolerant,
+  k8s::append_scaled_object(out, {.name = "tolerant-131", .target_name = "llm"}, tolerant_131,
                             {.server_address = "http://prometheus:9090",
-                             .triggers = {{.metric_name = "in_flight", .query = "sum(x)"}},
-                             .cluster = k131});
+                             .triggers = {{.metric_name = "in_flight", .query = "sum(x)"}}});
   // An Object metric with its described object.
   document();
   static_cast<void>(k8s::append_horizontal_pod_autoscaler(

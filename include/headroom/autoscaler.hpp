@@ -141,7 +141,8 @@ class autoscaler {
     }
     push_window_entry(state, {.at = at, .replicas = replicas});
     state.seeded = true;
-    if (replicas == 0 && config_.min_replicas == 0 && has_total_metric_)
+    if (replicas == 0 && config_.min_replicas == 0 && has_total_metric_ &&
+        scaled_to_zero_condition_kept())
       state.scaled_to_zero = condition_status::is_true;
     return state;
   }
@@ -152,8 +153,9 @@ class autoscaler {
   [[nodiscard]] autoscaler_state state_from_history(const hpa_history& history) const {
     if (kpa_) detail::fail("history", std::string_view("hpa_history"), "is for an HPA, not a KPA");
     autoscaler_state state = initial_state();
-    std::vector<timestamped_recommendation> sorted(history.recommendations.begin(),
-                                                   history.recommendations.end());
+    const std::span<const timestamped_recommendation> recorded =
+        history.recommendations.value_or(std::span<const timestamped_recommendation>{});
+    std::vector<timestamped_recommendation> sorted(recorded.begin(), recorded.end());
     std::stable_sort(sorted.begin(), sorted.end(),
                      [](const auto& a, const auto& b) { return a.at < b.at; });
     for (const auto& r : sorted) {
@@ -163,7 +165,9 @@ class autoscaler {
       push_window_entry(state, r);
       state.last_time = std::max(state.last_time, r.at);
     }
-    state.seeded = !sorted.empty();
+    // Upstream's nil vs empty slice: none recorded plants {current, now} at the first sync
+    // (recordInitialRecommendation); a list, even an empty one, plants nothing.
+    state.seeded = history.recommendations.has_value();
     const auto copy_events = [&](std::span<const scale_event> from, std::vector<scale_event>& to,
                                  const char* at_name, const char* change_name) {
       for (const auto& e : from) {
@@ -177,7 +181,8 @@ class autoscaler {
                 "history.scale_up_events.change");
     copy_events(history.scale_down_events, state.scale_down_events, "history.scale_down_events.at",
                 "history.scale_down_events.change");
-    state.scaled_to_zero = history.scaled_to_zero;
+    // Before 1.36 the HPA has no ScaledToZero condition (and ignores one).
+    state.scaled_to_zero = scaled_to_zero_rule() ? history.scaled_to_zero : condition_status::unset;
     return state;
   }
 
@@ -226,6 +231,19 @@ class autoscaler {
   std::chrono::seconds longest_up_period_{0};
   std::chrono::seconds longest_down_period_{0};
   std::int64_t delay_buckets_ = 0;
+
+  // Whether the release follows 1.36's zero-replica rule (kubernetes#135118): scale up from
+  // zero only under ScaledToZero. Before 1.36: minReplicas 0 alone lets the HPA compute.
+  [[nodiscard]] bool scaled_to_zero_rule() const noexcept {
+    const auto& k = config_.kubernetes;
+    return k.minor == 0 || k.minor >= first_minor_with_scaled_to_zero;
+  }
+  // Whether the HPA keeps a ScaledToZero condition: 1.36+ with HPAScaleToZero on (every
+  // gate is on when no release is named).
+  [[nodiscard]] bool scaled_to_zero_condition_kept() const noexcept {
+    const auto& k = config_.kubernetes;
+    return scaled_to_zero_rule() && (k.minor == 0 || k.hpa_scale_to_zero);
+  }
 
   static void check_time(const char* name, ms t) {
     if (t.count() > detail::time_limit_ms || t.count() < -detail::time_limit_ms)
@@ -360,7 +378,10 @@ class autoscaler {
   [[nodiscard]] autoscaler_decision step_hpa(autoscaler_state& state, ms now,
                                              const autoscaler_input& in) const {
     autoscaler_decision d = begin_sync(state, now, in);
-    const bool scaled_to_zero = state.scaled_to_zero == condition_status::is_true;
+    // 1.36+: the ScaledToZero condition counts only with HPAScaleToZero on (getScaledToZero-
+    // ConditionStatus && the gate).
+    const bool scaled_to_zero =
+        scaled_to_zero_condition_kept() && state.scaled_to_zero == condition_status::is_true;
     if (decided_before_metrics(state, now, scaled_to_zero, d)) return d;
     const detail::tolerances tol{config_.scale_up_tolerance, config_.scale_down_tolerance};
     const metric_readings readings = read_metrics(in, d.current_replicas, tol, d);
@@ -403,19 +424,23 @@ class autoscaler {
     return d;
   }
 
-  // The clamping rules applied before the metrics are read: a workload at zero that the HPA
-  // did not scale to zero stays (shouldComputeMetricsForZeroReplicas), one outside
-  // [min, max] is set to the bound. True when they decided.
+  // The clamping rules applied before the metrics are read: a workload at zero stays unless
+  // the release's rule lets the HPA compute (1.36+: shouldComputeMetricsForZeroReplicas, the
+  // HPA scaled it to zero itself; before: minReplicas is 0); one outside [min, max] is set to
+  // the bound. True when they decided.
   bool decided_before_metrics(autoscaler_state& state, ms now, bool scaled_to_zero,
                               autoscaler_decision& d) const {
     const auto& c = config_;
     const std::int32_t current = d.current_replicas;
     if (current == 0) {
-      const bool compute =
-          (c.min_replicas != 0 && scaled_to_zero) || (scaled_to_zero && has_total_metric_);
+      const bool compute = scaled_to_zero_rule() ? (c.min_replicas != 0 && scaled_to_zero) ||
+                                                       (scaled_to_zero && has_total_metric_)
+                                                 : c.min_replicas == 0;
       if (compute) return false;
       d.reason = scale_reason::scaling_disabled;
       d.conditions.scaling_active = {condition_status::is_false, hpa_reason::scaling_disabled};
+      // 1.36 with HPAScaleToZero off removes the condition (removeCondition).
+      if (!scaled_to_zero_condition_kept()) state.scaled_to_zero = condition_status::unset;
       return true;
     }
     if (current <= c.max_replicas && current >= c.min_replicas) return false;
@@ -523,8 +548,10 @@ class autoscaler {
   void rescaled(autoscaler_state& state, ms now, autoscaler_decision& d) const {
     d.conditions.able_to_scale = {condition_status::is_true, hpa_reason::succeeded_rescale};
     record_event(state, now, d.current_replicas, d.desired_replicas);
-    if (d.current_replicas > 0 && d.desired_replicas == 0 && config_.min_replicas == 0 &&
-        has_total_metric_) {
+    if (!scaled_to_zero_condition_kept()) {  // before 1.36, or the gate off: no condition
+      state.scaled_to_zero = condition_status::unset;
+    } else if (d.current_replicas > 0 && d.desired_replicas == 0 && config_.min_replicas == 0 &&
+               has_total_metric_) {
       state.scaled_to_zero = condition_status::is_true;
       d.conditions.scaled_to_zero = {condition_status::is_true, hpa_reason::scaled_to_zero};
     } else {

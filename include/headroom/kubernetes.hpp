@@ -17,7 +17,8 @@
 // settings that change no field (reserve_replicas, ...) are kept as YAML comments.
 //
 // Pieces: kubernetes/target.hpp (in_flight_target, in_flight_query, the names Kubernetes
-// validates), kubernetes/manifest.hpp (scaled_workload, cluster_target, omission),
+// validates), kubernetes/manifest.hpp (scaled_workload, omission; the target cluster is the
+// configuration's own autoscaler_config::kubernetes, shared with the controller),
 // kubernetes/hpa.hpp, kubernetes/keda.hpp and kubernetes/yaml.hpp (the YAML writer).
 #pragma once
 

@@ -593,6 +593,28 @@ TEST_SUITE("autoscaler") {
     CHECK_THROWS_AS((void)step_total(a, s, 0s, -1, 1.0), headroom::invalid_argument);
   }
 
+  TEST_CASE("autoscaler: a target whole milli-units would change is refused") {
+    // The HPA reads a target as Quantity.MilliValue(), rounded up to a whole milli-unit; more
+    // than 1 % of change is refused. By hand: 0.0005 reads as 0.001 (+100 %), 0.0015 as 0.002
+    // (+33 %), 0.0123 as 0.013 (+5.7 %), 0.0995 as 0.1 (+0.5 %), 0.2227 as 0.223 (+0.13 %),
+    // 1.0005 as 1.001 (+0.05 %), 0.5 and 0.001 exactly.
+    const auto parameter_of = [](double target) -> std::string {
+      return headroom::test::rejected([&] { autoscaler a(config_with(external_average(target))); });
+    };
+    CHECK(parameter_of(0.0005) == "config.metrics.target");
+    CHECK(parameter_of(0.0015) == "config.metrics.target");
+    CHECK(parameter_of(5e-324) == "config.metrics.target");
+    CHECK(parameter_of(0.0123) == "config.metrics.target");
+    CHECK(parameter_of(0.0995).empty());
+    CHECK(parameter_of(0.2227).empty());
+    CHECK(parameter_of(1.0005).empty());
+    CHECK(parameter_of(0.5).empty());
+    CHECK(parameter_of(0.001).empty());
+    const std::string message = headroom::test::rejection_message(
+        [&] { autoscaler a(config_with(external_average(0.0005))); });
+    CHECK(message.find("would hold it as 0.001") != std::string::npos);
+  }
+
   TEST_CASE("autoscaler: tolerance per direction") {
     auto c = config_with(external_average(10.0));
     c.scale_up_tolerance = 0.0;
@@ -823,7 +845,7 @@ TEST_SUITE("autoscaler") {
     CHECK(value(20000, settled(3), 20666) == 3);                            // within
     CHECK(value(20000, settled(3), 20666, 0.01) == 4);                      // outside 1 %
     // "scale up: very large metric saturates replicas to MaxInt32".
-    CHECK(value(0.001, settled(3), std::numeric_limits<std::int64_t>::max()) ==
+    CHECK(value(1, settled(3), std::numeric_limits<std::int64_t>::max()) ==
           std::numeric_limits<std::int32_t>::max());
     // External "scale down: ignores unready pods (would otherwise scale up)": 8600 / 4400
     // x 1 ready pod -> 2.
@@ -1752,15 +1774,18 @@ TEST_SUITE("autoscaler") {
     CHECK(d.raw_recommendation == std::numeric_limits<std::int32_t>::max());
     CHECK(d.desired_replicas == 20);  // max(2n, 4) without a behavior
     CHECK(d.reason == scale_reason::scale_up_limited);
-    // Missing pods on a scale-down count as the target: a huge target must not overflow.
-    const autoscaler b(config_with(pods_metric(1e300)));
+    // Missing pods on a scale-down count as the target: the largest target a quantity holds
+    // (9e15, 9e18 milli-units) times 11 missing pods must not overflow.
+    const autoscaler b(config_with(pods_metric(9e15)));
     auto state_b = b.initial_state();
     std::vector<pod_sample> mixed(12, missing_pod());
     mixed[0] = pod(1.0);
     const auto e = step_pods(b, state_b, 0s, mixed);
     CHECK(e.failed_metrics == 0);
-    CHECK(e.raw_recommendation == 1);  // ceil(~1/12 x 12)
-    CHECK(e.desired_replicas == 12);   // the 300 s down window holds the first count
+    // The sum, 1 + 11 x 9e18 milli-units, saturates at 2^63 - 1: ratio (2^63 - 1) / (12 x
+    // 9e18) = 0.0854, times 12 pods = 1.0248, ceil 2 (not a wrapped, negative sum).
+    CHECK(e.raw_recommendation == 2);
+    CHECK(e.desired_replicas == 12);  // the 300 s down window holds the first count
   }
 
   TEST_CASE("autoscaler: time going backwards and misaligned spans are refused by name") {
@@ -2197,4 +2222,218 @@ TEST_SUITE("autoscaler") {
     }
   }
 
+  // ---- the zero-replica rule of each Kubernetes release -------------------------------------
+  // Upstream: kubernetes/kubernetes pkg/controller/podautoscaler horizontal.go and
+  // horizontal_test.go. The rule changed in kubernetes#135118 ("HPA condition based scaling to
+  // zero", commit 6bebe8d3a29a71ba7bb9d345d7e8464b416c2dfc, merged as b865748c1c721107e6457101
+  // ac55f7dbfa9d6212; first released in v1.36.0, whose k8s.io/api v0.36.0 is the first tag with
+  // the ScaledToZero condition type):
+  //  - 1.33 to 1.35 (reconcileAutoscaler before that commit): `if currentReplicas == 0 &&
+  //    minReplicas != 0` -> ScalingDisabled, else the metrics are computed, so minReplicas 0
+  //    alone lets the HPA scale up from zero; HPAScaleToZero is read by the API server only.
+  //  - 1.36 (shouldComputeMetricsForZeroReplicas): at zero the metrics are computed only when
+  //    `(minReplicas != 0 && scaledToZeroCondition) || canScaleFromZero`, where
+  //    scaledToZeroCondition = the HPAScaleToZero gate && status ScaledToZero=True and
+  //    canScaleFromZero adds an Object or External metric; a raised minReplicas is then a
+  //    floor; the condition is set on every rescale with the gate, removed without it.
+  // The vectors are upstream's own test cases: before #135118 as horizontal_test.go reads up
+  // to that commit (the pre-1.33 revision stored with the 1.33 to 1.35 text of these tests),
+  // and after it as at 88cca8337e1ddf5b2e8b7411ffa27bc2f27d980e (the gate off by default, as
+  // released in 1.36), the gate-on and gate-off halves of each FG loop. The harness: no
+  // behavior, a 5-minute down window, tolerance 0.1; `recommendations: nil` plants {current,
+  // now}, `[]timestampedRecommendation{}` plants nothing.
+  namespace {
+  enum class history { none_recorded, empty_list };
+  struct zero_case {
+    const char* test;  // upstream's test name
+    std::int32_t min = 0, max = 6, spec = 0;
+    metric_spec metric{};
+    std::optional<std::int64_t> value_milli{};  // Object/External
+    std::vector<pod_sample> pods{};             // Resource cpu
+    history recommendations = history::none_recorded;
+    bool scaled_to_zero = false;  // initialConditions: ScaledToZero True
+    std::int32_t computed = 0;    // expectedDesiredReplicas when the metrics are computed
+  };
+  struct zero_outcome {
+    std::int32_t desired = 0;
+    headroom::hpa_conditions conditions{};
+  };
+  zero_outcome zero_sync(const zero_case& c, headroom::kubernetes_version version) {
+    autoscaler_config config = config_with(c.metric, c.min, c.max);
+    config.kubernetes = version;
+    const autoscaler a(config);
+    const std::vector<timestamped_recommendation> none;
+    headroom::hpa_history h{.scaled_to_zero = c.scaled_to_zero ? condition_status::is_true
+                                                               : condition_status::unset};
+    if (c.recommendations == history::empty_list)
+      h.recommendations = std::span<const timestamped_recommendation>(none);
+    auto s = a.state_from_history(h);
+    const metric_observation obs =
+        c.value_milli ? metric_observation{.value = quantity{.milli = *c.value_milli}}
+                      : observe_pods(c.pods);
+    const auto d = a.step(s, 0s, {.replicas = settled(c.spec), .metrics = {&obs, 1}});
+    return {.desired = d.desired_replicas, .conditions = d.conditions};
+  }
+  metric_spec object_value(double target) {
+    return {.name = "qps",
+            .source = metric_source::object,
+            .target_type = metric_target_type::value,
+            .target = target};
+  }
+  headroom::hpa_condition is(condition_status status, hpa_reason reason) {
+    return {.status = status, .reason = reason};
+  }
+  constexpr auto T = condition_status::is_true;
+  constexpr auto F = condition_status::is_false;
+  // statusOk: AbleToScale SucceededRescale, ScalingActive ValidMetricFound, ScalingLimited False
+  // DesiredWithinRange, and the ScaledToZero condition as given (unset: absent).
+  headroom::hpa_conditions status_ok(headroom::hpa_condition zero = {}) {
+    return {.able_to_scale = is(T, hpa_reason::succeeded_rescale),
+            .scaling_active = is(T, hpa_reason::valid_metric_found),
+            .scaling_limited = is(F, hpa_reason::desired_within_range),
+            .scaled_to_zero = zero};
+  }
+  // ScalingDisabled: AbleToScale SucceededGetScale, ScalingActive False ScalingDisabled.
+  const headroom::hpa_conditions disabled{.able_to_scale = is(T, hpa_reason::succeeded_get_scale),
+                                          .scaling_active = is(F, hpa_reason::scaling_disabled)};
+  const zero_case up_from_zero{.test = "TestScaleUpFromZeroCMObject",
+                               .metric = object_value(15.0),
+                               .value_milli = 20000,
+                               .computed = 2};  // ceil(20 / 15)
+  const zero_case ignores_tolerance{.test = "TestScaleUpFromZeroIgnoresToleranceCMObject",
+                                    .metric = object_value(1.0),
+                                    .value_milli = 1000,
+                                    .computed = 1};  // ratio 1, no band at zero
+  const zero_case down_to_zero_object{.test = "TestScaleDownToZeroCMObject",
+                                      .spec = 5,
+                                      .metric = object_value(20.0),
+                                      .value_milli = 0,
+                                      .recommendations = history::empty_list};
+  const zero_case down_to_zero_external{.test = "TestScaleDownToZeroCMExternal",
+                                        .spec = 5,
+                                        .metric = external_value(14.4),
+                                        .value_milli = 0,
+                                        .recommendations = history::empty_list};
+  const zero_case zero_replicas{
+      .test = "TestZeroReplicas", .min = 3, .max = 5, .metric = utilization_metric(90)};
+  // CPU 300m, 500m and 700m of 1 CPU each: 50 % against 30 %, ceil(1.667 x 3) = 5.
+  const zero_case normal_rescale{.test = "TestScaledToZeroConditionHandledOnNormalRescale",
+                                 .min = 1,
+                                 .spec = 3,
+                                 .metric = utilization_metric(30),
+                                 .pods = pods_at({0.3, 0.5, 0.7}),
+                                 .scaled_to_zero = true};
+  }  // namespace
+
+  TEST_CASE("autoscaler: 1.33 to 1.35 scale up from zero on minReplicas 0 alone") {
+    // horizontal_test.go before kubernetes#135118; the controller reads no gate, and the
+    // ScaledToZero condition does not exist (never set, never read).
+    for (const std::int32_t minor : {33, 34, 35})
+      for (const bool gate : {false, true}) {
+        CAPTURE(minor);
+        CAPTURE(gate);
+        const headroom::kubernetes_version v{.minor = minor, .hpa_scale_to_zero = gate};
+        for (const zero_case& c : {up_from_zero, ignores_tolerance}) {
+          CAPTURE(c.test);
+          const zero_outcome o = zero_sync(c, v);
+          CHECK(o.desired == c.computed);
+          CHECK(o.conditions == status_ok());
+          // A ScaledToZero in the history is not read either.
+          zero_case with_condition = c;
+          with_condition.scaled_to_zero = true;
+          CHECK(zero_sync(with_condition, v).conditions == status_ok());
+        }
+        for (const zero_case& c : {down_to_zero_object, down_to_zero_external}) {
+          CAPTURE(c.test);
+          const zero_outcome o = zero_sync(c, v);
+          CHECK(o.desired == 0);
+          CHECK(o.conditions == status_ok());
+        }
+        CHECK(zero_sync(zero_replicas, v).desired == 0);
+        CHECK(zero_sync(zero_replicas, v).conditions == disabled);
+      }
+  }
+
+  TEST_CASE("autoscaler: 1.36 scales up from zero only under ScaledToZero, with the gate") {
+    const headroom::kubernetes_version on{.minor = 36, .hpa_scale_to_zero = true};
+    const headroom::kubernetes_version off{.minor = 36, .hpa_scale_to_zero = false};
+    const auto not_zero = is(F, hpa_reason::not_scaled_to_zero);
+    for (zero_case c : {up_from_zero, ignores_tolerance}) {
+      CAPTURE(c.test);
+      // TestScaleUpFromZeroWithoutCondition: no condition, disabled with the gate on or off.
+      CHECK(zero_sync(c, on).desired == 0);
+      CHECK(zero_sync(c, on).conditions == disabled);
+      c.scaled_to_zero = true;  // initialConditions: ScaledToZero True
+      const zero_outcome gate_on = zero_sync(c, on);
+      CHECK(gate_on.desired == c.computed);
+      CHECK(gate_on.conditions == status_ok(not_zero));
+      const zero_outcome gate_off = zero_sync(c, off);
+      CHECK(gate_off.desired == 0);
+      CHECK(gate_off.conditions == disabled);
+    }
+    // TestScaleUpFromZeroWhenMinReplicasIncreased: Object value 10 against 15 asks for 1; the
+    // raised minimum 2 is the floor (ScalingLimited True TooFewReplicas).
+    zero_case raised{.test = "TestScaleUpFromZeroWhenMinReplicasIncreased",
+                     .min = 2,
+                     .metric = object_value(15.0),
+                     .value_milli = 10000,
+                     .scaled_to_zero = true};
+    const zero_outcome floor = zero_sync(raised, on);
+    CHECK(floor.desired == 2);
+    CHECK(floor.conditions ==
+          headroom::hpa_conditions{.able_to_scale = is(T, hpa_reason::succeeded_rescale),
+                                   .scaling_active = is(T, hpa_reason::valid_metric_found),
+                                   .scaling_limited = is(T, hpa_reason::too_few_replicas),
+                                   .scaled_to_zero = not_zero});
+    CHECK(zero_sync(raised, off).desired == 0);
+    CHECK(zero_sync(raised, off).conditions == disabled);
+    // Before 1.36 the same HPA stays at zero: currentReplicas 0 with minReplicas 2.
+    CHECK(zero_sync(raised, {.minor = 35}).conditions == disabled);
+    // TestScaleDownToZeroCM{Object,External}: ScaledToZero True with the gate, absent without.
+    for (const zero_case& c : {down_to_zero_object, down_to_zero_external}) {
+      CAPTURE(c.test);
+      CHECK(zero_sync(c, on).desired == 0);
+      CHECK(zero_sync(c, on).conditions == status_ok(is(T, hpa_reason::scaled_to_zero)));
+      CHECK(zero_sync(c, off).conditions == status_ok());
+    }
+    // TestScaledToZeroConditionHandledOnNormalRescale: a rescale from 3 sets False with the
+    // gate; without it the stale condition is removed.
+    CHECK(zero_sync(normal_rescale, on).desired == 5);
+    CHECK(zero_sync(normal_rescale, on).conditions == status_ok(not_zero));
+    CHECK(zero_sync(normal_rescale, off).desired == 5);
+    CHECK(zero_sync(normal_rescale, off).conditions == status_ok());
+    // TestManualScaleToZeroDisablesHPA and TestZeroReplicas: scaled to zero by hand, the HPA
+    // stays disabled.
+    const zero_case manual{
+        .test = "TestManualScaleToZeroDisablesHPA", .min = 1, .metric = utilization_metric(50)};
+    for (const auto& v : {on, off}) {
+      CHECK(zero_sync(manual, v).conditions == disabled);
+      CHECK(zero_sync(zero_replicas, v).conditions == disabled);
+    }
+    // No release named (minor 0): 1.36's rule with every gate on, as before the setting.
+    CHECK(zero_sync(up_from_zero, {}).desired == 0);
+    zero_case marked = up_from_zero;
+    marked.scaled_to_zero = true;
+    CHECK(zero_sync(marked, {}).desired == 2);
+  }
+
+  TEST_CASE("autoscaler: a history tells none recorded from an empty list, as nil from {}") {
+    // TestScaleDownStabilizeInitialSize (recommendations nil) and TestScaleDown ([] {}): CPU
+    // 100m, 300m, 500m, 250m and 250m of 1 CPU on 5 replicas, target 50 %: 28 %, ceil(0.56
+    // x 5) = 3. With none recorded the first sync plants {5, now}, and the 5-minute window
+    // holds 5 (AbleToScale ScaleDownStabilized); with an empty list it scales down to 3.
+    autoscaler_config config = config_with(utilization_metric(50), 2, 6);
+    const autoscaler a(config);
+    const auto pods = pods_at({0.1, 0.3, 0.5, 0.25, 0.25});
+    const metric_observation obs = observe_pods(pods);
+    auto held = a.state_from_history({});
+    const auto d_held = a.step(held, 0s, {.replicas = settled(5), .metrics = {&obs, 1}});
+    CHECK(d_held.desired_replicas == 5);
+    CHECK(d_held.conditions.able_to_scale == is(T, hpa_reason::scale_down_stabilized));
+    const std::vector<timestamped_recommendation> none;
+    auto empty = a.state_from_history({.recommendations = std::span(none)});
+    const auto d_empty = a.step(empty, 0s, {.replicas = settled(5), .metrics = {&obs, 1}});
+    CHECK(d_empty.desired_replicas == 3);
+    CHECK(d_empty.conditions == status_ok(is(F, hpa_reason::not_scaled_to_zero)));
+  }
 }  // TEST_SUITE

@@ -223,6 +223,30 @@ TEST_SUITE("fleet_day") {
     CHECK_THROWS_AS((void)simulator.run(fine, sim::fixed_fleet(-1)), headroom::invalid_argument);
   }
 
+  TEST_CASE("fleet_day: a target or a rate the controller's quantities would change is refused") {
+    using headroom::test::rejected;
+    // ρ*μ* = 0.5 × 0.001 = 0.0005 req/s: read in whole milli-units it would be 0.001, and the
+    // fleet half the size ρ* asks for (as with ρ* = 1).
+    CHECK(rejected([] {
+            sim::fleet_day_simulator s({.capacity_per_replica = 0.001, .target_utilization = 0.5});
+          }) == "config.target_utilization * config.capacity_per_replica");
+    CHECK(rejected([] {
+            sim::fleet_day_simulator s({.capacity_per_replica = 0.002, .target_utilization = 0.5});
+          }).empty());  // 0.001: one milli-unit exactly
+    // Against a target of 0.002 req/s, a rate of 0.0034 reads as 0.004: the count it asks
+    // for moves from 1.7 to 2 replicas, more than 0.01. 0.004 and 0 read as they are; with a
+    // target of 0.1 req/s or more every rate passes (1 milli-unit is 0.01 of it at most).
+    sim::fleet_day_simulator tiny({.capacity_per_replica = 0.002, .target_utilization = 1.0});
+    const std::vector<double> off = {0.004, 0.0034};
+    const std::vector<double> exact = {0.004, 0.0};
+    CHECK(rejected([&] { (void)tiny.run(off, sim::chase(1min)); }) == "traffic_per_second[i]");
+    CHECK(rejected([&] { (void)tiny.run(exact, sim::chase(1min)); }).empty());
+    CHECK(rejected([&] { (void)tiny.run(off, sim::fixed_fleet(3)); }).empty());  // no controller
+    sim::fleet_day_simulator slow({.capacity_per_replica = 0.125, .target_utilization = 0.8});
+    const std::vector<double> sixtieths = {1.0 / 60, 7.0 / 60, 0.0123456};
+    CHECK(rejected([&] { (void)slow.run(sixtieths, sim::chase(1min)); }).empty());
+  }
+
   TEST_CASE("fleet_day: the fleet for the peak is a checked count") {
     // The reference day peaks at 60 req/s (14:00): ceil(60 / 8) = 8 replicas (192 h a day).
     sim::fleet_day_config config;

@@ -746,4 +746,39 @@ TEST_SUITE("kubernetes") {
                     .target = 70.0}};
     CHECK(keda(ok, bad) == "config.metrics.source");
   }
+
+#if defined(__cpp_exceptions)
+  // The strong guarantee: a manifest refused while it is being written (here at its second
+  // metric, whose target 1.0005 is no whole number of milli-units, after the metadata and
+  // the first metric are written) leaves the caller's string as it was.
+  TEST_CASE("kubernetes: a manifest refused midway leaves the output as it was") {
+    autoscaler_config c;
+    c.min_replicas = 1;
+    c.max_replicas = 10;
+    c.metrics = {{.name = "in_flight",
+                  .source = metric_source::external,
+                  .target_type = metric_target_type::average_value,
+                  .target = 51.2},
+                 {.name = "queue",
+                  .source = metric_source::external,
+                  .target_type = metric_target_type::average_value,
+                  .target = 1.0005}};
+    std::string out = "# prefix\n";
+    CHECK_THROWS_AS(
+        k8s::append_horizontal_pod_autoscaler(out, {.name = "hpa", .target_name = "web"}, c),
+        headroom::invalid_argument);
+    CHECK(out == "# prefix\n");
+    const k8s::keda_prometheus_options keda{
+        .server_address = "http://prometheus:9090",
+        .triggers = {{.metric_name = "in_flight", .query = "sum(x)"},
+                     {.metric_name = "queue", .query = "sum(y)"}}};
+    CHECK_THROWS_AS(k8s::append_scaled_object(out, {.name = "so", .target_name = "web"}, c, keda),
+                    headroom::invalid_argument);
+    CHECK(out == "# prefix\n");
+    c.metrics[1].target = 1.0;  // the same calls, now accepted, append after the prefix
+    k8s::append_horizontal_pod_autoscaler(out, {.name = "hpa", .target_name = "web"}, c);
+    CHECK(out.starts_with("# prefix\n"));
+    CHECK(at(parse_yaml(out), "spec.metrics[1].external.target.averageValue") == "1");
+  }
+#endif
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Tests for headroom/kubernetes.hpp's version- and feature-gate-aware writing (cluster_target:
+// Tests for headroom/kubernetes.hpp's version- and feature-gate-aware writing (the config's
+// kubernetes_version:
 // the per-direction tolerance from Kubernetes 1.33 with HPAConfigurableTolerance, HPA
 // minReplicas 0 only with HPAScaleToZero; both sides of each boundary), HPA Object metrics
 // (describedObject) and KEDA's authenticationRef, fallback and idleReplicaCount. Manifests
@@ -58,7 +59,8 @@ std::string at(const yaml_node& root, std::string_view path) {
 }
 bool has(const yaml_node& root, std::string_view path) { return find(root, path) != nullptr; }
 
-headroom::autoscaler_config tolerant_config(std::int32_t min_replicas) {
+headroom::autoscaler_config tolerant_config(std::int32_t min_replicas,
+                                            headroom::kubernetes_version cluster = {}) {
   return {.min_replicas = min_replicas,
           .max_replicas = 10,
           .metrics = {{.name = "in_flight",
@@ -67,7 +69,8 @@ headroom::autoscaler_config tolerant_config(std::int32_t min_replicas) {
                        .target = 51.0}},
           .scale_up_tolerance = 0.05,
           .scale_down_tolerance = 0.2,
-          .behavior = headroom::scaling_behavior{}};
+          .behavior = headroom::scaling_behavior{},
+          .kubernetes = cluster};
 }
 
 const k8s::scaled_workload workload{.name = "llm", .target_name = "llm"};
@@ -76,9 +79,8 @@ const k8s::scaled_workload workload{.name = "llm", .target_name = "llm"};
 
 TEST_SUITE("kubernetes_versions") {
   TEST_CASE("tolerance only from 1.33 with HPAConfigurableTolerance") {
-    const auto config = tolerant_config(1);
     struct row {
-      k8s::cluster_target cluster;
+      headroom::kubernetes_version cluster;
       bool written;
     };
     const row rows[] = {
@@ -90,9 +92,9 @@ TEST_SUITE("kubernetes_versions") {
     };
     for (const row& r : rows) {
       CAPTURE(r.cluster.minor);
+      const auto config = tolerant_config(1, r.cluster);
       std::string out;
-      const auto left =
-          k8s::append_horizontal_pod_autoscaler(out, workload, config, {.cluster = r.cluster});
+      const auto left = k8s::append_horizontal_pod_autoscaler(out, workload, config, {});
       const yaml_node doc = parse(out);
       CHECK(has(doc, "spec.behavior.scaleUp.tolerance") == r.written);
       CHECK(has(doc, "spec.behavior.scaleDown.tolerance") == r.written);
@@ -110,23 +112,23 @@ TEST_SUITE("kubernetes_versions") {
         CHECK(left[0].reason.find(why) == 0);
         CHECK(out.find("# headroom: left out spec.behavior.scaleUp.tolerance: " + why) !=
               std::string::npos);
-        CHECK(left == k8s::hpa_omissions(config, r.cluster));
+        CHECK(left == k8s::hpa_omissions(config));
       }
     }
     // KEDA: the same rule for advanced.horizontalPodAutoscalerConfig.behavior.
     const k8s::keda_prometheus_options keda{
         .server_address = "http://prometheus:9090",
-        .triggers = {{.metric_name = "in_flight", .query = "sum(x)"}},
-        .cluster = {.minor = 33, .hpa_configurable_tolerance = true}};
+        .triggers = {{.metric_name = "in_flight", .query = "sum(x)"}}};
+    const auto config = tolerant_config(1, {.minor = 33, .hpa_configurable_tolerance = true});
     const yaml_node so = parse(k8s::scaled_object_yaml(workload, config, keda));
     CHECK(at(so, "spec.advanced.horizontalPodAutoscalerConfig.behavior.scaleUp.tolerance") ==
           "0.05");
-    auto older = keda;
-    older.cluster.minor = 31;
-    const std::string old_text = k8s::scaled_object_yaml(workload, config, older);
+    auto older = config;
+    older.kubernetes.minor = 31;
+    const std::string old_text = k8s::scaled_object_yaml(workload, older, keda);
     CHECK_FALSE(has(parse(old_text),
                     "spec.advanced.horizontalPodAutoscalerConfig.behavior.scaleUp.tolerance"));
-    CHECK(k8s::scaled_object_omissions(config, older.cluster).size() == 2);
+    CHECK(k8s::scaled_object_omissions(older).size() == 2);
     CHECK(
         old_text.find("# headroom: left out "
                       "spec.advanced.horizontalPodAutoscalerConfig.behavior.scaleDown.tolerance") !=
@@ -141,7 +143,7 @@ TEST_SUITE("kubernetes_versions") {
     const std::string field =
         "spec.advanced.horizontalPodAutoscalerConfig.behavior.scaleUp.tolerance";
     struct row {
-      k8s::cluster_target cluster;
+      headroom::kubernetes_version cluster;
       bool written;
     };
     const row rows[] = {
@@ -155,9 +157,10 @@ TEST_SUITE("kubernetes_versions") {
       CAPTURE(r.cluster.hpa_configurable_tolerance);
       const k8s::keda_prometheus_options keda{
           .server_address = "http://prometheus:9090",
-          .triggers = {{.metric_name = "in_flight", .query = "sum(x)"}},
-          .cluster = r.cluster};
-      const std::string text = k8s::scaled_object_yaml(workload, config, keda);
+          .triggers = {{.metric_name = "in_flight", .query = "sum(x)"}}};
+      auto on_cluster = config;
+      on_cluster.kubernetes = r.cluster;
+      const std::string text = k8s::scaled_object_yaml(workload, on_cluster, keda);
       CHECK(has(parse(text), field) == r.written);
       CHECK((text.find(note) != std::string::npos) == !r.written);
     }
@@ -174,18 +177,20 @@ TEST_SUITE("kubernetes_versions") {
   }
 
   TEST_CASE("HPA minReplicas 0 only with HPAScaleToZero") {
-    const auto config = tolerant_config(0);
     std::string without;
     const auto left = k8s::append_horizontal_pod_autoscaler(
-        without, workload, config, {.cluster = {.minor = 35, .hpa_configurable_tolerance = true}});
+        without, workload, tolerant_config(0, {.minor = 35, .hpa_configurable_tolerance = true}),
+        {});
     CHECK(at(parse(without), "spec.minReplicas") == "1");
     REQUIRE(left.size() == 1);
     CHECK(left[0].field == "spec.minReplicas");
     CHECK(left[0].reason.find("HPAScaleToZero") != std::string::npos);
     std::string with;
     const auto none = k8s::append_horizontal_pod_autoscaler(
-        with, workload, config,
-        {.cluster = {.minor = 35, .hpa_scale_to_zero = true, .hpa_configurable_tolerance = true}});
+        with, workload,
+        tolerant_config(
+            0, {.minor = 35, .hpa_scale_to_zero = true, .hpa_configurable_tolerance = true}),
+        {});
     CHECK(at(parse(with), "spec.minReplicas") == "0");
     CHECK(none.empty());
   }

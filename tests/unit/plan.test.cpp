@@ -604,6 +604,118 @@ TEST_SUITE("plan") {
           }) == "run.part.index");
   }
 
+  TEST_CASE("plan: a field out of its range is refused up front, naming it") {
+    // Values no model or accelerator has, which used to fail late and deep (traffic.step =
+    // 1e300 in the fleet day, as over 366 days) or not at all (denormals).
+    const plan::problem p = small_problem();
+    const auto bad = [&](auto change) {
+      plan::problem q = p;
+      change(q);
+      return rejected([&] { plan::validate(q); });
+    };
+    constexpr double huge = std::numeric_limits<double>::max();
+    constexpr double denormal = std::numeric_limits<double>::denorm_min();
+    CHECK(bad([](plan::problem& q) { q.traffic.step = std::chrono::duration<double>(1e300); }) ==
+          "traffic.step");
+    CHECK(bad([&](plan::problem& q) {
+            q.traffic.step = std::chrono::duration<double>(denormal);
+          }) == "traffic.step");
+    CHECK(bad([&](plan::problem& q) { q.model.parameters = huge; }) == "model.parameters");
+    CHECK(bad([&](plan::problem& q) { q.model.kv_bytes_per_token = denormal; }) ==
+          "model.kv_bytes_per_token");
+    CHECK(bad([&](plan::problem& q) { q.model.bytes_per_parameter = 1e300; }) ==
+          "model.bytes_per_parameter");
+    CHECK(bad([&](plan::problem& q) {
+            q.axes.accelerators[0].spec.peak_flops_per_second = huge;
+          }) == "axes.accelerators[i].spec.peak_flops_per_second");
+    CHECK(bad([&](plan::problem& q) { q.axes.accelerators[0].spec.memory_bytes = denormal; }) ==
+          "axes.accelerators[i].spec.memory_bytes");
+    CHECK(bad([&](plan::problem& q) { q.axes.accelerators[1].bandwidth_efficiency = denormal; }) ==
+          "axes.accelerators[i].bandwidth_efficiency");
+    CHECK(bad([&](plan::problem& q) { q.axes.accelerators[2].price_per_gpu_hour = huge; }) ==
+          "axes.accelerators[i].price_per_gpu_hour");
+    CHECK(bad([&](plan::problem& q) {
+            q.axes.accelerators[0].step_overhead = std::chrono::duration<double>(1e300);
+          }) == "axes.accelerators[i].step_overhead");
+    CHECK(bad([&](plan::problem& q) { q.axes.memory_fraction = denormal; }) ==
+          "axes.memory_fraction");
+    CHECK(bad([&](plan::problem& q) { q.target.tpot = std::chrono::duration<double>(denormal); }) ==
+          "target.tpot");
+    CHECK(bad([&](plan::problem& q) { q.target.quota = denormal; }) == "target.quota");
+    CHECK(bad([&](plan::problem& q) { q.traffic.rates_per_second[3] = huge; }) ==
+          "traffic.rates_per_second[i]");
+    CHECK(bad([&](plan::problem& q) { q.fleet.target_utilization = denormal; }) ==
+          "fleet.target_utilization");
+    CHECK(bad([&](plan::problem& q) {
+            q.fleet.policy = sim::chase(std::chrono::duration<double>(1e300));
+          }) == "fleet.policy.start_time");
+    // A window of 600 000 one-minute steps is over 366 days.
+    CHECK(bad([&](plan::problem& q) { q.fleet.scale_down_window_steps = 600'000; }) ==
+          "fleet.scale_down_window_steps");
+    CHECK(bad([&](plan::problem& q) { q.search.z = 1e300; }) == "search.z");
+    CHECK(bad([&](plan::problem& q) { q.search.relative_tolerance = denormal; }) ==
+          "search.relative_tolerance");
+    CHECK(bad([&](plan::problem& q) { q.search.arrival_cv = huge; }) == "search.arrival_cv");
+    CHECK(bad([&](plan::problem& q) { q.search.length_draws = std::size_t{1} << 40; }) ==
+          "search.length_draws");
+    // The message names the range.
+    plan::problem q = p;
+    q.traffic.step = std::chrono::duration<double>(1e300);
+    CHECK(headroom::test::rejection_message([&] { plan::validate(q); }) ==
+          "traffic.step = 1e+300: must lie in [0.001, 31622400]");
+  }
+
+  TEST_CASE("plan: a value refused inside the search names the configuration and the field") {
+    // One configuration (the H100 at TP 1, batch 16). μ* does not depend on ρ*; at ρ* = 0.001
+    // the controller's target ρ*μ* is a few hundredths of a request per second, which whole
+    // milli-units hold only if μ* has no more than three significant decimals there.
+    plan::problem p = small_problem();
+    p.axes.accelerators.resize(1);
+    p.axes.tensor_parallel = {1};
+    p.axes.max_batch = {16};
+    const auto rows = plan::evaluate_grid(p, mix, {.threads = 1});
+    REQUIRE(rows.size() == 1);
+    REQUIRE(rows[0].status == plan::feasibility::feasible);
+    const double mu = rows[0].capacity_per_second;
+    p.fleet.target_utilization = 0.001;
+    const auto refused =
+        headroom::test::rejection_of([&] { (void)plan::evaluate_grid(p, mix, {.threads = 1}); });
+    // By hand: whole milli-units read the target as ceil(1000 × target) / 1000.
+    const double target = 0.001 * mu;
+    const double read = std::ceil(std::round(target * 1e6) / 1000.0) / 1000.0;
+    const bool target_refused = std::abs(read - target) > 1e-2 * target;  // more than 1 %
+    CHECK(refused.parameter == (target_refused ? "fleet.target_utilization * capacity_per_second"
+                                               : "traffic_per_second[i]"));
+    CHECK(refused.message.starts_with("configuration " + rows[0].key + ": " + refused.parameter +
+                                      " = "));
+  }
+
+  TEST_CASE("plan: a refused CSV block leaves the output as it was") {
+    const plan::problem p = small_problem();
+    std::vector<plan::row> rows(2);
+    rows[0].key = "H100 SXM/tp1/b16/t512/chunked/preempt-youngest";
+    rows[1].key = "L40S/tp1/b16/t512/chunked/preempt-youngest";
+    rows[1].config.accelerator = 1;
+    plan::decision d = plan::decide(rows);
+    std::string out = "kept\n";
+    // A dominated_by that indexes no row (read out of bounds before it was checked).
+    d.dominated_by[0] = 7;
+    CHECK(rejected([&] { plan::append_csv(out, p, {}, {}, rows, &d); }) ==
+          "decided->dominated_by[i]");
+    CHECK(out == "kept\n");
+    d = plan::decide(rows);
+    rows[1].key = "a,b";  // a comma would shift every later column
+    CHECK(rejected([&] { plan::append_csv(out, p, {}, {}, rows, &d); }) == "rows[i].key");
+    rows[1].key = "L40S/tp1/b16/t512/chunked/preempt-youngest";
+    rows[1].config.accelerator = 5;  // no such accelerator in the grid
+    CHECK(rejected([&] { plan::append_csv(out, p, {}, {}, rows, &d); }) ==
+          "rows[i].config.accelerator");
+    CHECK(out == "kept\n");
+    rows[1].config.accelerator = 1;
+    plan::append_csv(out, p, {}, {}, rows, &d);
+    CHECK(out == "kept\n" + plan::write_csv(p, {}, {}, rows, &d));
+  }
+
   // ---- fidelity against published measurements ----------------------------------------------
   //
   // tests/data/planner/fidelity.csv: 40 rows of TensorRT-LLM's published throughput table

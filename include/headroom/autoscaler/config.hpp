@@ -154,8 +154,30 @@ inline constexpr std::chrono::seconds default_downscale_stabilization{300};
 /// --horizontal-pod-autoscaler-sync-period.
 inline constexpr std::chrono::seconds default_sync_period{15};
 
+/// The Kubernetes release an HPA runs on and the feature gates that change what it does or
+/// accepts: one setting for the controller (which zero-replica rule it follows) and for the
+/// manifest writers (which fields they write). docs/autoscaler.md, "Kubernetes versions".
+/// minor 0, the default, names no release: the newest rules the library reproduces (1.36)
+/// with every gate on, and manifests with every field.
+struct kubernetes_version {
+  std::int32_t minor = 0;  ///< Kubernetes 1.<minor> (e.g. 35); 0 = none named; in [0, 1000]
+  /// Feature gate HPAScaleToZero (alpha since 1.16, off by default): the API server accepts
+  /// minReplicas 0; from 1.36 the controller also reads it (the ScaledToZero condition).
+  bool hpa_scale_to_zero = false;
+  /// Feature gate HPAConfigurableTolerance (alpha in 1.33, off by default): the
+  /// per-direction behavior.scaleUp/scaleDown.tolerance fields; never accepted before 1.33.
+  bool hpa_configurable_tolerance = false;
+};
+
+/// The first Kubernetes minor version with behavior.*.tolerance.
+inline constexpr std::int32_t first_minor_with_tolerance = 33;
+/// The first Kubernetes minor version whose HPA scales up from zero replicas only under its
+/// ScaledToZero condition (kubernetes#135118); before it, minReplicas 0 alone lets it.
+inline constexpr std::int32_t first_minor_with_scaled_to_zero = 36;
+
 /// The HPA controller's configuration: the HPA spec, the controller-manager flags it reads,
-/// and library extensions. Validated once by the autoscaler constructor.
+/// the Kubernetes release, and library extensions. Validated once by the autoscaler
+/// constructor.
 struct autoscaler_config {
   std::int32_t min_replicas = 1;       ///< spec.minReplicas; >= 0 (0 needs Object/External)
   std::int32_t max_replicas = 10;      ///< spec.maxReplicas; >= max(1, min_replicas)
@@ -179,6 +201,8 @@ struct autoscaler_config {
   /// Library extension: spare replicas added to every metric-based recommendation (also to
   /// forecasts); >= 0. Total metrics test the band against the replicas net of the reserve.
   std::int32_t reserve_replicas = 0;
+  /// The release and gates the HPA runs with (the zero-replica rule; what manifests write).
+  kubernetes_version kubernetes{};
 };
 
 // ---- the Knative KPA (knative/serving pkg/autoscaler/config defaults) -------------------

@@ -66,6 +66,26 @@ inline constexpr double largest_int64_double = 9.2e18;
   return quantity{.milli = static_cast<std::int64_t>(milli)};
 }
 
+/// How much the quantity conversion may move a metric's target, as a share of the target
+/// (1 %, a tenth of the HPA's default tolerance band): the HPA divides by the target, so this
+/// bounds the relative change of every count. A target is refused beyond it (0.0005 would read
+/// as 0.001, twice as much); one >= 0.1, or a whole number of milli-units, always passes.
+inline constexpr double quantity_target_tolerance = 1e-2;
+/// How much the quantity conversion may move a metric value the library converts for the
+/// caller (the simulated day's rates), as a share of its metric's target (1 %): the count it
+/// asks for, value / target, then moves by at most 0.01 replica. With a target >= 0.1 every
+/// value passes. The controller's own observations are read as Kubernetes reads them, in
+/// whole milli-units, without this check.
+inline constexpr double quantity_value_tolerance = 1e-2;
+
+/// |to_quantity(value) − value| in units: how far reading `value` as a quantity moves it
+/// (infinite for a value with no quantity, a non-finite one).
+[[nodiscard]] inline double quantity_rounding(double value) noexcept {
+  const auto q = to_quantity(value);
+  if (!q) return std::numeric_limits<double>::infinity();
+  return std::abs(static_cast<double>(q->milli) / static_cast<double>(milli_per_unit) - value);
+}
+
 /// The counts the HPA reads from the scale subresource and the pod list. During a scale-down
 /// `ready` may exceed `spec` (pods still terminating).
 struct replica_counts {

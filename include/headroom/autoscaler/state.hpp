@@ -96,10 +96,12 @@ struct autoscaler_state {
 /// A running HPA's memory, for a controller that takes over from it: its recommendation
 /// history and its scale events (with their `outdated` marks), in upstream's order.
 struct hpa_history {
-  std::span<const timestamped_recommendation> recommendations{};  ///< a.recommendations[key]
-  std::span<const scale_event> scale_up_events{};                 ///< a.scaleUpEvents[key]
-  std::span<const scale_event> scale_down_events{};               ///< a.scaleDownEvents[key]
-  /// The HPA's ScaledToZero condition (True lets it scale up from zero).
+  /// a.recommendations[key]: nullopt when none is recorded (upstream's nil: the first sync
+  /// plants {current, now}); a list, even an empty one, as recorded (nothing is planted).
+  std::optional<std::span<const timestamped_recommendation>> recommendations{};
+  std::span<const scale_event> scale_up_events{};    ///< a.scaleUpEvents[key]
+  std::span<const scale_event> scale_down_events{};  ///< a.scaleDownEvents[key]
+  /// The HPA's ScaledToZero condition (1.36+: True lets it scale up from zero; ignored before).
   condition_status scaled_to_zero = condition_status::unset;
 };
 

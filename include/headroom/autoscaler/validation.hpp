@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <string>
 
 #include "../detail/checks.hpp"
 #include "../error.hpp"
@@ -38,6 +39,17 @@ inline void validate_rules(const scaling_rules& rules, const char* window_name,
   }
 }
 
+/// Refuses a target (> 0) that reading it as a quantity, in whole milli-units, would move by
+/// more than quantity_target_tolerance of itself, saying what it would read as.
+inline void check_quantity_target(const char* name, double target) {
+  require_positive(name, target);
+  if (quantity_rounding(target) <= quantity_target_tolerance * target) return;
+  std::string requirement = "a quantity (whole milli-units, as the HPA reads it) would hold it as ";
+  append_value(requirement, to_quantity(target)->value());
+  requirement += ", a change of more than 1 %; express the metric in a smaller unit";
+  fail(name, target, requirement);
+}
+
 /// Validates an HPA configuration; throws invalid_argument naming the field and value.
 inline void validate_hpa_config(const autoscaler_config& c) {
   if (c.min_replicas < 0) fail("config.min_replicas", c.min_replicas, "must be >= 0");
@@ -59,8 +71,8 @@ inline void validate_hpa_config(const autoscaler_config& c) {
       if (m.target != std::floor(m.target) || m.target > replicas_max)
         fail("config.metrics.target", m.target,
              "must be a whole percent (averageUtilization is an int32)");
-    } else if (const auto q = to_quantity(m.target); !q || q->milli <= 0) {
-      fail("config.metrics.target", m.target, "must be at least one milli-unit");
+    } else {
+      check_quantity_target("config.metrics.target", m.target);
     }
     if (m.target_type == metric_target_type::value && !total)
       fail("config.metrics.target_type", m.name,
@@ -77,6 +89,8 @@ inline void validate_hpa_config(const autoscaler_config& c) {
   if (c.sync_period.count() <= 0 || c.sync_period > longest_duration)
     fail("config.sync_period", c.sync_period, "must lie in (0 s, 366 days]");
   if (c.reserve_replicas < 0) fail("config.reserve_replicas", c.reserve_replicas, "must be >= 0");
+  if (c.kubernetes.minor < 0 || c.kubernetes.minor > 1000)
+    fail("config.kubernetes.minor", c.kubernetes.minor, "must lie in [0, 1000] (0: none named)");
   if (c.behavior) {
     validate_rules(c.behavior->scale_up, "config.behavior.scale_up.stabilization_window",
                    "config.behavior.scale_up.policies.value",

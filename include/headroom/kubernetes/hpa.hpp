@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // YAML for an autoscaling/v2 HorizontalPodAutoscaler whose min/max replicas, metrics and
-// behavior are those of a headroom::autoscaler_config, written for a target cluster (what it
-// would reject is left out and reported), with the described object of each Object metric.
+// behavior are those of a headroom::autoscaler_config, written for the cluster its `kubernetes`
+// names (what it would reject is left out and reported), with the described object of each
+// Object metric.
 // Source: kubernetes/kubernetes pkg/apis/autoscaling (types and validation). docs/integrations.md.
 #pragma once
 
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "../autoscaler.hpp"
+#include "../detail/append_guard.hpp"
 #include "../detail/checks.hpp"
 #include "../error.hpp"
 #include "manifest.hpp"
@@ -31,10 +33,9 @@ struct described_object {
   std::string api_version = "v1";  ///< describedObject.apiVersion
 };
 
-/// HPA options beyond the configuration: the target cluster, and the described object of
-/// each Object metric.
+/// HPA options beyond the configuration (whose `kubernetes` names the target cluster): the
+/// described object of each Object metric.
 struct hpa_options {
-  cluster_target cluster{};                 ///< what the cluster accepts
   std::vector<described_object> objects{};  ///< one per Object metric, by metric name
 };
 namespace detail {
@@ -67,17 +68,17 @@ namespace detail {
 
 }  // namespace detail
 
-/// What an HPA for `config` leaves out on `cluster`, and why (see
+/// What an HPA for `config` leaves out on the cluster config.kubernetes names, and why (see
 /// append_horizontal_pod_autoscaler).
-[[nodiscard]] inline std::vector<omission> hpa_omissions(const autoscaler_config& config,
-                                                         const cluster_target& cluster) {
-  return detail::left_out(config, cluster, detail::manifest_kind::horizontal_pod_autoscaler);
+[[nodiscard]] inline std::vector<omission> hpa_omissions(const autoscaler_config& config) {
+  return detail::left_out(config, config.kubernetes,
+                          detail::manifest_kind::horizontal_pod_autoscaler);
 }
 
 /// Appends an autoscaling/v2 HorizontalPodAutoscaler for `workload` with `config`'s
 /// minReplicas, maxReplicas, metrics (Resource, Pods, External, and Object with its
 /// described object from options.objects) and behavior (omitted when config.behavior is
-/// nullopt), writing only what options.cluster accepts: the fields left out are returned and
+/// nullopt), writing only what config.kubernetes accepts: the fields left out are returned and
 /// written as comments (minReplicas 0 without HPAScaleToZero is written as 1; the tolerances
 /// need 1.33+ and HPAConfigurableTolerance). Pods/External/Object metric names must be served
 /// by a metrics adapter (docs/integrations.md).
@@ -104,14 +105,16 @@ inline std::vector<omission> append_horizontal_pod_autoscaler(std::string& out,
                              "must name an Object metric of config.metrics");
   }
   std::vector<omission> left =
-      detail::left_out(config, options.cluster, detail::manifest_kind::horizontal_pod_autoscaler);
+      detail::left_out(config, config.kubernetes, detail::manifest_kind::horizontal_pod_autoscaler);
   autoscaler_config written = config;
-  if (options.cluster.minor != 0 && config.min_replicas == 0 && !options.cluster.hpa_scale_to_zero)
+  if (config.kubernetes.minor != 0 && config.min_replicas == 0 &&
+      !config.kubernetes.hpa_scale_to_zero)
     written.min_replicas = 1;
+  headroom::detail::append_guard guard(out);  // a refusal while writing takes it all back
   detail::yaml_writer y(out);
   detail::write_omissions(y, left);
   detail::write_notes(y, written, detail::manifest_kind::horizontal_pod_autoscaler,
-                      options.cluster);
+                      config.kubernetes);
   detail::write_metadata(y, "autoscaling/v2", "HorizontalPodAutoscaler", workload);
   y.open(0, "spec");
   detail::write_target_ref(y, workload);
@@ -151,12 +154,13 @@ inline std::vector<omission> append_horizontal_pod_autoscaler(std::string& out,
   }
   detail::write_behavior(
       y, 2, written,
-      detail::tolerance_field(options.cluster, detail::manifest_kind::horizontal_pod_autoscaler));
+      detail::tolerance_field(config.kubernetes, detail::manifest_kind::horizontal_pod_autoscaler));
+  guard.commit();
   return left;
 }
 
 /// Appends an HPA as append_horizontal_pod_autoscaler(out, workload, config, options) with
-/// no cluster version (every field written) and no Object metric (one throws).
+/// no Object metric (one throws); what config.kubernetes rejects is left out, as there.
 inline void append_horizontal_pod_autoscaler(std::string& out, const scaled_workload& workload,
                                              const autoscaler_config& config) {
   static_cast<void>(append_horizontal_pod_autoscaler(out, workload, config, hpa_options{}));

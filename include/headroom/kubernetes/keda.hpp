@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "../autoscaler.hpp"
+#include "../detail/append_guard.hpp"
 #include "../detail/checks.hpp"
 #include "../error.hpp"
 #include "manifest.hpp"
@@ -73,8 +74,6 @@ struct keda_prometheus_options {
   /// activationThreshold); must be < config.min_replicas. headroom's equivalent: min_replicas
   /// 0 with the activation threshold. Unset = none.
   std::optional<std::int32_t> idle_replica_count{};
-  /// The cluster: whether KEDA's behavior may carry the per-direction tolerance.
-  cluster_target cluster{};
 };
 namespace detail {
 
@@ -177,10 +176,11 @@ inline void append_scaled_object(std::string& out, const scaled_workload& worklo
   detail::check_workload(workload);
   detail::check_config(config);
   detail::check_keda(config, keda);
+  headroom::detail::append_guard guard(out);  // a refusal while writing takes it all back
   detail::yaml_writer y(out);
   detail::write_omissions(
-      y, detail::left_out(config, keda.cluster, detail::manifest_kind::scaled_object));
-  detail::write_notes(y, config, detail::manifest_kind::scaled_object, keda.cluster);
+      y, detail::left_out(config, config.kubernetes, detail::manifest_kind::scaled_object));
+  detail::write_notes(y, config, detail::manifest_kind::scaled_object, config.kubernetes);
   detail::write_metadata(y, "keda.sh/v1alpha1", "ScaledObject", workload);
   y.open(0, "spec");
   detail::write_target_ref(y, workload);
@@ -194,7 +194,8 @@ inline void append_scaled_object(std::string& out, const scaled_workload& worklo
     y.open(2, "advanced");
     y.open(4, "horizontalPodAutoscalerConfig");
     detail::write_behavior(
-        y, 6, config, detail::tolerance_field(keda.cluster, detail::manifest_kind::scaled_object));
+        y, 6, config,
+        detail::tolerance_field(config.kubernetes, detail::manifest_kind::scaled_object));
   }
   if (keda.fallback) {
     y.open(2, "fallback");
@@ -218,13 +219,14 @@ inline void append_scaled_object(std::string& out, const scaled_workload& worklo
       y.string(8, "kind", keda.authentication->kind);
     }
   }
+  guard.commit();
 }
 
-/// What a ScaledObject for `config` leaves out on `cluster`, and why (the behavior's
-/// tolerances, written only for 1.33+ with HPAConfigurableTolerance).
-[[nodiscard]] inline std::vector<omission> scaled_object_omissions(const autoscaler_config& config,
-                                                                   const cluster_target& cluster) {
-  return detail::left_out(config, cluster, detail::manifest_kind::scaled_object);
+/// What a ScaledObject for `config` leaves out on the cluster config.kubernetes names, and why
+/// (the behavior's tolerances, written only for 1.33+ with HPAConfigurableTolerance).
+[[nodiscard]] inline std::vector<omission> scaled_object_omissions(
+    const autoscaler_config& config) {
+  return detail::left_out(config, config.kubernetes, detail::manifest_kind::scaled_object);
 }
 /// The ScaledObject as a new string (see append_scaled_object()).
 [[nodiscard]] inline std::string scaled_object_yaml(const scaled_workload& workload,

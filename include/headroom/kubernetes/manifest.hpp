@@ -39,20 +39,10 @@ struct scaled_workload {
   std::string target_api_version = "apps/v1";  ///< scaleTargetRef.apiVersion
 };
 
-/// The cluster a manifest is written for: its Kubernetes minor version and the feature gates
-/// that change what the autoscaling/v2 API accepts. minor 0 (the default): no version given,
-/// every field is written (tolerance, minReplicas 0) and nothing is left out.
-struct cluster_target {
-  std::int32_t minor = 0;  ///< Kubernetes 1.<minor> (e.g. 31); 0 = unknown, write everything
-  /// Feature gate HPAScaleToZero (alpha since 1.16, off by default): HPA minReplicas 0.
-  bool hpa_scale_to_zero = false;
-  /// Feature gate HPAConfigurableTolerance (alpha in 1.33, off by default): the per-direction
-  /// behavior.scaleUp/scaleDown.tolerance fields; never accepted before 1.33.
-  bool hpa_configurable_tolerance = false;
-};
-
-/// The first Kubernetes minor version with behavior.*.tolerance.
-inline constexpr std::int32_t first_minor_with_tolerance = 33;
+/// The cluster a manifest is written for is the configuration's own: autoscaler_config::
+/// kubernetes (autoscaler/config.hpp's kubernetes_version), the release and feature gates the
+/// controller follows too. minor 0 (the default): no release named, every field is written
+/// (tolerance, minReplicas 0) and nothing is left out.
 
 /// A setting a writer left out because the target cluster would reject it, and why.
 struct omission {
@@ -146,7 +136,7 @@ inline void write_target_ref(yaml_writer& y, const scaled_workload& w) {
 enum class manifest_kind : std::uint8_t { horizontal_pod_autoscaler, scaled_object };
 
 /// Whether the behavior carries its tolerance fields.
-[[nodiscard]] constexpr bool tolerance_field(const cluster_target& cluster,
+[[nodiscard]] constexpr bool tolerance_field(const kubernetes_version& cluster,
                                              manifest_kind kind) noexcept {
   if (cluster.minor == 0) return kind == manifest_kind::horizontal_pod_autoscaler;
   return cluster.minor >= first_minor_with_tolerance && cluster.hpa_configurable_tolerance;
@@ -155,7 +145,7 @@ enum class manifest_kind : std::uint8_t { horizontal_pod_autoscaler, scaled_obje
 /// Comments for library settings that no manifest field carries (on `cluster`, which decides
 /// whether the behavior's tolerance fields are written).
 inline void write_notes(yaml_writer& y, const autoscaler_config& c, manifest_kind kind,
-                        const cluster_target& cluster) {
+                        const kubernetes_version& cluster) {
   const bool hpa = kind == manifest_kind::horizontal_pod_autoscaler;
   if (hpa && c.min_replicas == 0)
     y.comment("minReplicas 0 needs the HPAScaleToZero feature gate (KEDA does it natively).");
@@ -267,7 +257,7 @@ namespace detail {
 /// What `cluster` would reject of config in a manifest of this kind: the fields left out
 /// and why. Nothing when cluster.minor is 0 (no version given).
 [[nodiscard]] inline std::vector<omission> left_out(const autoscaler_config& c,
-                                                    const cluster_target& cluster,
+                                                    const kubernetes_version& cluster,
                                                     manifest_kind kind) {
   std::vector<omission> out;
   if (cluster.minor == 0) return out;

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "../detail/append_guard.hpp"
 #include "../detail/checks.hpp"
 #include "../version.hpp"
 #include "configuration.hpp"
@@ -21,6 +22,7 @@
 #include "lengths.hpp"
 #include "problem.hpp"
 #include "row.hpp"
+#include "validate.hpp"
 
 namespace headroom {
 inline namespace v0 {
@@ -121,19 +123,41 @@ inline void append_verdict(std::string& out, std::span<const row> rows, const de
 }
 }  // namespace detail
 
-/// Writes a CSV block: the header line, the column names, one line per row; with a
-/// decision (of exactly these rows), the verdict columns too. Numbers in shortest
-/// round-trip form, so read_csv gives back the same doubles.
-[[nodiscard]] inline std::string write_csv(const problem& p, const length_statistics& l, shard part,
-                                           std::span<const row> rows,
-                                           const decision* decided = nullptr) {
-  if (decided && decided->verdicts.size() != rows.size())
-    ::headroom::detail::fail("decided->verdicts.size()", decided->verdicts.size(),
-                             "must equal rows.size()");
+namespace detail {
+// What a block's lines hold must not break them: checked before anything is written.
+inline void check_csv_block(const problem& p, std::span<const row> rows, const decision* decided) {
+  using ::headroom::detail::fail;
+  if (decided) {
+    if (decided->verdicts.size() != rows.size())
+      fail("decided->verdicts.size()", decided->verdicts.size(), "must equal rows.size()");
+    if (decided->dominated_by.size() != rows.size())
+      fail("decided->dominated_by.size()", decided->dominated_by.size(), "must equal rows.size()");
+    for (const auto& by : decided->dominated_by)
+      if (by && *by >= rows.size()) fail("decided->dominated_by[i]", *by, "must index rows");
+  }
+  require_label("p.name", p.name, label_kind::word);
+  require_label("p.model.name", p.model.name, label_kind::word);
+  for (const row& r : rows) {
+    if (r.config.accelerator >= p.axes.accelerators.size())
+      fail("rows[i].config.accelerator", r.config.accelerator, "must index p.axes.accelerators");
+    require_label("rows[i].key", r.key, label_kind::text);
+  }
+}
+}  // namespace detail
+
+/// Appends a CSV block to `out`: the header line, the column names, one line per row; with
+/// a decision (of exactly these rows), the verdict columns too. Numbers in shortest
+/// round-trip form, so read_csv gives back the same doubles. Throws invalid_argument for a
+/// name or key that would break a line, an accelerator index outside the grid, or a decision
+/// of other rows; a refused call leaves `out` as it was.
+inline void append_csv(std::string& out, const problem& p, const length_statistics& l, shard part,
+                       std::span<const row> rows, const decision* decided = nullptr) {
+  detail::check_csv_block(p, rows, decided);
   const std::size_t total = p.axes.accelerators.size() * p.axes.tensor_parallel.size() *
                             p.axes.max_batch.size() * p.axes.max_batched_tokens.size() *
                             p.axes.prefill.size() * p.axes.kv.size();
-  std::string out = csv_header(p, l, total, part);
+  ::headroom::detail::append_guard guard(out);  // out of memory midway: taken back
+  out += csv_header(p, l, total, part);
   out += row_columns;
   if (decided) {
     out += ',';
@@ -145,6 +169,15 @@ inline void append_verdict(std::string& out, std::span<const row> rows, const de
     if (decided) detail::append_verdict(out, rows, *decided, i);
     out.back() = '\n';
   }
+  guard.commit();
+}
+
+/// The CSV block as a new string (see append_csv).
+[[nodiscard]] inline std::string write_csv(const problem& p, const length_statistics& l, shard part,
+                                           std::span<const row> rows,
+                                           const decision* decided = nullptr) {
+  std::string out;
+  append_csv(out, p, l, part, rows, decided);
   return out;
 }
 

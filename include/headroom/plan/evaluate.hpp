@@ -18,7 +18,9 @@
 #include <vector>
 
 #include "../arrivals.hpp"
+#include "../autoscaler/validation.hpp"
 #include "../capacity.hpp"
+#include "../error.hpp"
 #include "../queueing.hpp"
 #include "../sim/fleet_day.hpp"
 #include "../sim/replica.hpp"
@@ -187,6 +189,9 @@ inline void simulate_day(row& r, const stage_inputs& in, const length_statistics
   const double peak =
       *std::max_element(p.traffic.rates_per_second.begin(), p.traffic.rates_per_second.end());
   r.replicas_for_peak = replicas_for_peak(peak, p.fleet.target_utilization, r.capacity_per_second);
+  // The controller's target, a quantity: named in the problem's terms before the day refuses it.
+  ::headroom::detail::check_quantity_target("fleet.target_utilization * capacity_per_second",
+                                            p.fleet.target_utilization * r.capacity_per_second);
   sim::fleet_day_simulator simulator(day_config(
       p, r.capacity_per_second, in.gpu.price_per_gpu_hour * tp, lengths.mean_output_tokens));
   const auto summary = simulator.run(p.traffic.rates_per_second, p.fleet.policy);
@@ -216,7 +221,9 @@ inline void simulate_day(row& r, const stage_inputs& in, const length_statistics
 ///     margin, MFU and MBU;
 ///  5. the day: fleet_day_simulator at μ*, ρ*, the policy, the replica's price (TP × per
 ///     GPU) and E[out] tokens per request.
-/// `lengths` is the sample_lengths of the problem (seed search.seed).
+/// `lengths` is the sample_lengths of the problem (seed search.seed). A value a stage refuses
+/// (e.g. ρ*·μ* too small for the controller's quantities) throws invalid_argument naming the
+/// field, its message starting "configuration <key>: ".
 template <class L>
 requires sim::LengthSampler<L, std::mt19937_64> && std::copy_constructible<L>
 [[nodiscard]] row evaluate(const problem& p, const configuration& c, const L& sampler,
@@ -239,11 +246,21 @@ requires sim::LengthSampler<L, std::mt19937_64> && std::copy_constructible<L>
                                 .model = make_step_time(p.model, gpu, c.tensor_parallel),
                                 .bounds = to_slo(p.target),
                                 .seed = configuration_seed(p.search.seed, r.key)};
-  // 2-5: each stage stops at the first that rules the configuration out.
-  if (!detail::passes_zero_load(r, in, sampler)) return r;
-  if (!detail::finds_capacity(r, in, sampler, lengths)) return r;
-  detail::measure_operating_point(r, in, sampler);
-  detail::simulate_day(r, in, lengths);
+  // 2-5: each stage stops at the first that rules the configuration out. A value a stage
+  // refuses (one that depends on the measured μ*) is reported with the configuration's key.
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+  try {
+#endif
+    if (!detail::passes_zero_load(r, in, sampler)) return r;
+    if (!detail::finds_capacity(r, in, sampler, lengths)) return r;
+    detail::measure_operating_point(r, in, sampler);
+    detail::simulate_day(r, in, lengths);
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+  } catch (const ::headroom::invalid_argument& e) {
+    ::headroom::detail::raise_invalid_argument(e.parameter().c_str(),
+                                               "configuration " + r.key + ": " + e.what());
+  }
+#endif
   return r;
 }
 

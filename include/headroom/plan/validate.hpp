@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 #include "../detail/checks.hpp"
@@ -34,33 +35,47 @@ inline void require_label(const char* name, std::string_view text, label_kind ki
                                     : "must not contain ',', '\"' or a line break");
 }
 
+// `value` must lie in [low, high]: the range a planning problem's field is checked against up
+// front (docs/planner.md, "What a problem accepts"), so nothing fails late, deep in a stage,
+// on a value no accelerator or model has (1e300, a denormal).
+template <class T>
+void require_range(const char* name, T value, T low, T high) {
+  if (value >= low && value <= high) return;  // NaN fails
+  std::string requirement = "must lie in [";
+  ::headroom::detail::append_value(requirement, low);
+  requirement += ", ";
+  ::headroom::detail::append_value(requirement, high);
+  requirement += ']';
+  ::headroom::detail::fail(name, value, requirement);
+}
+
+/// The year and a day the fleet day's clock and the controller's windows accept, in seconds.
+inline constexpr double longest_span_seconds = 366.0 * 24 * 3600;
+
 inline void validate_model(const model_shape& m) {
-  using ::headroom::detail::fail;
-  using ::headroom::detail::require_positive;
   require_label("model.name", m.name, label_kind::word);
-  require_positive("model.parameters", m.parameters);
-  if (m.layers < 1) fail("model.layers", m.layers, "must be >= 1");
-  if (m.hidden_size < 0) fail("model.hidden_size", m.hidden_size, "must be >= 0");
-  require_positive("model.kv_bytes_per_token", m.kv_bytes_per_token);
-  require_positive("model.bytes_per_parameter", m.bytes_per_parameter);
-  require_positive("model.activation_bytes", m.activation_bytes);
+  require_range("model.parameters", m.parameters, 1e6, 1e15);
+  require_range("model.layers", m.layers, 1, 100'000);
+  require_range("model.hidden_size", m.hidden_size, 0, 1 << 24);
+  require_range("model.kv_bytes_per_token", m.kv_bytes_per_token, 1.0, 1e9);
+  require_range("model.bytes_per_parameter", m.bytes_per_parameter, 0.0625, 8.0);
+  require_range("model.activation_bytes", m.activation_bytes, 0.125, 8.0);
 }
 
 inline void validate_accelerator(const accelerator_option& a) {
-  using ::headroom::detail::require_non_negative;
-  using ::headroom::detail::require_positive;
-  using ::headroom::detail::require_unit_positive;
   require_label("axes.accelerators[i].spec.name", a.spec.name, label_kind::text);
-  require_positive("axes.accelerators[i].spec.peak_flops_per_second", a.spec.peak_flops_per_second);
-  require_positive("axes.accelerators[i].spec.peak_bytes_per_second", a.spec.peak_bytes_per_second);
-  require_positive("axes.accelerators[i].spec.memory_bytes", a.spec.memory_bytes);
-  require_positive("axes.accelerators[i].price_per_gpu_hour", a.price_per_gpu_hour);
-  require_unit_positive("axes.accelerators[i].flops_efficiency", a.flops_efficiency);
-  require_unit_positive("axes.accelerators[i].bandwidth_efficiency", a.bandwidth_efficiency);
-  require_non_negative("axes.accelerators[i].step_overhead", a.step_overhead.count());
-  require_non_negative("axes.accelerators[i].interconnect_bytes_per_second",
-                       a.interconnect_bytes_per_second);
-  require_non_negative("axes.accelerators[i].all_reduce_latency", a.all_reduce_latency.count());
+  require_range("axes.accelerators[i].spec.peak_flops_per_second", a.spec.peak_flops_per_second,
+                1e9, 1e19);
+  require_range("axes.accelerators[i].spec.peak_bytes_per_second", a.spec.peak_bytes_per_second,
+                1e6, 1e15);
+  require_range("axes.accelerators[i].spec.memory_bytes", a.spec.memory_bytes, 1e6, 1e14);
+  require_range("axes.accelerators[i].price_per_gpu_hour", a.price_per_gpu_hour, 1e-6, 1e6);
+  require_range("axes.accelerators[i].flops_efficiency", a.flops_efficiency, 1e-3, 1.0);
+  require_range("axes.accelerators[i].bandwidth_efficiency", a.bandwidth_efficiency, 1e-3, 1.0);
+  require_range("axes.accelerators[i].step_overhead", a.step_overhead.count(), 0.0, 10.0);
+  require_range("axes.accelerators[i].interconnect_bytes_per_second",
+                a.interconnect_bytes_per_second, 0.0, 1e15);
+  require_range("axes.accelerators[i].all_reduce_latency", a.all_reduce_latency.count(), 0.0, 1.0);
 }
 
 inline void validate_axes_sizes(const grid& g) {
@@ -76,7 +91,7 @@ inline void validate_axes_sizes(const grid& g) {
 inline void validate_grid(const grid& g, const model_shape& m) {
   using ::headroom::detail::fail;
   validate_axes_sizes(g);
-  ::headroom::detail::require_unit_positive("axes.memory_fraction", g.memory_fraction);
+  require_range("axes.memory_fraction", g.memory_fraction, 0.01, 1.0);
   bool any_tensor_parallel = false;
   for (const auto tp : g.tensor_parallel) {
     if (tp < 1 || tp > 4096) fail("axes.tensor_parallel[i]", tp, "must lie in [1, 4096]");
@@ -97,21 +112,23 @@ inline void validate_grid(const grid& g, const model_shape& m) {
   }
   for (const auto b : g.max_batch)
     if (b < 1 || b > 0xffffffffu) fail("axes.max_batch[i]", b, "must lie in [1, 2^32 - 1]");
-  for (const auto t : g.max_batched_tokens)
+  for (const auto t : g.max_batched_tokens) {
+    if (t > 0xffffffffu) fail("axes.max_batched_tokens[i]", t, "must be <= 2^32 - 1");
     for (const auto b : g.max_batch)
       if (t < b)
         fail("axes.max_batched_tokens[i]", t,
              "must be >= every axes.max_batch (each decoding sequence takes one token)");
+  }
 }
 
 inline void validate_objective(const objective& o) {
-  using ::headroom::detail::require_positive;
   if (!o.ttft && !o.tpot && !o.e2e)
     ::headroom::detail::fail("target.ttft", 0, "set at least one of ttft, tpot, e2e");
-  if (o.ttft) require_positive("target.ttft", o.ttft->count());
-  if (o.tpot) require_positive("target.tpot", o.tpot->count());
-  if (o.e2e) require_positive("target.e2e", o.e2e->count());
-  ::headroom::detail::require_open_unit("target.quota", o.quota);
+  // A microsecond to a day: any bound a serving SLO states.
+  if (o.ttft) require_range("target.ttft", o.ttft->count(), 1e-6, 86'400.0);
+  if (o.tpot) require_range("target.tpot", o.tpot->count(), 1e-6, 86'400.0);
+  if (o.e2e) require_range("target.e2e", o.e2e->count(), 1e-6, 86'400.0);
+  require_range("target.quota", o.quota, 1e-6, 1.0 - 1e-6);
 }
 
 inline void validate_traffic(const traffic_profile& t) {
@@ -119,60 +136,62 @@ inline void validate_traffic(const traffic_profile& t) {
   if (t.rates_per_second.empty()) fail("traffic.rates_per_second.size()", 0, "needs one rate");
   double peak = 0.0;
   for (const double r : t.rates_per_second) {
-    ::headroom::detail::require_non_negative("traffic.rates_per_second[i]", r);
+    require_range("traffic.rates_per_second[i]", r, 0.0, 1e9);
     peak = std::max(peak, r);
   }
   if (!(peak > 0.0)) fail("traffic.rates_per_second", peak, "needs a rate > 0");
-  ::headroom::detail::require_positive("traffic.step", t.step.count());
+  // The fleet day's clock: a step of a millisecond to a year and a day, and ten years of them.
+  require_range("traffic.step", t.step.count(), 1e-3, longest_span_seconds);
+  if (!(static_cast<double>(t.rates_per_second.size()) * t.step.count() <=
+        10 * longest_span_seconds))
+    fail("traffic.rates_per_second.size()", t.rates_per_second.size(),
+         "steps of traffic.step must span at most 3660 days");
 }
 
-inline void validate_fleet(const fleet_options& f) {
+inline void validate_fleet(const fleet_options& f, const traffic_profile& t) {
   using ::headroom::detail::fail;
-  ::headroom::detail::require_unit_positive("fleet.target_utilization", f.target_utilization);
-  if (f.scale_down_window_steps < 1)
-    fail("fleet.scale_down_window_steps", f.scale_down_window_steps, "must be >= 1");
-  if (f.policy.kind == sim::fleet_policy_kind::fixed && f.policy.fixed_replicas < 0)
-    fail("fleet.policy.fixed_replicas", f.policy.fixed_replicas, "must be >= 0");
-  if (f.policy.spare_replicas < 0)
-    fail("fleet.policy.spare_replicas", f.policy.spare_replicas, "must be >= 0");
-  if (!(f.policy.start_time.count() >= 0.0 &&
-        ::headroom::detail::is_finite(f.policy.start_time.count())))
-    fail("fleet.policy.start_time", f.policy.start_time, "must be finite and >= 0");
+  require_range("fleet.target_utilization", f.target_utilization, 1e-3, 1.0);
+  // The fleet day's rules: at most its 1 000 000 replicas, a window of at most 366 days.
+  require_range("fleet.scale_down_window_steps", f.scale_down_window_steps, 1, 1'000'000);
+  if (!(t.step.count() * f.scale_down_window_steps <= longest_span_seconds))
+    fail("fleet.scale_down_window_steps", f.scale_down_window_steps,
+         "times traffic.step must be <= 366 days");
+  if (f.policy.kind == sim::fleet_policy_kind::fixed)
+    require_range("fleet.policy.fixed_replicas", f.policy.fixed_replicas, 0, 1'000'000);
+  require_range("fleet.policy.spare_replicas", f.policy.spare_replicas, 0, 1'000'000);
+  require_range("fleet.policy.start_time", f.policy.start_time.count(), 0.0, longest_span_seconds);
 }
 
 inline void validate_search(const search_options& s) {
   using ::headroom::detail::fail;
   using ::headroom::detail::require_unit;
-  if (s.requests_per_run < 100)
-    fail("search.requests_per_run", s.requests_per_run, "must be >= 100");
-  if (s.max_runs_per_rate < 1)
-    fail("search.max_runs_per_rate", s.max_runs_per_rate, "must be >= 1");
-  if (s.max_measurements < 2) fail("search.max_measurements", s.max_measurements, "must be >= 2");
-  ::headroom::detail::require_positive("search.relative_tolerance", s.relative_tolerance);
+  require_range<std::size_t>("search.requests_per_run", s.requests_per_run, 100, 100'000'000);
+  require_range<std::size_t>("search.max_runs_per_rate", s.max_runs_per_rate, 1, 1000);
+  require_range<std::size_t>("search.max_measurements", s.max_measurements, 2, 1000);
+  require_range("search.relative_tolerance", s.relative_tolerance, 1e-6, 1.0);
   require_unit("search.warm_up_fraction", s.warm_up_fraction);
   require_unit("search.cool_down_fraction", s.cool_down_fraction);
   if (!(s.warm_up_fraction + s.cool_down_fraction < 1.0))
     fail("search.cool_down_fraction", s.cool_down_fraction,
          "warm-up and cool-down must leave part of the run");
-  ::headroom::detail::require_non_negative("search.arrival_cv", s.arrival_cv);
-  ::headroom::detail::require_positive("search.z", s.z);
-  if (s.zero_load_requests < 1)
-    fail("search.zero_load_requests", s.zero_load_requests, "must be >= 1");
-  if (s.length_draws < 1) fail("search.length_draws", s.length_draws, "must be >= 1");
+  require_range("search.arrival_cv", s.arrival_cv, 0.0, 100.0);
+  require_range("search.z", s.z, 0.01, 10.0);
+  require_range<std::size_t>("search.zero_load_requests", s.zero_load_requests, 1, 100'000'000);
+  require_range<std::size_t>("search.length_draws", s.length_draws, 1, 1'000'000'000);
 }
 
 }  // namespace detail
 
-/// Checks every field of a problem; throws invalid_argument naming it ("axes.max_batch[i]",
-/// "traffic.rates_per_second", ...). Every combination of the axes must be a valid replica
-/// (max_batched_tokens >= max_batch).
+/// Checks every field of a problem against its range (docs/planner.md, "What a problem
+/// accepts"); throws invalid_argument naming it ("axes.max_batch[i]", "traffic.step", ...).
+/// Every combination of the axes must be a valid replica (max_batched_tokens >= max_batch).
 inline void validate(const problem& p) {
   detail::require_label("problem.name", p.name, detail::label_kind::word);
   detail::validate_model(p.model);
   detail::validate_grid(p.axes, p.model);
   detail::validate_objective(p.target);
   detail::validate_traffic(p.traffic);
-  detail::validate_fleet(p.fleet);
+  detail::validate_fleet(p.fleet, p.traffic);
   detail::validate_search(p.search);
 }
 

@@ -258,10 +258,18 @@ class fleet_day_simulator {
     if (config_.step.count() * config_.scale_down_window_steps > longest_seconds)
       detail::fail("config.scale_down_window_steps", config_.scale_down_window_steps,
                    "times config.step must be <= 366 days");
+    // The controller's AverageValue target, ρ*μ*, is a quantity: refused where whole
+    // milli-units would not hold it (0.0005 req/s would read as 0.001, twice the target).
+    detail::check_quantity_target("config.target_utilization * config.capacity_per_replica",
+                                  target());
   }
 
   /// The validated configuration.
   [[nodiscard]] const fleet_day_config& config() const noexcept { return config_; }
+  /// The reactive controller's target, requests/s per replica: ρ*μ*.
+  [[nodiscard]] double target() const noexcept {
+    return config_.target_utilization * config_.capacity_per_replica;
+  }
 
   /// The autoscaler configuration the reactive policies run with: one external metric, the
   /// request rate, with an AverageValue target of ρ*μ* (so desired = ceil(λ/(ρ*μ*))), no
@@ -279,7 +287,7 @@ class fleet_day_simulator {
         .metrics = {{.name = "requests_per_second",
                      .source = metric_source::external,
                      .target_type = metric_target_type::average_value,
-                     .target = config_.target_utilization * config_.capacity_per_replica}},
+                     .target = target()}},
         .scale_up_tolerance = 0.0,
         .scale_down_tolerance = 0.0,
         .behavior = scaling_behavior{.scale_up = {.stabilization_window = std::chrono::seconds{0},
@@ -325,6 +333,7 @@ class fleet_day_simulator {
     for (std::size_t i = 0; i < traffic_per_second.size(); ++i)
       if (!(traffic_per_second[i] >= 0.0 && detail::is_finite(traffic_per_second[i])))
         detail::fail("traffic_per_second[i]", traffic_per_second[i], "must be finite and >= 0");
+    if (policy.kind == fleet_policy_kind::reactive) check_rates_as_quantities(traffic_per_second);
     if (policy.kind == fleet_policy_kind::fixed && policy.fixed_replicas < 0)
       detail::fail("policy.fixed_replicas", policy.fixed_replicas, "must be >= 0");
     if (policy.spare_replicas < 0)
@@ -351,6 +360,23 @@ class fleet_day_simulator {
   std::vector<std::int32_t> ready_, paid_, requested_;
   std::vector<scale_reason> reasons_;
   std::vector<std::int32_t> becoming_ready_;  // replicas that turn ready at each step
+
+  // The controller reads each rate as a quantity (whole milli-units): refused where that
+  // moves the count it asks for, rate / ρ*μ*, by more than 0.01 replica (a target >= 0.1
+  // req/s never does).
+  void check_rates_as_quantities(std::span<const double> traffic) const {
+    const double most = quantity_value_tolerance * target();
+    if (most >= 1.0 / static_cast<double>(milli_per_unit)) return;
+    for (const double rate : traffic) {
+      if (quantity_rounding(rate) <= most) continue;
+      std::string requirement = "whole milli-units (as the controller reads it) would hold it as ";
+      detail::append_value(requirement, to_quantity(rate)->value());
+      requirement += ", which moves the replica count by more than 0.01 against the target ";
+      detail::append_value(requirement, target());
+      requirement += " req/s; express the rates in a smaller unit";
+      detail::fail("traffic_per_second[i]", rate, requirement);
+    }
+  }
 
   void run_reactive(std::span<const double> traffic, const fleet_policy& policy) {
     const std::size_t steps = traffic.size();
