@@ -5,8 +5,9 @@
 //   /tmp/prom_api_fuzz -max_total_time=120 tests/fuzz/corpus/prometheus_api
 // Invariants: no crash or sanitizer report; a failure's offset lies within the input and
 // leaves no result behind; a vector's series hold one point each; labels are sorted and
-// unique; an answer read under limits never holds more than they allow, and one within them
-// reads as it does without them; read_query_value agrees with the result it reads.
+// unique, their names classic and at most 1024 bytes; an answer read under limits never holds more
+// than they allow, and one within them reads as it does without them; read_query_value agrees with
+// the result it reads.
 #include <headroom/prometheus/http_api.hpp>
 
 #include <algorithm>
@@ -57,6 +58,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::size_t most_labels = 0;
   for (const auto& s : r.series) {
     if (r.type == prom::api_result_type::vector) require(s.points.size() == 1);
+    for (const auto& l : s.labels)  // the text parser's name rule and bound
+      require(prom::is_legacy_label_name(l.name) &&
+              l.name.size() <= prom::default_max_label_name_bytes);
     for (std::size_t k = 1; k < s.labels.size(); ++k)
       require(s.labels[k - 1].name < s.labels[k].name);
     most_labels = std::max(most_labels, s.labels.size());

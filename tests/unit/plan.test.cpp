@@ -686,8 +686,10 @@ TEST_SUITE("plan") {
     const bool target_refused = std::abs(read - target) > 1e-2 * target;  // more than 1 %
     CHECK(refused.parameter == (target_refused ? "fleet.target_utilization * capacity_per_second"
                                                : "traffic_per_second[i]"));
+#if defined(__cpp_exceptions)  // without exceptions the handler gets the stage's own message
     CHECK(refused.message.starts_with("configuration " + rows[0].key + ": " + refused.parameter +
                                       " = "));
+#endif
   }
 
   TEST_CASE("plan: a refused CSV block leaves the output as it was") {

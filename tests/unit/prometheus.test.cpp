@@ -78,7 +78,8 @@ labelled_line line_with_labels(std::size_t count,
   labelled_line out;
   out.text = "m{";
   for (std::size_t k = 0; k < count; ++k) {
-    std::string name = "l" + std::to_string(k);
+    std::string name = "l";  // appended apart: g++ 12 -O3's false -Wrestrict (GCC bug 105329)
+    name += std::to_string(k);
     for (const auto& [index, replacement] : names)
       if (index == k) name = replacement;
     out.columns.push_back(out.text.size() + 1);

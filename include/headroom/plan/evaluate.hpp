@@ -223,7 +223,8 @@ inline void simulate_day(row& r, const stage_inputs& in, const length_statistics
 ///     GPU) and E[out] tokens per request.
 /// `lengths` is the sample_lengths of the problem (seed search.seed). A value a stage refuses
 /// (e.g. ρ*·μ* too small for the controller's quantities) throws invalid_argument naming the
-/// field, its message starting "configuration <key>: ".
+/// field, its message starting "configuration <key>: " (built without exceptions, the
+/// handler receives the stage's own message).
 template <class L>
 requires sim::LengthSampler<L, std::mt19937_64> && std::copy_constructible<L>
 [[nodiscard]] row evaluate(const problem& p, const configuration& c, const L& sampler,
