@@ -6,6 +6,7 @@
 // time and configurations per second on one thread and on every core, side by side
 // (docs/planner.md quotes them). plan_small_grid is the cheap case CI's smoke run keeps.
 #include <headroom/plan.hpp>
+#include <headroom/plan/calibrate.hpp>
 
 #include <benchmark/benchmark.h>
 
@@ -15,6 +16,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "../tests/planner_rows.hpp"
 
 namespace {
 namespace plan = headroom::plan;
@@ -118,5 +121,23 @@ BENCHMARK(plan_small_grid)
     ->UseRealTime()
     ->MeasureProcessCPUTime()
     ->Unit(benchmark::kMillisecond);
+
+// ---- calibration ---------------------------------------------------------------------------
+// plan::calibrate on the 40 TensorRT-LLM rows of tests/data/planner/fidelity.csv (every row,
+// whatever its role), with the 40 leave-one-out refits: the budget is one second on one
+// core for 40 rows. Each iteration includes replaying every row once to record its steps.
+void calibrate_fidelity_rows(benchmark::State& state) {
+  std::vector<plan::calibration_row> rows;
+  for (const auto& m : headroom::test::measurements())
+    if (m.engine == "TensorRT-LLM") rows.push_back(headroom::test::calibration_row_of(m));
+  const bool leave_one_out = state.range(0) != 0;
+  for (auto _ : state) {
+    const auto fit = plan::calibrate(rows, {.leave_one_out = leave_one_out});
+    benchmark::DoNotOptimize(fit.fitted.bandwidth_efficiency);
+    state.counters["rows_evaluated"] = static_cast<double>(fit.evaluations);
+  }
+  state.counters["rows"] = static_cast<double>(rows.size());
+}
+BENCHMARK(calibrate_fidelity_rows)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -16,6 +16,7 @@
 //   plan/csv_write.hpp      rows as CSV blocks
 //   plan/csv_read.hpp       CSV blocks read back
 //   plan/merge.hpp          shards merged into whole grids
+//   plan/calibrate.hpp      the step time's parameters fitted to measurements, with residuals
 //   plan/calls.hpp          (internal) the library calls with several same-typed quantities
 // Guide: docs/planner.md.
 #pragma once
@@ -23,6 +24,7 @@
 #include "detail/config.hpp"  // first: the C++20 check and the compiler macros
 #if HEADROOM_HAS_CXX20
 
+#include "plan/calibrate.hpp"
 #include "plan/calls.hpp"
 #include "plan/configuration.hpp"
 #include "plan/csv_read.hpp"

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "planner_rows.hpp"
 #include "support.hpp"
 #include "test_data.hpp"
 
@@ -729,100 +730,18 @@ TEST_SUITE("plan") {
   // efficiency, on one row (T40: Llama 3.1 8B FP8 on one H100, 1000/1000); everything else
   // is stated beforehand (docs/planner.md).
 
-  struct measurement {
-    std::string id, engine, model, accelerator, precision, unit;
-    int tensor_parallel = 1;
-    std::size_t input = 0, output = 0, requests = 0;
-    double published = 0;
-  };
-
-  std::vector<measurement> measurements() {
-    std::istringstream in(headroom::test::read_test_data("planner/fidelity.csv"));
-    std::string line;
-    std::getline(in, line);
-    std::vector<measurement> out;
-    while (std::getline(in, line)) {
-      std::vector<std::string> f;
-      std::istringstream fields(line);
-      for (std::string s; std::getline(fields, s, ',');) f.push_back(s);
-      REQUIRE(f.size() == 13);
-      out.push_back({.id = f[0],
-                     .engine = f[2],
-                     .model = f[3],
-                     .accelerator = f[4],
-                     .precision = f[7],
-                     .unit = f[12],
-                     .tensor_parallel = std::stoi(f[6]),
-                     .input = std::stoul(f[8]),
-                     .output = std::stoul(f[9]),
-                     .requests = std::stoul(f[10]),
-                     .published = std::stod(f[11])});
-    }
-    return out;
-  }
+  using headroom::test::measurement;
+  using headroom::test::measurements;
 
   // The Hopper bandwidth efficiency calibrated on T40 (checked below).
   constexpr double hopper_bandwidth_efficiency = 0.5730;
 
   double predict(const measurement& r, double bandwidth_efficiency) {
-    const bool big = r.model.find("70B") != std::string::npos;
-    const bool fp8 = r.precision == "fp8";
-    const double parameters = big ? 70.553706496e9 : 8.030261248e9;  // config.json shapes
-    // KV cache: FP8 for the FP8 checkpoints (Model Optimizer's PTQ quantizes it by default),
-    // bf16 otherwise.
-    const double kv = headroom::kv_bytes_per_token(
-        {.layers = big ? 80 : 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = fp8 ? 1.0 : 2.0});
-    headroom::accelerator_spec spec = r.accelerator == "H100 SXM"
-                                          ? headroom::accelerators::h100_sxm
-                                          : headroom::accelerators::h200_sxm;
-    if (fp8) spec.peak_flops_per_second = 1978.9e12;  // dense FP8, twice dense BF16
-    plan::accelerator_option gpu = option(spec, 1.0, 450e9);
+    const plan::model_shape m = headroom::test::shape_of(r);
+    plan::accelerator_option gpu = option(headroom::test::spec_of(r), 1.0, 450e9);
     gpu.bandwidth_efficiency = bandwidth_efficiency;
-    const plan::model_shape m{.name = "m",
-                              .parameters = parameters,
-                              .layers = big ? 80 : 32,
-                              .hidden_size = big ? 8192 : 4096,
-                              .kv_bytes_per_token = kv,
-                              .bytes_per_parameter = fp8 ? 1.0 : 2.0,
-                              .activation_bytes = 2.0};
     const auto model = plan::make_step_time(m, gpu, r.tensor_parallel);
-    sim::replica_config c;
-    if (r.engine == "TensorRT-LLM") {
-      // trtllm-bench's engine settings (tensorrt_llm/bench/build/tuning.py,
-      // calc_engine_setting and finetune_setting): KV memory 0.95 × (memory − weights) in
-      // GiB, requests that fit = that / (KV per token × (ISL + OSL)), max batch rounded up to
-      // 32s (min 64) below 256, to 128s below 1024, else to 256s; max tokens = batch × (1 +
-      // ISL/OSL) capped at 32768, rounded up to 256s (min 2048) below 4096, 512s below 8192,
-      // else 1024s. Its scheduler reserves a request's whole KV (GUARANTEED_NO_EVICT).
-      const double gib = 1073741824.0;
-      const double cache =
-          (spec.memory_bytes / gib * r.tensor_parallel - parameters * m.bytes_per_parameter / gib) *
-          0.95;
-      const double fit = cache / (kv / gib * static_cast<double>(r.input + r.output));
-      const double bs = std::min(fit, 4096.0);
-      const double tokens = std::min(
-          bs * (1.0 + static_cast<double>(r.input) / static_cast<double>(r.output)), 32768.0);
-      const double max_batch = bs < 256    ? std::max(64.0, 32 * std::ceil(bs / 32))
-                               : bs < 1024 ? 128 * std::ceil(bs / 128)
-                                           : 256 * std::ceil(bs / 256);
-      const double max_tokens = tokens < 4096   ? std::max(2048.0, 256 * std::ceil(tokens / 256))
-                                : tokens < 8192 ? 512 * std::ceil(tokens / 512)
-                                                : 1024 * std::ceil(tokens / 1024);
-      c.max_batch = static_cast<std::size_t>(max_batch);
-      c.max_batched_tokens = std::max(static_cast<std::size_t>(max_tokens), c.max_batch);
-      c.kv_budget_tokens = sim::kv_budget_tokens(spec.memory_bytes * r.tensor_parallel, 0.95,
-                                                 parameters * m.bytes_per_parameter, kv);
-      c.prefill = sim::prefill_mode::chunked;
-      c.kv = sim::kv_policy::reserve_full;
-    } else {
-      // vLLM 0.5's defaults: 256 sequences, 90 % of memory, no chunked prefill (so 8192
-      // tokens a step for an 8192-token model), preemption by recompute.
-      c.max_batch = 256;
-      c.max_batched_tokens = 8192;
-      c.kv_budget_tokens = sim::kv_budget_tokens(spec.memory_bytes, 0.9, parameters * 2.0, kv);
-      c.prefill = sim::prefill_mode::whole;
-      c.kv = sim::kv_policy::preempt_youngest;
-    }
+    const sim::replica_config c = headroom::test::engine_of(r);
     const std::vector<sim::request> requests(
         r.requests,
         sim::request{.arrival = 0s, .prompt_tokens = r.input, .output_tokens = r.output});

@@ -1,0 +1,529 @@
+// SPDX-License-Identifier: Apache-2.0
+// Calibrating the replica model to measurements: the step time's free parameters (compute and
+// bandwidth efficiency, per-step overhead, all-reduce latency) fitted to runs the model can
+// replay, by bounded least squares on the log error, with each row's residual and its
+// leave-one-out error, so that a fit says how far to trust it. docs/planner.md, "Calibration".
+//
+// A row is a run in which every request arrives at once with fixed lengths (trtllm-bench,
+// vLLM's benchmark_throughput, a `vllm bench serve` at an infinite rate): the engine's
+// schedule then depends on token counts only, never on times, so one simulation records the
+// shape of every step and any parameters' makespan is a sum over those shapes. Sorted by
+// their bytes-to-FLOPs ratio with prefix sums, a row is evaluated in O(log steps): a fit of
+// forty rows with its forty leave-one-out refits takes well under a second
+// (bench/plan.bench.cpp, calibrate_fidelity_rows).
+#pragma once
+
+#include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../detail/checks.hpp"
+#include "../error.hpp"
+#include "../roofline.hpp"
+#include "../sim/replica.hpp"
+#include "problem.hpp"
+#include "replica_model.hpp"
+
+namespace headroom {
+inline namespace v0 {
+namespace plan {
+
+/// The step time's parameters a calibration fits: the accelerator_option fields of the same
+/// names (replica_model.hpp's tensor_parallel_step_time).
+struct step_time_parameters {
+  double flops_efficiency = 0.5;                          ///< P_eff / P_peak, in (0, 1]
+  double bandwidth_efficiency = 0.8;                      ///< B_eff / B_peak, in (0, 1]
+  std::chrono::duration<double> step_overhead{0.001};     ///< fixed cost of a step, >= 0
+  std::chrono::duration<double> all_reduce_latency{0.0};  ///< fixed cost of an all-reduce, >= 0
+  friend bool operator==(const step_time_parameters&, const step_time_parameters&) = default;
+};
+
+/// What a row's figure measures.
+enum class measured_unit : std::uint8_t {
+  output_tokens_per_second,  ///< output tokens of all requests over the makespan
+  requests_per_second,       ///< requests over the makespan
+};
+
+/// One run the model replays: `requests` requests of `input_tokens` and `output_tokens` all
+/// arriving at once on one replica of `tensor_parallel` GPUs with the engine's limits, and the
+/// figure measured.
+struct calibration_row {
+  std::string id{};                  ///< names the row in the results
+  model_shape model{};               ///< the model served (its name is not read)
+  accelerator_spec gpu{};            ///< ONE GPU's datasheet peaks (for the weights' precision)
+  std::int32_t tensor_parallel = 1;  ///< GPUs of the replica, >= 1
+  /// One direction of one GPU's link, bytes/s; > 0 when tensor_parallel > 1.
+  double interconnect_bytes_per_second = 0.0;
+  sim::replica_config engine{};   ///< the engine's limits and KV budget in that run
+  std::size_t input_tokens = 0;   ///< prompt tokens of every request, >= 1
+  std::size_t output_tokens = 0;  ///< output tokens of every request, >= 1
+  std::size_t requests = 0;       ///< requests in the run, >= 1
+  double measured = 0.0;          ///< the published or measured figure, > 0
+  measured_unit unit = measured_unit::output_tokens_per_second;  ///< what `measured` is
+};
+
+/// Which parameters a calibration fits; the others keep calibration_options::start.
+struct fitted_parameters {
+  bool flops_efficiency = true;      ///< fit the compute efficiency
+  bool bandwidth_efficiency = true;  ///< fit the bandwidth efficiency
+  bool step_overhead = true;         ///< fit the per-step overhead
+  bool all_reduce_latency = true;    ///< fit the all-reduce latency (needs rows with TP > 1)
+};
+
+/// How to calibrate.
+struct calibration_options {
+  step_time_parameters start{};  ///< where the fit starts, and the value of a parameter not fitted
+  fitted_parameters fit{};       ///< which parameters are free
+  step_time_parameters lowest{.flops_efficiency = 0.01,
+                              .bandwidth_efficiency = 0.01,
+                              .step_overhead = std::chrono::duration<double>(0.0),
+                              .all_reduce_latency = std::chrono::duration<double>(0.0)};
+  step_time_parameters highest{.flops_efficiency = 1.0,
+                               .bandwidth_efficiency = 1.0,
+                               .step_overhead = std::chrono::duration<double>(0.1),
+                               .all_reduce_latency = std::chrono::duration<double>(0.001)};
+  bool leave_one_out = true;  ///< also refit without each row and predict it
+};
+
+/// One row's fit: what was measured, what the fitted model predicts, and what the model
+/// fitted WITHOUT that row predicts (the honest error of a prediction).
+struct calibration_residual {
+  std::string id{};        ///< the row's id
+  double measured = 0.0;   ///< the row's figure
+  double predicted = 0.0;  ///< at the fitted parameters
+  double log_error = 0.0;  ///< ln(predicted / measured)
+  double left_out_predicted = std::numeric_limits<double>::quiet_NaN();  ///< fitted without it
+  double left_out_log_error = std::numeric_limits<double>::quiet_NaN();  ///< ln(that / measured)
+};
+
+/// A calibration's answer.
+struct calibration_result {
+  step_time_parameters fitted{};  ///< the parameters at the least squares
+  /// Whether the rows constrain each fitted parameter: false when moving it changes no row's
+  /// prediction (an all-reduce latency without a row at TP > 1): it kept its start value.
+  fitted_parameters identified{};
+  std::vector<calibration_residual> rows{};  ///< one per row, in order
+  double rms_log_error = 0.0;                ///< sqrt(mean ln²(predicted / measured))
+  double median_abs_log_error = 0.0;         ///< on the rows fitted
+  double max_abs_log_error = 0.0;            ///< on the rows fitted
+  double left_out_median_abs_log_error = std::numeric_limits<double>::quiet_NaN();  ///< LOO
+  double left_out_max_abs_log_error = std::numeric_limits<double>::quiet_NaN();     ///< LOO
+  std::size_t evaluations = 0;  ///< rows evaluated in all (a row costs O(log steps))
+};
+
+namespace detail {
+
+// The shape-independent record of one row: its steps sorted by bytes / FLOPs, descending,
+// with prefix sums, and the per-step constants.
+struct row_profile {
+  std::vector<double> ratio;           // bytes / FLOPs of each step, descending
+  std::vector<double> bytes_prefix;    // Σ bytes of the first k steps (size steps + 1)
+  std::vector<double> flops_prefix;    // Σ FLOPs of the first k steps
+  double steps = 0.0;                  // number of steps
+  double tokens = 0.0;                 // Σ prefill + decode tokens
+  double peak_bytes_per_second = 0.0;  // the replica's (TP × one GPU's)
+  double peak_flops_per_second = 0.0;
+  double all_reduces_per_step = 0.0;       // 2 × layers when TP > 1
+  double seconds_per_token_on_link = 0.0;  // per all-reduce, per token: ring bytes / link
+  double work = 0.0;                       // output tokens or requests: measured × makespan
+  double measured_makespan = 0.0;          // work / measured
+};
+
+// Records the shape of every step (the schedule does not depend on times when every request
+// arrives at once) as bytes and FLOPs of the replica's roofline.
+struct step_recorder {
+  const sim::roofline_step_time* roofline;
+  std::vector<std::array<double, 3>>* steps;  // bytes, FLOPs, tokens
+  std::chrono::duration<double> operator()(const sim::step_shape& s) const {
+    steps->push_back({roofline->bytes(s), roofline->flops(s),
+                      static_cast<double>(s.prefill_tokens + s.decode_tokens)});
+    return std::chrono::duration<double>(1e-3);  // any positive time gives the same schedule
+  }
+};
+
+inline void check_row(const calibration_row& r) {
+  using ::headroom::detail::fail;
+  using ::headroom::detail::require_positive;
+  if (r.tensor_parallel < 1) fail("rows[i].tensor_parallel", r.tensor_parallel, "must be >= 1");
+  if (r.input_tokens < 1) fail("rows[i].input_tokens", r.input_tokens, "must be >= 1");
+  if (r.output_tokens < 1) fail("rows[i].output_tokens", r.output_tokens, "must be >= 1");
+  if (r.requests < 1) fail("rows[i].requests", r.requests, "must be >= 1");
+  require_positive("rows[i].model.parameters", r.model.parameters);
+  require_positive("rows[i].model.bytes_per_parameter", r.model.bytes_per_parameter);
+  require_positive("rows[i].model.kv_bytes_per_token", r.model.kv_bytes_per_token);
+  require_positive("rows[i].gpu.peak_flops_per_second", r.gpu.peak_flops_per_second);
+  require_positive("rows[i].gpu.peak_bytes_per_second", r.gpu.peak_bytes_per_second);
+  if (r.tensor_parallel > 1 && r.model.hidden_size > 0)
+    require_positive("rows[i].interconnect_bytes_per_second", r.interconnect_bytes_per_second);
+}
+
+[[nodiscard]] inline row_profile profile_of(const calibration_row& r) {
+  check_row(r);
+  const accelerator_option nominal{
+      .spec = r.gpu,
+      .price_per_gpu_hour = 1.0,
+      .interconnect_bytes_per_second = r.interconnect_bytes_per_second};
+  const tensor_parallel_step_time model = make_step_time(r.model, nominal, r.tensor_parallel);
+  std::vector<std::array<double, 3>> steps;
+  const std::vector<sim::request> requests(
+      r.requests, sim::request{.arrival = std::chrono::duration<double>(0.0),
+                               .prompt_tokens = r.input_tokens,
+                               .output_tokens = r.output_tokens});
+  const auto run = sim::simulate(r.engine, std::span<const sim::request>(requests),
+                                 step_recorder{&model.roofline, &steps});
+  if (run.stats.finished != r.requests)
+    ::headroom::detail::fail("rows[i].engine", r.requests,
+                             "the engine cannot finish every request (its KV budget or limits "
+                             "reject some)");
+  std::sort(steps.begin(), steps.end(), [](const auto& a, const auto& b) {
+    return a[0] * b[1] > b[0] * a[1];  // bytes_a / flops_a > bytes_b / flops_b, FLOPs > 0
+  });
+  row_profile p;
+  p.ratio.reserve(steps.size());
+  p.bytes_prefix.assign(1, 0.0);
+  p.flops_prefix.assign(1, 0.0);
+  for (const auto& s : steps) {
+    p.ratio.push_back(s[0] / s[1]);
+    p.bytes_prefix.push_back(p.bytes_prefix.back() + s[0]);
+    p.flops_prefix.push_back(p.flops_prefix.back() + s[1]);
+    p.tokens += s[2];
+  }
+  p.steps = static_cast<double>(steps.size());
+  const double tp = static_cast<double>(r.tensor_parallel);
+  p.peak_bytes_per_second = r.gpu.peak_bytes_per_second * tp;
+  p.peak_flops_per_second = r.gpu.peak_flops_per_second * tp;
+  p.all_reduces_per_step = model.all_reduces_per_step;
+  if (model.all_reduces_per_step > 0.0 && r.interconnect_bytes_per_second > 0.0)
+    p.seconds_per_token_on_link =
+        2.0 * (tp - 1.0) / tp * model.activation_bytes_per_token / r.interconnect_bytes_per_second;
+  p.work = r.unit == measured_unit::requests_per_second
+               ? static_cast<double>(r.requests)
+               : static_cast<double>(r.requests) * static_cast<double>(r.output_tokens);
+  p.measured_makespan = r.measured > 0.0 ? p.work / r.measured : 0.0;  // calibrate checks it
+  return p;
+}
+
+// The makespan at `x`: Σ max(bytes / B, FLOPs / P) over the steps, plus per-step overhead and
+// all-reduces. O(log steps).
+[[nodiscard]] inline double makespan(const row_profile& p, const step_time_parameters& x) {
+  const double b = p.peak_bytes_per_second * x.bandwidth_efficiency;
+  const double f = p.peak_flops_per_second * x.flops_efficiency;
+  // A step is memory-bound when bytes / B >= FLOPs / P, i.e. its ratio >= B / P.
+  const double threshold = b / f;
+  const auto k = static_cast<std::size_t>(
+      std::upper_bound(p.ratio.begin(), p.ratio.end(), threshold, std::greater<>{}) -
+      p.ratio.begin());
+  const double memory = p.bytes_prefix[k] / b;
+  const double compute = (p.flops_prefix.back() - p.flops_prefix[k]) / f;
+  const double per_step =
+      x.step_overhead.count() + p.all_reduces_per_step * x.all_reduce_latency.count();
+  const double link = p.all_reduces_per_step * p.seconds_per_token_on_link * p.tokens;
+  return memory + compute + p.steps * per_step + link;
+}
+
+constexpr std::size_t parameter_count = 4;
+using parameter_vector = std::array<double, parameter_count>;
+
+[[nodiscard]] inline parameter_vector to_vector(const step_time_parameters& x) {
+  return {x.flops_efficiency, x.bandwidth_efficiency, x.step_overhead.count(),
+          x.all_reduce_latency.count()};
+}
+[[nodiscard]] inline step_time_parameters from_vector(const parameter_vector& v) {
+  return {.flops_efficiency = v[0],
+          .bandwidth_efficiency = v[1],
+          .step_overhead = std::chrono::duration<double>(v[2]),
+          .all_reduce_latency = std::chrono::duration<double>(v[3])};
+}
+[[nodiscard]] inline std::array<bool, parameter_count> free_of(const fitted_parameters& f) {
+  return {f.flops_efficiency, f.bandwidth_efficiency, f.step_overhead, f.all_reduce_latency};
+}
+
+// Bounded Levenberg–Marquardt on r_i = ln(makespan_i(x) / measured makespan_i), which is
+// ln(measured / predicted): the same least squares as on ln(predicted / measured). Central
+// differences; each step projected onto the box. Deterministic.
+class least_squares {
+ public:
+  least_squares(std::span<const row_profile> rows, std::span<const std::size_t> use,
+                const calibration_options& o)
+      : rows_(rows),
+        use_(use),
+        free_(free_of(o.fit)),
+        low_(to_vector(o.lowest)),
+        high_(to_vector(o.highest)) {
+    // Scales: a unit step in each parameter means about the same.
+    scale_ = {1.0, 1.0, 1e-3, 1e-5};
+  }
+
+  [[nodiscard]] double cost(const parameter_vector& v, std::vector<double>& r) {
+    r.resize(use_.size());
+    double s = 0.0;
+    const step_time_parameters x = from_vector(v);
+    for (std::size_t i = 0; i < use_.size(); ++i) {
+      const row_profile& p = rows_[use_[i]];
+      r[i] = std::log(makespan(p, x) / p.measured_makespan);
+      s += r[i] * r[i];
+      ++evaluations_;
+    }
+    return s;
+  }
+
+  // Fits from `start`; returns the best point; `sensitive` says which free parameters move
+  // any residual there.
+  parameter_vector fit(parameter_vector v, std::array<bool, parameter_count>& sensitive) {
+    clamp(v);
+    std::vector<double> r, trial_r;
+    double c = cost(v, r);
+    double lambda = 1e-3;
+    std::array<std::vector<double>, parameter_count> jacobian;
+    for (int iteration = 0; iteration < 200; ++iteration) {
+      jacobian_at(v, jacobian, sensitive);
+      // Normal equations in scaled variables: (JᵀJ + λ diag(JᵀJ)) δ = −Jᵀr.
+      std::array<std::array<double, parameter_count>, parameter_count> a{};
+      parameter_vector g{};
+      for (std::size_t j = 0; j < parameter_count; ++j) {
+        if (!free_[j] || !sensitive[j]) continue;
+        for (std::size_t i = 0; i < r.size(); ++i) g[j] += jacobian[j][i] * r[i];
+        for (std::size_t k = 0; k < parameter_count; ++k) {
+          if (!free_[k] || !sensitive[k]) continue;
+          for (std::size_t i = 0; i < r.size(); ++i) a[j][k] += jacobian[j][i] * jacobian[k][i];
+        }
+      }
+      bool improved = false;
+      for (int attempt = 0; attempt < 30 && !improved; ++attempt) {
+        auto m = a;
+        for (std::size_t j = 0; j < parameter_count; ++j)
+          m[j][j] = (free_[j] && sensitive[j]) ? a[j][j] * (1.0 + lambda) + 1e-300 : 1.0;
+        parameter_vector rhs{};
+        for (std::size_t j = 0; j < parameter_count; ++j) rhs[j] = -g[j];
+        const parameter_vector step = solve(m, rhs);
+        parameter_vector trial = v;
+        for (std::size_t j = 0; j < parameter_count; ++j)
+          if (free_[j] && sensitive[j]) trial[j] += step[j] * scale_[j];
+        clamp(trial);
+        const double trial_c = cost(trial, trial_r);
+        if (trial_c < c) {
+          const double gain = c - trial_c;
+          v = trial;
+          r.swap(trial_r);
+          c = trial_c;
+          lambda = std::max(lambda / 10.0, 1e-12);
+          improved = true;
+          if (gain <= 1e-15 * std::max(c, 1e-300)) return v;
+        } else {
+          lambda *= 10.0;
+        }
+      }
+      if (!improved) return v;  // no descent from here: a minimum within the box
+    }
+    return v;
+  }
+
+  [[nodiscard]] std::size_t evaluations() const noexcept { return evaluations_; }
+
+ private:
+  std::span<const row_profile> rows_;
+  std::span<const std::size_t> use_;
+  std::array<bool, parameter_count> free_;
+  parameter_vector low_, high_, scale_{};
+  std::size_t evaluations_ = 0;
+
+  void clamp(parameter_vector& v) const {
+    for (std::size_t j = 0; j < parameter_count; ++j) v[j] = std::clamp(v[j], low_[j], high_[j]);
+  }
+
+  // ∂r/∂(v_j / scale_j) by central differences inside the box (one-sided at a bound).
+  void jacobian_at(const parameter_vector& v,
+                   std::array<std::vector<double>, parameter_count>& jacobian,
+                   std::array<bool, parameter_count>& sensitive) {
+    std::vector<double> up, down;
+    for (std::size_t j = 0; j < parameter_count; ++j) {
+      sensitive[j] = false;
+      if (!free_[j]) continue;
+      const double h = 1e-6 * scale_[j];
+      parameter_vector a = v, b = v;
+      a[j] = std::min(v[j] + h, high_[j]);
+      b[j] = std::max(v[j] - h, low_[j]);
+      static_cast<void>(cost(a, up));
+      static_cast<void>(cost(b, down));
+      const double width = (a[j] - b[j]) / scale_[j];
+      jacobian[j].assign(up.size(), 0.0);
+      double norm = 0.0;
+      for (std::size_t i = 0; i < up.size(); ++i) {
+        jacobian[j][i] = (up[i] - down[i]) / width;
+        norm += jacobian[j][i] * jacobian[j][i];
+      }
+      sensitive[j] = norm > 1e-20;
+    }
+  }
+
+  // Gaussian elimination with partial pivoting on a 4×4 system.
+  [[nodiscard]] static parameter_vector solve(
+      std::array<std::array<double, parameter_count>, parameter_count> m, parameter_vector b) {
+    for (std::size_t c = 0; c < parameter_count; ++c) {
+      std::size_t pivot = c;
+      for (std::size_t i = c + 1; i < parameter_count; ++i)
+        if (std::abs(m[i][c]) > std::abs(m[pivot][c])) pivot = i;
+      std::swap(m[c], m[pivot]);
+      std::swap(b[c], b[pivot]);
+      if (m[c][c] == 0.0) continue;
+      for (std::size_t i = c + 1; i < parameter_count; ++i) {
+        const double f = m[i][c] / m[c][c];
+        for (std::size_t k = c; k < parameter_count; ++k) m[i][k] -= f * m[c][k];
+        b[i] -= f * b[c];
+      }
+    }
+    parameter_vector x{};
+    for (std::size_t c = parameter_count; c-- > 0;) {
+      double s = b[c];
+      for (std::size_t k = c + 1; k < parameter_count; ++k) s -= m[c][k] * x[k];
+      x[c] = m[c][c] == 0.0 ? 0.0 : s / m[c][c];
+    }
+    return x;
+  }
+};
+
+[[nodiscard]] inline double median_of(std::vector<double> v) {
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+inline void check_options(const calibration_options& o) {
+  using ::headroom::detail::fail;
+  const parameter_vector low = to_vector(o.lowest), high = to_vector(o.highest),
+                         start = to_vector(o.start);
+  static constexpr std::array<const char*, parameter_count> names = {
+      "options.start.flops_efficiency", "options.start.bandwidth_efficiency",
+      "options.start.step_overhead", "options.start.all_reduce_latency"};
+  for (std::size_t j = 0; j < parameter_count; ++j) {
+    if (!(low[j] >= 0.0 && low[j] <= high[j] && ::headroom::detail::is_finite(high[j])))
+      fail("options.lowest", low[j], "must be finite, >= 0 and <= options.highest");
+    if (!(start[j] >= low[j] && start[j] <= high[j]))
+      fail(names[j], start[j], "must lie within [options.lowest, options.highest]");
+  }
+  if (!(low[0] > 0.0 && low[1] > 0.0 && high[0] <= 1.0 && high[1] <= 1.0))
+    fail("options.lowest.flops_efficiency", low[0], "efficiencies must lie in (0, 1]");
+}
+
+}  // namespace detail
+
+/// The figure the model predicts for `row` at `parameters`: output tokens (or requests) over
+/// the simulated makespan, every request arriving at once. Throws invalid_argument for a bad
+/// row field ("rows[i].…") or an engine that cannot finish its requests.
+[[nodiscard]] inline double predict(const calibration_row& row,
+                                    const step_time_parameters& parameters) {
+  const detail::row_profile p = detail::profile_of(row);
+  return p.work / detail::makespan(p, parameters);
+}
+
+/// Fits the free parameters to `rows` by bounded Levenberg–Marquardt on ln(predicted /
+/// measured), from options.start and two other deterministic starts (the best is kept), then,
+/// with options.leave_one_out, refits without each row and predicts it. At least one row;
+/// throws invalid_argument naming a bad row field (`rows[i].…`) or option.
+[[nodiscard]] inline calibration_result calibrate(std::span<const calibration_row> rows,
+                                                  const calibration_options& options = {}) {
+  detail::check_options(options);
+  if (rows.empty()) ::headroom::detail::fail("rows.size()", rows.size(), "needs at least one row");
+  std::vector<detail::row_profile> profiles;
+  profiles.reserve(rows.size());
+  for (const calibration_row& r : rows) {
+    ::headroom::detail::require_positive("rows[i].measured", r.measured);
+    profiles.push_back(detail::profile_of(r));
+  }
+  std::vector<std::size_t> all(rows.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+
+  calibration_result out;
+  const auto best_fit = [&](std::span<const std::size_t> use, detail::parameter_vector from,
+                            std::array<bool, detail::parameter_count>& sensitive,
+                            bool several_starts) {
+    detail::least_squares ls(profiles, use, options);
+    std::vector<double> r;
+    detail::parameter_vector best = ls.fit(from, sensitive);
+    double best_cost = ls.cost(best, r);
+    if (several_starts) {
+      // Two more starts across the box, in a fixed order: both efficiencies low, both high.
+      for (const double e : {0.2, 0.9}) {
+        detail::parameter_vector s = from;
+        if (options.fit.flops_efficiency) s[0] = e;
+        if (options.fit.bandwidth_efficiency) s[1] = e;
+        std::array<bool, detail::parameter_count> here{};
+        const detail::parameter_vector v = ls.fit(s, here);
+        const double c = ls.cost(v, r);
+        if (c < best_cost) {
+          best = v;
+          best_cost = c;
+          sensitive = here;
+        }
+      }
+    }
+    out.evaluations += ls.evaluations();
+    return best;
+  };
+
+  std::array<bool, detail::parameter_count> sensitive{};
+  const detail::parameter_vector fitted =
+      best_fit(all, detail::to_vector(options.start), sensitive, true);
+  out.fitted = detail::from_vector(fitted);
+  const auto free = detail::free_of(options.fit);
+  out.identified = {.flops_efficiency = free[0] && sensitive[0],
+                    .bandwidth_efficiency = free[1] && sensitive[1],
+                    .step_overhead = free[2] && sensitive[2],
+                    .all_reduce_latency = free[3] && sensitive[3]};
+
+  std::vector<double> errors;
+  double squares = 0.0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const double predicted = profiles[i].work / detail::makespan(profiles[i], out.fitted);
+    calibration_residual c{.id = rows[i].id,
+                           .measured = rows[i].measured,
+                           .predicted = predicted,
+                           .log_error = std::log(predicted / rows[i].measured)};
+    squares += c.log_error * c.log_error;
+    errors.push_back(std::abs(c.log_error));
+    out.rows.push_back(std::move(c));
+  }
+  out.evaluations += rows.size();
+  out.rms_log_error = std::sqrt(squares / static_cast<double>(rows.size()));
+  out.median_abs_log_error = detail::median_of(errors);
+  out.max_abs_log_error = *std::max_element(errors.begin(), errors.end());
+
+  if (options.leave_one_out && rows.size() > 1) {
+    std::vector<double> left_out;
+    std::vector<std::size_t> others;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      others.clear();
+      for (std::size_t k = 0; k < rows.size(); ++k)
+        if (k != i) others.push_back(k);
+      std::array<bool, detail::parameter_count> here{};
+      const step_time_parameters without =
+          detail::from_vector(best_fit(others, fitted, here, false));
+      const double predicted = profiles[i].work / detail::makespan(profiles[i], without);
+      out.rows[i].left_out_predicted = predicted;
+      out.rows[i].left_out_log_error = std::log(predicted / rows[i].measured);
+      left_out.push_back(std::abs(out.rows[i].left_out_log_error));
+    }
+    out.left_out_median_abs_log_error = detail::median_of(left_out);
+    out.left_out_max_abs_log_error = *std::max_element(left_out.begin(), left_out.end());
+  }
+  return out;
+}
+
+}  // namespace plan
+}  // namespace v0
+}  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: Apache-2.0
+// The published serving measurements of tests/data/planner/fidelity.csv (sources in its
+// README), and how each is replayed through the replica model: the model's shape from its
+// config.json, the accelerator's datasheet, and the engine's own limits in that run. Shared
+// by the planner's fidelity test and the calibration tests.
+#pragma once
+
+#include <headroom/plan.hpp>
+#include <headroom/plan/calibrate.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#ifndef HEADROOM_TEST_DATA_DIR
+#error "HEADROOM_TEST_DATA_DIR must name the absolute path of tests/data"
+#endif
+
+// Used by the tests and by bench/plan.bench.cpp: no test framework here; a file that cannot be
+// read or a malformed line stops the program with its name.
+namespace headroom::test {
+
+/// One row of fidelity.csv.
+struct measurement {
+  std::string id, engine, model, accelerator, precision, unit;
+  std::string role;  // calibration, validation or none
+  int tensor_parallel = 1;
+  std::size_t input = 0, output = 0, requests = 0;
+  double published = 0;
+};
+
+[[noreturn]] inline void stop(const std::string& why) {
+  std::fprintf(stderr, "planner_rows.hpp: %s\n", why.c_str());
+  std::abort();
+}
+
+inline std::vector<measurement> measurements() {
+  const std::string path = std::string(HEADROOM_TEST_DATA_DIR) + "/planner/fidelity.csv";
+  std::ifstream in(path);
+  if (!in) stop("cannot read " + path);
+  std::string line;
+  std::getline(in, line);
+  std::vector<measurement> out;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::istringstream fields(line);
+    for (std::string s; std::getline(fields, s, ',');) f.push_back(s);
+    if (f.size() != 14) stop("not 14 fields: " + line);
+    out.push_back({.id = f[0],
+                   .engine = f[2],
+                   .model = f[3],
+                   .accelerator = f[4],
+                   .precision = f[7],
+                   .unit = f[12],
+                   .role = f[13],
+                   .tensor_parallel = std::stoi(f[6]),
+                   .input = std::stoul(f[8]),
+                   .output = std::stoul(f[9]),
+                   .requests = std::stoul(f[10]),
+                   .published = std::stod(f[11])});
+  }
+  return out;
+}
+
+/// The row's model: Llama 3.1 8B or 70B (config.json shapes), FP8 weights and KV cache for
+/// the FP8 checkpoints (Model Optimizer's PTQ quantizes the KV cache to FP8 by default), bf16
+/// otherwise.
+inline plan::model_shape shape_of(const measurement& r) {
+  const bool big = r.model.find("70B") != std::string::npos;
+  const bool fp8 = r.precision == "fp8";
+  return {.name = "m",
+          .parameters = big ? 70.553706496e9 : 8.030261248e9,
+          .layers = big ? 80 : 32,
+          .hidden_size = big ? 8192 : 4096,
+          .kv_bytes_per_token = kv_bytes_per_token({.layers = big ? 80 : 32,
+                                                    .kv_heads = 8,
+                                                    .head_dim = 128,
+                                                    .dtype_bytes = fp8 ? 1.0 : 2.0}),
+          .bytes_per_parameter = fp8 ? 1.0 : 2.0,
+          .activation_bytes = 2.0};
+}
+
+/// One GPU's datasheet: H100 or H200 SXM, with the dense FP8 peak (twice dense BF16) for FP8.
+inline accelerator_spec spec_of(const measurement& r) {
+  accelerator_spec spec =
+      r.accelerator == "H100 SXM" ? accelerators::h100_sxm : accelerators::h200_sxm;
+  if (r.precision == "fp8") spec.peak_flops_per_second = 1978.9e12;
+  return spec;
+}
+
+/// The engine's limits in that run.
+inline sim::replica_config engine_of(const measurement& r) {
+  const plan::model_shape m = shape_of(r);
+  const accelerator_spec spec = spec_of(r);
+  const double kv = m.kv_bytes_per_token;
+  sim::replica_config c;
+  if (r.engine == "TensorRT-LLM") {
+    // trtllm-bench's engine settings (tensorrt_llm/bench/build/tuning.py, calc_engine_setting
+    // and finetune_setting): KV memory 0.95 × (memory − weights) in GiB, requests that fit =
+    // that / (KV per token × (ISL + OSL)), max batch rounded up to 32s (min 64) below 256, to
+    // 128s below 1024, else to 256s; max tokens = batch × (1 + ISL/OSL) capped at 32768,
+    // rounded up to 256s (min 2048) below 4096, 512s below 8192, else 1024s. Its scheduler
+    // reserves a request's whole KV (GUARANTEED_NO_EVICT).
+    const double gib = 1073741824.0;
+    const double cache =
+        (spec.memory_bytes / gib * r.tensor_parallel - m.parameters * m.bytes_per_parameter / gib) *
+        0.95;
+    const double fit = cache / (kv / gib * static_cast<double>(r.input + r.output));
+    const double bs = std::min(fit, 4096.0);
+    const double tokens = std::min(
+        bs * (1.0 + static_cast<double>(r.input) / static_cast<double>(r.output)), 32768.0);
+    const double max_batch = bs < 256    ? std::max(64.0, 32 * std::ceil(bs / 32))
+                             : bs < 1024 ? 128 * std::ceil(bs / 128)
+                                         : 256 * std::ceil(bs / 256);
+    const double max_tokens = tokens < 4096   ? std::max(2048.0, 256 * std::ceil(tokens / 256))
+                              : tokens < 8192 ? 512 * std::ceil(tokens / 512)
+                                              : 1024 * std::ceil(tokens / 1024);
+    c.max_batch = static_cast<std::size_t>(max_batch);
+    c.max_batched_tokens = std::max(static_cast<std::size_t>(max_tokens), c.max_batch);
+    c.kv_budget_tokens = sim::kv_budget_tokens(spec.memory_bytes * r.tensor_parallel, 0.95,
+                                               m.parameters * m.bytes_per_parameter, kv);
+    c.prefill = sim::prefill_mode::chunked;
+    c.kv = sim::kv_policy::reserve_full;
+  } else {
+    // vLLM 0.5's defaults: 256 sequences, 90 % of memory, no chunked prefill (so 8192 tokens
+    // a step for an 8192-token model), preemption by recompute.
+    c.max_batch = 256;
+    c.max_batched_tokens = 8192;
+    c.kv_budget_tokens = sim::kv_budget_tokens(spec.memory_bytes, 0.9, m.parameters * 2.0, kv);
+    c.prefill = sim::prefill_mode::whole;
+    c.kv = sim::kv_policy::preempt_youngest;
+  }
+  return c;
+}
+
+/// The row as a calibration row: one replica, every request at once, NVLink 4 (450 GB/s a
+/// direction) between the GPUs of a TP replica.
+inline plan::calibration_row calibration_row_of(const measurement& r) {
+  return {.id = r.id,
+          .model = shape_of(r),
+          .gpu = spec_of(r),
+          .tensor_parallel = r.tensor_parallel,
+          .interconnect_bytes_per_second = 450e9,
+          .engine = engine_of(r),
+          .input_tokens = r.input,
+          .output_tokens = r.output,
+          .requests = r.requests,
+          .measured = r.published,
+          .unit = r.unit == "requests_per_second" ? plan::measured_unit::requests_per_second
+                                                  : plan::measured_unit::output_tokens_per_second};
+}
+
+}  // namespace headroom::test
