@@ -11,6 +11,7 @@
 // measurements
 #include "arrivals.hpp"
 #include "capacity.hpp"
+#include "measurements.hpp"
 #include "queueing.hpp"
 #include "traces.hpp"
 

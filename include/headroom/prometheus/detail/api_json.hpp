@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The JSON cursor under the reader of Prometheus's HTTP API answers (http_api.hpp): strict
-// RFC 8259 strings (escapes, surrogate pairs, well-formed UTF-8), numbers, objects and
-// arrays, and skipping of unknown values at most api_max_depth deep. The first failure is
+// RFC 8259 strings (escapes, surrogate pairs, well-formed UTF-8) and numbers through
+// detail/json.hpp's lexer, objects and arrays, and skipping of unknown values at most
+// api_max_depth deep. The first failure is
 // recorded in the answer's parse_error with its byte offset; nothing is thrown.
 #pragma once
 
@@ -13,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "../../detail/utf8.hpp"
+#include "../../detail/json.hpp"
 #include "../api_types.hpp"
 
 namespace headroom {
@@ -66,188 +67,41 @@ class api_json_cursor {
     return true;
   }
 
-  static int hex_digit(char c) noexcept {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  }
-  bool read_hex4(char32_t& out) {
-    if (s_.size() - i_ < 4) return false;
-    out = 0;
-    for (std::size_t k = 0; k < 4; ++k) {
-      const int d = hex_digit(s_[i_ + k]);
-      if (d < 0) return false;
-      out = (out << 4) | static_cast<char32_t>(d);
-    }
-    i_ += 4;
-    return true;
-  }
-  static void append_utf8(std::string& out, char32_t c) {
-    if (c < 0x80) {
-      out += static_cast<char>(c);
-    } else if (c < 0x800) {
-      out += static_cast<char>(0xC0 | (c >> 6));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    } else if (c < 0x10000) {
-      out += static_cast<char>(0xE0 | (c >> 12));
-      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (c >> 18));
-      out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    }
-  }
-
-  /// Reads a JSON string at the cursor into out (decoded). Strict: raw control characters,
-  /// unknown escapes, lone surrogates and ill-formed UTF-8 fail.
+  /// Reads a JSON string at the cursor into out (decoded, detail/json.hpp's lexer). Strict:
+  /// raw control characters, unknown escapes, lone surrogates and ill-formed UTF-8 fail.
   bool read_string(std::string& out) {
     if (peek() != '"') {
       fail(api_errc::wrong_type);
       return false;
     }
-    ++i_;
-    out.clear();
-    while (true) {
-      if (i_ >= s_.size()) {
-        fail(api_errc::syntax);
+    const auto r = ::headroom::detail::decode_json_string(s_, i_, out, limits_.max_string_bytes);
+    using ::headroom::detail::json_errc;
+    switch (r.error.code) {
+      case json_errc::none:
+        i_ = r.end;
+        return true;
+      case json_errc::invalid_string:
+        fail_at(api_errc::invalid_string, r.error.offset);
         return false;
-      }
-      const char c = s_[i_];
-      if (c == '"') {
-        ++i_;
-        return true;
-      }
-      if (limits_.max_string_bytes != 0 && out.size() >= limits_.max_string_bytes) {
-        fail(api_errc::string_too_long);
+      case json_errc::invalid_utf8:
+        fail_at(api_errc::invalid_utf8, r.error.offset);
         return false;
-      }
-      const auto byte = static_cast<unsigned char>(c);
-      if (byte < 0x20) {
-        fail(api_errc::invalid_string);
+      case json_errc::string_too_long:
+        fail_at(api_errc::string_too_long, r.error.offset);
         return false;
-      }
-      if (byte >= 0x80) {
-        if (!read_utf8_char(out)) return false;
-        continue;
-      }
-      if (c != '\\') {
-        out += c;
-        ++i_;
-        continue;
-      }
-      if (!read_escape(out)) return false;
-    }
-  }
-
-  /// One well-formed UTF-8 character (two to four bytes) at the cursor, copied into out.
-  bool read_utf8_char(std::string& out) {
-    const ::headroom::detail::utf8_char u = ::headroom::detail::decode_utf8(s_, i_);
-    if (u.length == 0) {
-      fail(api_errc::invalid_utf8);
-      return false;
-    }
-    out.append(s_.substr(i_, u.length));
-    i_ += u.length;
-    return true;
-  }
-
-  /// One escape sequence at the cursor (on its backslash), decoded into out.
-  bool read_escape(std::string& out) {
-    const std::size_t escape_at = i_;
-    ++i_;
-    if (i_ >= s_.size()) {
-      fail(api_errc::syntax);
-      return false;
-    }
-    const char e = s_[i_++];
-    switch (e) {
-      case '"':
-      case '\\':
-      case '/':
-        out += e;
-        return true;
-      case 'b':
-        out += '\b';
-        return true;
-      case 'f':
-        out += '\f';
-        return true;
-      case 'n':
-        out += '\n';
-        return true;
-      case 'r':
-        out += '\r';
-        return true;
-      case 't':
-        out += '\t';
-        return true;
-      case 'u':
-        return read_unicode_escape(out, escape_at);
       default:
-        fail_at(api_errc::invalid_string, escape_at);
+        fail_at(api_errc::syntax, r.error.offset);
         return false;
     }
-  }
-
-  /// The four hex digits after a backslash-u (a surrogate pair joined), appended to out as
-  /// UTF-8. A lone or reversed surrogate fails at escape_at.
-  bool read_unicode_escape(std::string& out, std::size_t escape_at) {
-    char32_t code = 0;
-    if (!read_hex4(code)) {
-      fail_at(api_errc::invalid_string, escape_at);
-      return false;
-    }
-    if (code >= 0xDC00 && code <= 0xDFFF) {
-      fail_at(api_errc::invalid_string, escape_at);
-      return false;
-    }
-    if (code >= 0xD800 && code <= 0xDBFF) {
-      char32_t low = 0;
-      if (s_.substr(i_, 2) != "\\u") {
-        fail_at(api_errc::invalid_string, escape_at);
-        return false;
-      }
-      i_ += 2;
-      if (!read_hex4(low) || low < 0xDC00 || low > 0xDFFF) {
-        fail_at(api_errc::invalid_string, escape_at);
-        return false;
-      }
-      code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
-    }
-    append_utf8(out, code);
-    return true;
   }
 
   /// The extent of a JSON number at the cursor (RFC 8259 grammar); empty when there is none.
   std::string_view number_token() noexcept {
-    const std::size_t start = i_;
-    std::size_t k = i_;
-    const auto digit = [&](std::size_t at) {
-      return at < s_.size() && s_[at] >= '0' && s_[at] <= '9';
-    };
-    if (k < s_.size() && s_[k] == '-') ++k;
-    if (!digit(k)) return {};
-    if (s_[k] == '0') {
-      ++k;
-    } else {
-      while (digit(k)) ++k;
-    }
-    if (k < s_.size() && s_[k] == '.') {
-      ++k;
-      if (!digit(k)) return {};
-      while (digit(k)) ++k;
-    }
-    if (k < s_.size() && (s_[k] == 'e' || s_[k] == 'E')) {
-      ++k;
-      if (k < s_.size() && (s_[k] == '+' || s_[k] == '-')) ++k;
-      if (!digit(k)) return {};
-      while (digit(k)) ++k;
-    }
-    i_ = k;
-    return s_.substr(start, k - start);
+    const std::size_t end = ::headroom::detail::json_number_end(s_, i_);
+    if (end == std::string_view::npos) return {};
+    const std::string_view token = s_.substr(i_, end - i_);
+    i_ = end;
+    return token;
   }
 
   /// Skips any JSON value (unknown fields), iteratively, at most api_max_depth deep.

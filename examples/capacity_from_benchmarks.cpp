@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: Apache-2.0
+// μ* of your own engine from the benchmark files you already have: vLLM's
+// `vllm bench serve --save-result --save-detailed` results, one per request rate (or one
+// JSON Lines file of --append-result), read by headroom/measurements.hpp. Each run's requests
+// are judged against your SLO, with the interval that holds for requests correlated by the
+// queue (docs/capacity.md); the runs make a capacity curve, and μ* is read off it.
+//
+//   capacity_from_benchmarks --ttft 1 --tpot 0.05 results/*.json
+//
+// A run without --save-detailed's per-request arrays has only the tool's own summaries: it is
+// listed with its p99 TTFT, but conformance to a joint SLO cannot be computed from those.
+// A run at an infinite rate ("inf", every request at once) has no rate to put on the curve.
+#include <headroom/capacity.hpp>
+#include <headroom/measurements.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "flags.hpp"
+
+namespace {
+
+namespace m = headroom::measurements;
+
+struct options {
+  std::vector<std::string> files;
+  double ttft_s = 1.0;
+  double tpot_s = 0.05;
+  double quota = 0.9;
+  double warm_up = 0.1;
+  double cool_down = 0.1;
+};
+
+// One run as the table shows it.
+struct line {
+  std::string file{};
+  std::optional<double> rate{};
+  std::optional<headroom::conformance_estimate> conformance{};
+  std::optional<double> p99_ttft_s{};  // the tool's own, for a summary-only run
+};
+
+std::string read_file(const example::flags& f, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) f.fail("cannot read '" + path + "'");
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  options o;
+  example::flags f("capacity_from_benchmarks",
+                   "mu* of your engine from vLLM benchmark results saved with --save-detailed, "
+                   "one file per request rate.");
+  f.number("--ttft", o.ttft_s, {0, 3600, true, false}, "seconds", "the SLO's time to first token")
+      .number("--tpot", o.tpot_s, {0, 3600, true, false}, "seconds",
+              "the SLO's time per output token (vLLM's definition)")
+      .number("--quota", o.quota, {0, 1, true, true}, "fraction",
+              "the share of requests that must meet the SLO")
+      .number("--warm-up", o.warm_up, {0, 0.5}, "fraction",
+              "share of each run's span discarded at its start (with send times)")
+      .number("--cool-down", o.cool_down, {0, 0.5}, "fraction",
+              "share of each run's span discarded at its end (with send times)")
+      .positionals(o.files, "FILE", "a vLLM result file (JSON, or JSON Lines)");
+  f.parse(argc, argv);
+  if (o.files.empty()) f.fail("needs at least one FILE (see --help)");
+
+  const headroom::slo objective{.ttft = std::chrono::duration<double>(o.ttft_s),
+                                .tpot = std::chrono::duration<double>(o.tpot_s)};
+  std::vector<line> lines;
+  std::vector<headroom::capacity_point> curve;
+  for (const std::string& path : o.files) {
+    const m::benchmark_file file = m::read_vllm_bench(read_file(f, path));
+    if (!file.ok()) f.fail(path + ": " + file.error->message());
+    for (const m::benchmark_run& run : file.runs) {
+      line l;
+      l.file = path;
+      l.rate = run.load.request_rate_per_second;
+      if (run.requests.empty()) {
+        l.p99_ttft_s = run.ttft.p99;
+      } else {
+        // The window: the span of intended sends, less warm-up and cool-down (none without
+        // send times: every request then reads as sent at 0).
+        headroom::measurement_window window;
+        if (run.send_times_known) {
+          double span = 0.0;
+          for (const auto& r : run.requests) span = std::max(span, r.intended_arrival.count());
+          window.warm_up = std::chrono::duration<double>(o.warm_up * span);
+          window.cool_down = std::chrono::duration<double>(o.cool_down * span);
+        }
+        l.conformance = headroom::measure_conformance(run.requests, objective, window);
+        if (l.rate && l.conformance->n > 0)
+          curve.push_back({.rate_per_second = *l.rate, .conformance = *l.conformance});
+      }
+      lines.push_back(l);
+    }
+  }
+
+  example::output_buffer out;
+  out.printf("SLO: TTFT <= %g s, TPOT <= %g s, q = %.2f\n\n", o.ttft_s, o.tpot_s, o.quota);
+  out.printf("%-10s %9s %19s %7s %6s  %s\n", "rate/s", "conform", "95% interval", "ESS", "n",
+             "file");
+  for (const line& l : lines) {
+    char rate[32] = "inf";
+    if (l.rate) std::snprintf(rate, sizeof rate, "%g", *l.rate);
+    if (l.conformance) {
+      const auto& c = *l.conformance;
+      out.printf("%-10s %9.3f   [%6.3f, %6.3f] %7.0f %6zu  %s\n", rate, c.share, c.lower, c.upper,
+                 c.effective_sample_size, c.n, l.file.c_str());
+    } else if (l.p99_ttft_s) {
+      out.printf(
+          "%-10s %9s %19s %7s %6s  %s (summaries only, p99 TTFT %.3f s: save with "
+          "--save-detailed)\n",
+          rate, "-", "-", "-", "-", l.file.c_str(), *l.p99_ttft_s);
+    } else {
+      out.printf("%-10s %9s %19s %7s %6s  %s (no per-request data)\n", rate, "-", "-", "-", "-",
+                 l.file.c_str());
+    }
+  }
+  if (curve.empty()) {
+    out.printf("\nno run with a finite rate and per-request data: no capacity curve\n");
+  } else {
+    headroom::capacity_result found;
+    try {  // two runs at one rate are refused by name
+      found = headroom::find_capacity(curve, {.quota = o.quota});
+    } catch (const std::exception& e) {
+      f.fail(e.what());
+    }
+    if (!found.capacity_per_second) {
+      out.printf("\nno rate measured meets the SLO at q = %.2f: measure lower rates\n", o.quota);
+    } else {
+      const auto shown = [](const std::optional<double>& v) {
+        char text[32] = "none";
+        if (v) std::snprintf(text, sizeof text, "%g", *v);
+        return std::string(text);
+      };
+      out.printf(
+          "\nmu* = %g req/s on these runs (the intervals: confidently passing up to %s, "
+          "plausibly up to %s)%s\n",
+          *found.capacity_per_second, shown(found.confident_per_second).c_str(),
+          shown(found.plausible_per_second).c_str(),
+          found.saturated ? "" : "; every rate passed: measure higher rates");
+    }
+  }
+  out.print(f.program());
+  return 0;
+}

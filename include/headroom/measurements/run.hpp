@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+// What a benchmark file holds once read: the load one run offered, each request's outcome in
+// capacity.hpp's terms (so conformance and the μ* search work on the user's own engine), and
+// the run's own summary; or why the file was refused. docs/capacity.md, "Reading benchmark
+// files".
+#pragma once
+
+#include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "../capacity/outcome.hpp"
+
+namespace headroom {
+inline namespace v0 {
+namespace measurements {
+
+/// The load a run offered.
+struct offered_load {
+  /// Requests per second the client aimed at; nullopt: every request at once (vLLM's "inf").
+  std::optional<double> request_rate_per_second{};
+  /// The shape of the gamma gaps (1: Poisson), where the tool states it.
+  std::optional<double> burstiness{};
+  /// The client's cap on requests in flight; nullopt: none.
+  std::optional<std::size_t> max_concurrency{};
+};
+
+/// A latency summary a tool computed itself over its successful requests, seconds.
+struct latency_summary {
+  std::optional<double> mean{};    ///< mean
+  std::optional<double> median{};  ///< median
+  std::optional<double> p99{};     ///< 99th percentile
+};
+
+/// One run at one load.
+struct benchmark_run {
+  std::string tool{};  ///< which tool wrote it ("vllm bench serve")
+  offered_load load{};
+  std::optional<std::chrono::duration<double>> duration{};  ///< the run's length, when stated
+  std::optional<std::size_t> completed{};  ///< successful requests, as the tool counted them
+  std::optional<std::size_t> failed{};     ///< failed requests, as the tool counted them
+  /// Each request, in the order sent, latencies from its own send time (see send_times_known);
+  /// empty when the file holds summaries only.
+  std::vector<request_outcome> requests{};
+  /// Whether `requests` carry when each was sent (relative to the first): without it every
+  /// request reads as sent at 0, its latencies right but the run's timeline lost (no warm-up
+  /// or cool-down to discard).
+  bool send_times_known = false;
+  latency_summary ttft{};  ///< the tool's own TTFT summary
+  latency_summary tpot{};  ///< the tool's own TPOT summary (its definition)
+  latency_summary itl{};   ///< the tool's own inter-token (or inter-chunk) latency summary
+};
+
+/// Why a file was refused: the byte, the field (a path such as "ttfts[3]"; empty for the JSON
+/// itself) and the reason.
+struct read_error {
+  std::size_t offset = 0;
+  std::string field{};
+  std::string reason{};
+  /// "byte 120 (field "ttfts[3]"): must be a finite number >= 0".
+  [[nodiscard]] std::string message() const {
+    std::string m = "byte " + std::to_string(offset);
+    if (!field.empty()) m += " (field \"" + field + "\")";
+    m += ": ";
+    m += reason;
+    return m;
+  }
+};
+
+/// A file read: its runs, or the error that refused it (then no run).
+struct benchmark_file {
+  std::vector<benchmark_run> runs{};  ///< one per JSON object read
+  std::optional<read_error> error{};  ///< set when the file was refused
+  [[nodiscard]] bool ok() const noexcept { return !error.has_value(); }
+};
+
+}  // namespace measurements
+}  // namespace v0
+}  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20
