@@ -26,16 +26,11 @@ using namespace std::chrono_literals;
 
 const sim::lognormal_lengths mix(200.0, 1.0, 150.0, 0.9, {4, 1}, {4096, 2048});
 
-// The example's two problems (its prices, efficiencies, links, SLOs and day).
+// The example's two problems (its prices, links, SLOs and day; the shipped calibrations).
 std::vector<plan::problem> example_grid(std::size_t requests_per_run) {
   const auto option = [](const headroom::accelerator_spec& spec, double price, double link) {
-    return plan::accelerator_option{.spec = spec,
-                                    .price_per_gpu_hour = price,
-                                    .flops_efficiency = 0.5,
-                                    .bandwidth_efficiency = 0.5730,
-                                    .step_overhead = 1ms,
-                                    .interconnect_bytes_per_second = link,
-                                    .all_reduce_latency = 34us};
+    return plan::accelerator_option{
+        .spec = spec, .price_per_gpu_hour = price, .interconnect_bytes_per_second = link};
   };
   namespace gpus = headroom::accelerators;
   const plan::problem base{.axes = {.accelerators = {option(gpus::h100_sxm, 3.00, 450e9),

@@ -91,24 +91,15 @@ options parse_flags(example::flags& f, int argc, char** argv) {
 
 // Hourly prices per GPU: our stated assumptions, within 2026 on-demand list ranges (H100 SXM
 // 2.49-3.99, A100 80GB SXM 1.49-2.49 per hour); put yours here.
-// Efficiencies: 50 % of peak FLOP/s and 1 ms per step (the roofline's stated defaults), and
-// the bandwidth efficiency calibrated on one published Hopper measurement (docs/planner.md,
-// fidelity); the A100 and the L40S, with no published row the model could represent, take
-// the Hopper figure too (an assumption, untested).
+// Step times: no parameters are stated here, so each accelerator takes its shipped calibration
+// (plan/calibrations.hpp: the H100 and H200, fitted on published TensorRT-LLM FP8 rows) or,
+// with none (the A100 and the L40S), the uncalibrated fallback, and the tables say so.
 // Links: NVLink 4 900 GB/s and NVLink 3 600 GB/s both ways (one direction: half), PCIe Gen4
-// x16 64 GB/s both ways; all-reduce latency 34 us (the smallest all-reduce measured on a
-// DGX H100 in Vidur's profiles, microsoft/vidur data/profiling/network/h100_dgx).
-constexpr double bandwidth_efficiency = 0.5730;
-
+// x16 64 GB/s both ways.
 std::vector<plan::accelerator_option> accelerators() {
   const auto option = [](const headroom::accelerator_spec& spec, double price, double link) {
-    return plan::accelerator_option{.spec = spec,
-                                    .price_per_gpu_hour = price,
-                                    .flops_efficiency = 0.5,
-                                    .bandwidth_efficiency = bandwidth_efficiency,
-                                    .step_overhead = 1ms,
-                                    .interconnect_bytes_per_second = link,
-                                    .all_reduce_latency = 34us};
+    return plan::accelerator_option{
+        .spec = spec, .price_per_gpu_hour = price, .interconnect_bytes_per_second = link};
   };
   namespace gpus = headroom::accelerators;
   return {option(gpus::h100_sxm, 3.00, 450e9), option(gpus::h200_sxm, 3.80, 450e9),
@@ -188,18 +179,19 @@ std::string label(const plan::problem& p, const plan::row& r) {
 void print_frontier(example::output_buffer& out, const planned& g,
                     const std::vector<std::size_t>& frontier, const char* title) {
   out.printf("  frontier, %s:\n", title);
-  out.printf("    %-46s %9s %17s %5s %8s %8s %7s %6s %5s %5s\n", "configuration", "mu* req/s",
-             "interval", "peak", "GPU-h", "per day", "per Mtok", "margin", "MFU", "MBU");
+  out.printf("    %-46s %9s %17s %5s %8s %8s %7s %6s %5s %5s  %s\n", "configuration", "mu* req/s",
+             "interval", "peak", "GPU-h", "per day", "per Mtok", "margin", "MFU", "MBU",
+             "step time");
   for (const std::size_t i : frontier) {
     const plan::row& r = g.rows[i];
     char interval[40];
     std::snprintf(interval, sizeof interval, "[%.2f, %.2f)", r.capacity_per_second,
                   r.capacity_high_per_second);
-    out.printf("  %s %-46s %9.2f %17s %5lld %8.1f %8.2f %7.3f %6.3f %4.0f%% %4.0f%%\n",
+    out.printf("  %s %-46s %9.2f %17s %5lld %8.1f %8.2f %7.3f %6.3f %4.0f%% %4.0f%%  %s\n",
                g.outcome.winner && *g.outcome.winner == i ? "*" : " ", label(*g.problem, r).c_str(),
                r.capacity_per_second, interval, static_cast<long long>(r.replicas_for_peak),
                r.gpu_hours, r.cost, r.cost_per_million_tokens, r.latency_margin, 100.0 * r.mfu,
-               100.0 * r.mbu);
+               100.0 * r.mbu, std::string(plan::to_string(r.calibration)).c_str());
   }
 }
 
@@ -240,6 +232,17 @@ void print_table(example::output_buffer& out, const planned& g) {
         "          mu* %.2f req/s, %lld replicas at the peak, margin %.3f\n",
         label(p, w).c_str(), w.cost_per_million_tokens, w.gpu_hours, w.cost, w.capacity_per_second,
         static_cast<long long>(w.replicas_for_peak), w.latency_margin);
+    const auto& gpu = p.axes.accelerators[w.config.accelerator];
+    if (w.calibration == plan::calibration_source::uncalibrated)
+      out.printf(
+          "          UNCALIBRATED: no published measurement calibrates the %s; its figures rest\n"
+          "          on stated constants (50 %% of peak FLOP/s, 80 %% of bandwidth, 1 ms a step):\n"
+          "          measure it, or calibrate it on your own runs (plan::calibrate)\n",
+          gpu.spec.name.data());
+    else if (w.calibration == plan::calibration_source::shipped)
+      out.printf("          step time: the shipped calibration of the %s (%s)\n",
+                 gpu.spec.name.data(),
+                 plan::find_shipped_calibration(gpu.spec.name)->fitted_on.data());
   }
 }
 

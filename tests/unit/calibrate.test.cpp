@@ -28,11 +28,8 @@ double simulated(const plan::calibration_row& row, const plan::step_time_paramet
   const plan::accelerator_option gpu{
       .spec = row.gpu,
       .price_per_gpu_hour = 1.0,
-      .flops_efficiency = x.flops_efficiency,
-      .bandwidth_efficiency = x.bandwidth_efficiency,
-      .step_overhead = x.step_overhead,
-      .interconnect_bytes_per_second = row.interconnect_bytes_per_second,
-      .all_reduce_latency = x.all_reduce_latency};
+      .step_time = x,
+      .interconnect_bytes_per_second = row.interconnect_bytes_per_second};
   const auto model = plan::make_step_time(row.model, gpu, row.tensor_parallel);
   const std::vector<sim::request> requests(
       row.requests,
@@ -201,5 +198,62 @@ TEST_SUITE("plan/calibrate") {
     CHECK(rejected([&] { (void)plan::calibrate(bad); }) == "rows[i].engine");
     CHECK(rejected([&] { (void)plan::calibrate(rows, {.start = {.flops_efficiency = 1.5}}); }) ==
           "options.start.flops_efficiency");
+  }
+
+  TEST_CASE("calibrate: the uncalibrated fallback on the published rows") {
+    // What docs/planner.md says of plan::uncalibrated_step_time (50 % of peak FLOP/s, 80 % of
+    // bandwidth, 1 ms a step) on the 40 TensorRT-LLM rows: ln(predicted / published) from
+    // -0.08 (8 % too slow) to +0.38 (47 % too fast), median +0.13 (14 % too fast).
+    std::vector<double> e;
+    for (const auto& m : headroom::test::measurements()) {
+      if (m.engine != "TensorRT-LLM") continue;
+      const auto r = headroom::test::calibration_row_of(m);
+      e.push_back(std::log(plan::predict(r, plan::uncalibrated_step_time) / r.measured));
+    }
+    REQUIRE(e.size() == 40);
+    std::sort(e.begin(), e.end());
+    CHECK(e.front() == doctest::Approx(-0.08).epsilon(0.1));
+    CHECK(e.back() == doctest::Approx(0.384).epsilon(0.01));
+    CHECK(0.5 * (e[19] + e[20]) == doctest::Approx(0.13).epsilon(0.1));
+  }
+
+  TEST_CASE("calibrate: the shipped calibrations are the fits of their rows") {
+    // plan::shipped_calibrations holds, rounded to four figures, what this fit gives on each
+    // accelerator's calibration rows; the H200 has no TP > 1 row, so it carries the H100's
+    // all-reduce latency (its own is not identified).
+    const auto all = headroom::test::measurements();
+    for (const auto& shipped : plan::shipped_calibrations) {
+      CAPTURE(shipped.accelerator);
+      std::vector<plan::calibration_row> rows;
+      for (const auto& m : all)
+        if (m.engine == "TensorRT-LLM" && m.accelerator == shipped.accelerator &&
+            m.role == "calibration")
+          rows.push_back(headroom::test::calibration_row_of(m));
+      REQUIRE(rows.size() == 10);
+      const auto fit = plan::calibrate(rows, {.leave_one_out = false});
+      const auto& x = shipped.parameters;
+      CHECK(x.flops_efficiency == doctest::Approx(fit.fitted.flops_efficiency).epsilon(1e-3));
+      CHECK(x.bandwidth_efficiency ==
+            doctest::Approx(fit.fitted.bandwidth_efficiency).epsilon(1e-3));
+      CHECK(x.step_overhead.count() ==
+            doctest::Approx(fit.fitted.step_overhead.count()).epsilon(1e-3));
+      if (fit.identified.all_reduce_latency)
+        CHECK(x.all_reduce_latency.count() ==
+              doctest::Approx(fit.fitted.all_reduce_latency.count()).epsilon(1e-3));
+      else
+        CHECK(x.all_reduce_latency ==
+              plan::find_shipped_calibration("H100 SXM")->parameters.all_reduce_latency);
+      // The planner takes it for an option that states no parameters, and says so.
+      const plan::accelerator_option bare{.spec = headroom::test::spec_of(all.front())};
+      CHECK(plan::resolve_step_time(bare).source != plan::calibration_source::given);
+    }
+    const plan::accelerator_option l40s{.spec = headroom::accelerators::l40s};
+    CHECK(plan::resolve_step_time(l40s).source == plan::calibration_source::uncalibrated);
+    CHECK(plan::resolve_step_time(l40s).parameters == plan::uncalibrated_step_time);
+    const plan::accelerator_option h100{.spec = headroom::accelerators::h100_sxm};
+    CHECK(plan::resolve_step_time(h100).source == plan::calibration_source::shipped);
+    const plan::accelerator_option stated{.spec = headroom::accelerators::l40s,
+                                          .step_time = plan::step_time_parameters{}};
+    CHECK(plan::resolve_step_time(stated).source == plan::calibration_source::given);
   }
 }

@@ -1901,8 +1901,8 @@ TEST_SUITE("errors") {
     p.axes.accelerators[0].price_per_gpu_hour = inf;
     CHECK_REJECTS(plan::validate(p), "axes.accelerators[i].price_per_gpu_hour");
     p = good;
-    p.axes.accelerators[0].bandwidth_efficiency = 1.5;
-    CHECK_REJECTS(plan::validate(p), "axes.accelerators[i].bandwidth_efficiency");
+    p.axes.accelerators[0].step_time = plan::step_time_parameters{.bandwidth_efficiency = 1.5};
+    CHECK_REJECTS(plan::validate(p), "axes.accelerators[i].step_time.bandwidth_efficiency");
     p = good;
     p.axes.tensor_parallel = {2};
     p.axes.accelerators[0].interconnect_bytes_per_second = 0.0;
@@ -1962,7 +1962,7 @@ TEST_SUITE("errors") {
                               .kv_bytes_per_token = 131072.0};
     plan::accelerator_option gpu{.spec = accelerators::h100_sxm};
     CHECK_REJECTS(plan::make_step_time(m, gpu, 0), "tensor_parallel");
-    gpu.flops_efficiency = 0.0;
+    gpu.step_time = plan::step_time_parameters{.flops_efficiency = 0.0};
     CHECK_REJECTS(plan::make_step_time(m, gpu, 1), "flops_efficiency");
     gpu = {};
     CHECK_REJECTS(plan::make_step_time(m, gpu, 1), "spec.peak_flops_per_second");

@@ -31,11 +31,11 @@ using headroom::test::rejected;
 plan::accelerator_option option(const headroom::accelerator_spec& spec, double price, double link) {
   return {.spec = spec,
           .price_per_gpu_hour = price,
-          .flops_efficiency = 0.5,
-          .bandwidth_efficiency = 0.8,
-          .step_overhead = 1ms,
-          .interconnect_bytes_per_second = link,
-          .all_reduce_latency = 34us};
+          .step_time = plan::step_time_parameters{.flops_efficiency = 0.5,
+                                                  .bandwidth_efficiency = 0.8,
+                                                  .step_overhead = 1ms,
+                                                  .all_reduce_latency = 34us},
+          .interconnect_bytes_per_second = link};
 }
 
 const plan::model_shape llama_8b{
@@ -572,6 +572,33 @@ TEST_SUITE("plan") {
     CHECK(plan::read_csv("1,2,3\n").error == "a row before any '# headroom' header");
   }
 
+  TEST_CASE("plan: every row says where its step time came from") {
+    // small_problem states every accelerator's parameters (given); without them an H100 takes
+    // its shipped calibration and the 17 GB test part, which has none, is uncalibrated. The
+    // 17 GB part's weights do not fit at TP 1, so its row is decided at once.
+    plan::problem p = small_problem();
+    p.axes.accelerators[2].step_time.reset();
+    const auto configurations = plan::enumerate(p.axes);
+    const auto on = [&](std::size_t accelerator) {
+      for (const auto& c : configurations)
+        if (c.accelerator == accelerator && c.tensor_parallel == 1) return c;
+      FAIL("no configuration");
+      return configurations.front();
+    };
+    const auto lengths = plan::sample_lengths(mix, 100, 1);
+    const plan::row uncalibrated = plan::evaluate(p, on(2), mix, lengths);
+    CHECK(uncalibrated.status == plan::feasibility::weights_do_not_fit);
+    CHECK(uncalibrated.calibration == plan::calibration_source::uncalibrated);
+    CHECK(plan::write_csv(p, lengths, {}, std::vector<plan::row>{uncalibrated})
+              .ends_with(",uncalibrated\n"));
+    p.axes.accelerators[0].step_time.reset();
+    p.axes.max_batched_tokens = {512};
+    p.search.zero_load_requests = 1;
+    p.target.ttft = std::chrono::duration<double>(1e-6);  // misses the SLO alone: decided early
+    CHECK(plan::evaluate(p, on(0), mix, lengths).calibration == plan::calibration_source::shipped);
+    CHECK(plan::evaluate(p, on(1), mix, lengths).calibration == plan::calibration_source::given);
+  }
+
   TEST_CASE("plan: a bad problem is rejected naming the field") {
     plan::problem p = small_problem();
     const auto bad = [&](auto change) {
@@ -631,13 +658,14 @@ TEST_SUITE("plan") {
           }) == "axes.accelerators[i].spec.peak_flops_per_second");
     CHECK(bad([&](plan::problem& q) { q.axes.accelerators[0].spec.memory_bytes = denormal; }) ==
           "axes.accelerators[i].spec.memory_bytes");
-    CHECK(bad([&](plan::problem& q) { q.axes.accelerators[1].bandwidth_efficiency = denormal; }) ==
-          "axes.accelerators[i].bandwidth_efficiency");
+    CHECK(bad([&](plan::problem& q) {
+            q.axes.accelerators[1].step_time->bandwidth_efficiency = denormal;
+          }) == "axes.accelerators[i].step_time.bandwidth_efficiency");
     CHECK(bad([&](plan::problem& q) { q.axes.accelerators[2].price_per_gpu_hour = huge; }) ==
           "axes.accelerators[i].price_per_gpu_hour");
     CHECK(bad([&](plan::problem& q) {
-            q.axes.accelerators[0].step_overhead = std::chrono::duration<double>(1e300);
-          }) == "axes.accelerators[i].step_overhead");
+            q.axes.accelerators[0].step_time->step_overhead = std::chrono::duration<double>(1e300);
+          }) == "axes.accelerators[i].step_time.step_overhead");
     CHECK(bad([&](plan::problem& q) { q.axes.memory_fraction = denormal; }) ==
           "axes.memory_fraction");
     CHECK(bad([&](plan::problem& q) { q.target.tpot = std::chrono::duration<double>(denormal); }) ==
@@ -739,7 +767,7 @@ TEST_SUITE("plan") {
   double predict(const measurement& r, double bandwidth_efficiency) {
     const plan::model_shape m = headroom::test::shape_of(r);
     plan::accelerator_option gpu = option(headroom::test::spec_of(r), 1.0, 450e9);
-    gpu.bandwidth_efficiency = bandwidth_efficiency;
+    gpu.step_time->bandwidth_efficiency = bandwidth_efficiency;
     const auto model = plan::make_step_time(m, gpu, r.tensor_parallel);
     const sim::replica_config c = headroom::test::engine_of(r);
     const std::vector<sim::request> requests(

@@ -40,16 +40,6 @@ namespace headroom {
 inline namespace v0 {
 namespace plan {
 
-/// The step time's parameters a calibration fits: the accelerator_option fields of the same
-/// names (replica_model.hpp's tensor_parallel_step_time).
-struct step_time_parameters {
-  double flops_efficiency = 0.5;                          ///< P_eff / P_peak, in (0, 1]
-  double bandwidth_efficiency = 0.8;                      ///< B_eff / B_peak, in (0, 1]
-  std::chrono::duration<double> step_overhead{0.001};     ///< fixed cost of a step, >= 0
-  std::chrono::duration<double> all_reduce_latency{0.0};  ///< fixed cost of an all-reduce, >= 0
-  friend bool operator==(const step_time_parameters&, const step_time_parameters&) = default;
-};
-
 /// What a row's figure measures.
 enum class measured_unit : std::uint8_t {
   output_tokens_per_second,  ///< output tokens of all requests over the makespan

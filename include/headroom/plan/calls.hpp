@@ -19,6 +19,7 @@
 #include "../roofline.hpp"
 #include "../sim/fleet_day.hpp"
 #include "../sim/replica.hpp"
+#include "calibrations.hpp"
 #include "problem.hpp"
 
 namespace headroom {
@@ -27,13 +28,14 @@ namespace plan {
 namespace detail {
 
 // sim::make_roofline_step_time over `replica` (a replica's summed peaks and memory) with
-// the model's size and the accelerator's efficiencies and step overhead.
+// the model's size and the accelerator's resolved efficiencies and step overhead.
 [[nodiscard]] inline sim::roofline_step_time roofline_of(const accelerator_spec& replica,
                                                          const model_shape& model,
                                                          const accelerator_option& gpu) {
+  const step_time_parameters x = resolve_step_time(gpu).parameters;
   return sim::make_roofline_step_time(replica, model.parameters, model.bytes_per_parameter,
-                                      model.kv_bytes_per_token, gpu.flops_efficiency,
-                                      gpu.bandwidth_efficiency, gpu.step_overhead);
+                                      model.kv_bytes_per_token, x.flops_efficiency,
+                                      x.bandwidth_efficiency, x.step_overhead);
 }
 
 // roofline.hpp's weight_bytes: N_p × bytes per parameter.

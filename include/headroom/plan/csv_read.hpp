@@ -161,7 +161,7 @@ inline void read_configuration(row_reader& in, row& r, std::vector<std::string>&
   in.choice(r.config.kv, {sim::kv_policy::reserve_full, sim::kv_policy::preempt_youngest});
 }
 
-// The columns status .. mean_use.
+// The columns status .. calibration.
 inline void read_measurements(row_reader& in, row& r) {
   in.choice(r.status, {feasibility::feasible, feasibility::weights_do_not_fit,
                        feasibility::requests_do_not_fit, feasibility::slo_unmet_at_zero_load,
@@ -191,6 +191,8 @@ inline void read_measurements(row_reader& in, row& r) {
   in.number(r.cost_per_million_tokens);
   in.number(r.over_share);
   in.number(r.mean_use);
+  in.choice(r.calibration, {calibration_source::given, calibration_source::shipped,
+                            calibration_source::uncalibrated});
 }
 
 // The column line after a header: the number of fields a row has, or 0 when the names are

@@ -35,7 +35,7 @@ inline constexpr std::string_view row_columns =
     "capacity_high_per_second,confidence,search_stop,runs,requests,operating_rate_per_second,"
     "ttft_quantile_seconds,tpot_quantile_seconds,e2e_quantile_seconds,latency_margin,mfu,mbu,"
     "replicas_for_peak,peak_paid,replica_hours,gpu_hours,cost,cost_per_million_tokens,"
-    "over_share,mean_use";
+    "over_share,mean_use,calibration";
 /// The columns a decided CSV appends.
 inline constexpr std::string_view decision_columns = "verdict,dominated_by,replicas_frontier";
 
@@ -108,6 +108,7 @@ inline void append_row(std::string& out, const grid& axes, const row& r) {
   d(r.cost_per_million_tokens);
   d(r.over_share);
   d(r.mean_use);
+  t(to_string(r.calibration));
 }
 
 // Row i's decision columns (decision_columns), each followed by a ','.

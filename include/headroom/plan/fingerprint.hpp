@@ -13,6 +13,7 @@
 
 #include "../capacity.hpp"
 #include "../version.hpp"
+#include "calibrations.hpp"
 #include "configuration.hpp"
 #include "lengths.hpp"
 #include "problem.hpp"
@@ -74,10 +75,13 @@ inline void hash_number(std::uint64_t& h, double v) {
     hash_number(h, v);
   for (const auto& a : p.axes.accelerators) {
     hash_text(h, a.spec.name);
+    const resolved_step_time x = resolve_step_time(a);  // the parameters used, and whence
+    hash_text(h, to_string(x.source));
     for (const double v :
          {a.spec.peak_flops_per_second, a.spec.peak_bytes_per_second, a.spec.memory_bytes,
-          a.price_per_gpu_hour, a.flops_efficiency, a.bandwidth_efficiency, a.step_overhead.count(),
-          a.interconnect_bytes_per_second, a.all_reduce_latency.count()})
+          a.price_per_gpu_hour, x.parameters.flops_efficiency, x.parameters.bandwidth_efficiency,
+          x.parameters.step_overhead.count(), a.interconnect_bytes_per_second,
+          x.parameters.all_reduce_latency.count()})
       hash_number(h, v);
   }
   for (const auto v : p.axes.tensor_parallel) hash_number(h, static_cast<double>(v));

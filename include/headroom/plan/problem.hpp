@@ -35,18 +35,28 @@ struct model_shape {
   double activation_bytes = 2.0;     ///< bytes per all-reduced activation element; > 0
 };
 
-/// One accelerator of the grid: its datasheet figures, its price, the step-time model's
-/// efficiencies, and the link its tensor-parallel all-reduces use.
+/// The step time's free parameters: what plan::calibrate fits and what an accelerator_option
+/// states (or takes from a shipped calibration, plan/calibrations.hpp).
+struct step_time_parameters {
+  double flops_efficiency = 0.5;                          ///< P_eff / P_peak, in (0, 1]
+  double bandwidth_efficiency = 0.8;                      ///< B_eff / B_peak, in (0, 1]
+  std::chrono::duration<double> step_overhead{0.001};     ///< fixed cost of a step, >= 0
+  std::chrono::duration<double> all_reduce_latency{0.0};  ///< fixed cost of an all-reduce, >= 0
+  friend bool operator==(const step_time_parameters&, const step_time_parameters&) = default;
+};
+
+/// One accelerator of the grid: its datasheet figures, its price, the step time's
+/// parameters, and the link its tensor-parallel all-reduces use.
 struct accelerator_option {
-  accelerator_spec spec{};            ///< peaks and memory of ONE GPU (roofline.hpp)
-  double price_per_gpu_hour = 0.0;    ///< currency per GPU-hour, > 0 (a replica pays TP of them)
-  double flops_efficiency = 0.5;      ///< P_eff / P_peak, in (0, 1]
-  double bandwidth_efficiency = 0.8;  ///< B_eff / B_peak, in (0, 1]
-  std::chrono::duration<double> step_overhead{0.001};  ///< fixed cost of a step, >= 0
+  accelerator_spec spec{};          ///< peaks and memory of ONE GPU (roofline.hpp)
+  double price_per_gpu_hour = 0.0;  ///< currency per GPU-hour, > 0 (a replica pays TP of them)
+  /// The step time's efficiencies, overhead and all-reduce latency (your own calibrate()
+  /// result, say). nullopt: the shipped calibration of spec.name if there is one, else
+  /// uncalibrated_step_time; every row says which (row::calibration).
+  std::optional<step_time_parameters> step_time{};
   /// One direction of one GPU's link to its peers, bytes/s, >= 0 (> 0 when TP > 1 and the
   /// model has a hidden size): NVLink 4 is 900 GB/s both ways, 450e9 here.
   double interconnect_bytes_per_second = 0.0;
-  std::chrono::duration<double> all_reduce_latency{0.0};  ///< fixed cost of one all-reduce, >= 0
 };
 
 /// The grid: every combination of the axes is one configuration. Every axis non-empty.

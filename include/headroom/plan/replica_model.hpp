@@ -16,6 +16,7 @@
 #include "../capacity.hpp"
 #include "../roofline.hpp"
 #include "../sim/replica.hpp"
+#include "calibrations.hpp"
 #include "calls.hpp"
 #include "configuration.hpp"
 #include "problem.hpp"
@@ -67,7 +68,8 @@ struct tensor_parallel_step_time {
 };
 
 /// The replica model of a configuration: make_roofline_step_time on replica_spec(gpu, TP)
-/// with the accelerator's efficiencies and overhead, and the all-reduce terms. Throws
+/// with the accelerator's resolved step-time parameters (resolve_step_time), and the
+/// all-reduce terms. Throws
 /// invalid_argument for a bad model or accelerator field.
 [[nodiscard]] inline tensor_parallel_step_time make_step_time(const model_shape& model,
                                                               const accelerator_option& gpu,
@@ -80,7 +82,7 @@ struct tensor_parallel_step_time {
   m.all_reduces_per_step = tensor_parallel > 1 ? 2.0 * static_cast<double>(model.layers) : 0.0;
   m.activation_bytes_per_token = static_cast<double>(model.hidden_size) * model.activation_bytes;
   m.interconnect_bytes_per_second = gpu.interconnect_bytes_per_second;
-  m.all_reduce_latency = gpu.all_reduce_latency;
+  m.all_reduce_latency = resolve_step_time(gpu).parameters.all_reduce_latency;
   return m;
 }
 

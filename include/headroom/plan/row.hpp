@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "../capacity.hpp"
+#include "calibrations.hpp"
 #include "configuration.hpp"
 
 namespace headroom {
@@ -64,8 +65,11 @@ enum class feasibility : std::uint8_t {
 /// Everything measured for one configuration. The fields of each stage hold only when
 /// that stage ran: an infeasible configuration leaves the later ones at their defaults.
 struct row {
-  configuration config{};                      ///< the grid point
-  std::string key{};                           ///< key(grid, config)
+  configuration config{};  ///< the grid point
+  std::string key{};       ///< key(grid, config)
+  /// Where its accelerator's step-time parameters came from: an uncalibrated row's figures
+  /// rest on stated constants no measurement bounds (resolve_step_time).
+  calibration_source calibration = calibration_source::uncalibrated;
   feasibility status = feasibility::feasible;  ///< can it serve the SLO at all
   std::size_t kv_budget_tokens = 0;  ///< KV-cache tokens of the replica (0: weights do not fit)
   /// Zero-load screen: share of zero_load_requests requests, each served alone, that meet

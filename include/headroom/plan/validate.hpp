@@ -70,12 +70,18 @@ inline void validate_accelerator(const accelerator_option& a) {
                 1e6, 1e15);
   require_range("axes.accelerators[i].spec.memory_bytes", a.spec.memory_bytes, 1e6, 1e14);
   require_range("axes.accelerators[i].price_per_gpu_hour", a.price_per_gpu_hour, 1e-6, 1e6);
-  require_range("axes.accelerators[i].flops_efficiency", a.flops_efficiency, 1e-3, 1.0);
-  require_range("axes.accelerators[i].bandwidth_efficiency", a.bandwidth_efficiency, 1e-3, 1.0);
-  require_range("axes.accelerators[i].step_overhead", a.step_overhead.count(), 0.0, 10.0);
+  if (a.step_time) {
+    const step_time_parameters& x = *a.step_time;
+    require_range("axes.accelerators[i].step_time.flops_efficiency", x.flops_efficiency, 1e-3, 1.0);
+    require_range("axes.accelerators[i].step_time.bandwidth_efficiency", x.bandwidth_efficiency,
+                  1e-3, 1.0);
+    require_range("axes.accelerators[i].step_time.step_overhead", x.step_overhead.count(), 0.0,
+                  10.0);
+    require_range("axes.accelerators[i].step_time.all_reduce_latency", x.all_reduce_latency.count(),
+                  0.0, 1.0);
+  }
   require_range("axes.accelerators[i].interconnect_bytes_per_second",
                 a.interconnect_bytes_per_second, 0.0, 1e15);
-  require_range("axes.accelerators[i].all_reduce_latency", a.all_reduce_latency.count(), 0.0, 1.0);
 }
 
 inline void validate_axes_sizes(const grid& g) {

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+// The step-time calibrations headroom ships, as data with provenance, and how an
+// accelerator_option's parameters are resolved: stated by the caller, taken from the shipped
+// calibration of its accelerator, or, with neither, an uncalibrated fallback that every row,
+// CSV line and report says it is. docs/planner.md, "Calibration".
+#pragma once
+
+#include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <string_view>
+
+#include "problem.hpp"
+
+namespace headroom {
+inline namespace v0 {
+namespace plan {
+
+/// Where a configuration's step-time parameters came from.
+enum class calibration_source : std::uint8_t {
+  given,         ///< accelerator_option::step_time, stated by the caller
+  shipped,       ///< the shipped calibration of the accelerator (shipped_calibrations)
+  uncalibrated,  ///< neither: uncalibrated_step_time, whose error nothing measured bounds
+};
+
+/// "given", "shipped" or "uncalibrated".
+[[nodiscard]] constexpr std::string_view to_string(calibration_source s) noexcept {
+  switch (s) {
+    case calibration_source::given:
+      return "given";
+    case calibration_source::shipped:
+      return "shipped";
+    case calibration_source::uncalibrated:
+      break;
+  }
+  return "uncalibrated";
+}
+
+/// The parameters of an accelerator with no calibration: 50 % of peak FLOP/s, 80 % of peak
+/// bandwidth, 1 ms a step, no all-reduce latency. Stated, not measured.
+inline constexpr step_time_parameters uncalibrated_step_time{};
+
+/// One shipped calibration: the parameters plan::calibrate fitted for an accelerator, what
+/// they were fitted on and how well they predict what they were not fitted on.
+struct shipped_calibration {
+  std::string_view accelerator;  ///< accelerator_spec::name it applies to
+  step_time_parameters parameters;
+  std::string_view fitted_on;              ///< the engine, precision and rows
+  double validation_median_abs_log_error;  ///< on the validation rows, |ln(predicted/published)|
+  double validation_max_abs_log_error;     ///< the worst of them
+};
+
+/// The calibrations headroom ships: fitted by plan::calibrate on the calibration rows of
+/// tests/data/planner/fidelity.csv (NVIDIA TensorRT-LLM's published throughput, trtllm-bench,
+/// FP8 weights and KV cache) and judged on its validation rows; the test
+/// "calibrate: the shipped calibrations are the fits of their rows" refits them. Effective
+/// constants of the model, not hardware measurements: the fits put the bandwidth at its bound
+/// and the rest of the time in a large per-step overhead.
+inline constexpr std::array<shipped_calibration, 2> shipped_calibrations{{
+    {.accelerator = "H100 SXM",
+     .parameters = {.flops_efficiency = 0.4705,
+                    .bandwidth_efficiency = 1.0,
+                    .step_overhead = std::chrono::duration<double>(5.584e-3),
+                    .all_reduce_latency = std::chrono::duration<double>(32.90e-6)},
+     .fitted_on = "TensorRT-LLM 1.0 (trtllm-bench), FP8: Llama 3.1 8B at TP 1 and 3.3 70B at TP 2, "
+                  "10 rows (fidelity.csv T02-T48, role calibration)",
+     .validation_median_abs_log_error = 0.035,
+     .validation_max_abs_log_error = 0.115},
+    {.accelerator = "H200 SXM",
+     .parameters = {.flops_efficiency = 0.5079,
+                    .bandwidth_efficiency = 1.0,
+                    .step_overhead = std::chrono::duration<double>(10.14e-3),
+                    // No H200 row runs at TP > 1: the H100's (the same NVLink 4 fabric).
+                    .all_reduce_latency = std::chrono::duration<double>(32.90e-6)},
+     .fitted_on = "TensorRT-LLM 1.0 (trtllm-bench), FP8: Llama 3.1 8B and 3.3 70B at TP 1, 10 "
+                  "rows (fidelity.csv T01-T47, role calibration); all-reduce latency the H100's",
+     .validation_median_abs_log_error = 0.046,
+     .validation_max_abs_log_error = 0.171},
+}};
+
+/// The shipped calibration of the accelerator named `name`, or nullptr.
+[[nodiscard]] constexpr const shipped_calibration* find_shipped_calibration(
+    std::string_view name) noexcept {
+  for (const auto& c : shipped_calibrations)
+    if (c.accelerator == name) return &c;
+  return nullptr;
+}
+
+/// An option's parameters and where they came from.
+struct resolved_step_time {
+  step_time_parameters parameters{};
+  calibration_source source = calibration_source::uncalibrated;
+};
+
+/// The parameters the planner uses for `gpu`: its step_time when given, else its
+/// accelerator's shipped calibration, else uncalibrated_step_time.
+[[nodiscard]] constexpr resolved_step_time resolve_step_time(
+    const accelerator_option& gpu) noexcept {
+  if (gpu.step_time) return {.parameters = *gpu.step_time, .source = calibration_source::given};
+  if (const shipped_calibration* c = find_shipped_calibration(gpu.spec.name))
+    return {.parameters = c->parameters, .source = calibration_source::shipped};
+  return {.parameters = uncalibrated_step_time, .source = calibration_source::uncalibrated};
+}
+
+}  // namespace plan
+}  // namespace v0
+}  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20
