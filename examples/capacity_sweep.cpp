@@ -5,8 +5,9 @@
 // Stated model: 8e9 parameters in bf16 (16 GB of weights), KV cache of 128 KiB per token
 // (32 layers, 8 KV heads of dimension 128, bf16), on an H100 SXM (roofline.hpp specs) at
 // 50 % of peak FLOP/s and 80 % of peak bandwidth, 1 ms of fixed overhead per step; 90 % of
-// the 80 GB for weights + cache; at most 256 sequences, 8192 tokens per step, chunked
-// prefill, preemption of the youngest sequence when the cache is full (vLLM-like).
+// its memory (81,559 MiB as nvidia-smi reports it) for weights + cache; at most 256
+// sequences, 8192 tokens per step, chunked prefill, preemption of the youngest sequence when
+// the cache is full (vLLM-like).
 // Traffic: ShareGPT-like lengths, log-normal prompt (median 200 tokens, σ 1.0, in [4,
 // 4096]) and output (median 150 tokens, σ 0.9, in [1, 2048]): our stated parameters, not a
 // fit. SLO: TTFT <= 1 s and TPOT <= 50 ms (vLLM definition), quota q = 0.9.

@@ -39,8 +39,9 @@ struct measurement {
   std::abort();
 }
 
-inline std::vector<measurement> measurements() {
-  const std::string path = std::string(HEADROOM_TEST_DATA_DIR) + "/planner/fidelity.csv";
+/// The rows of tests/data/planner/<file> (fidelity.csv by default; published_v017.csv).
+inline std::vector<measurement> measurements(const std::string& file = "fidelity.csv") {
+  const std::string path = std::string(HEADROOM_TEST_DATA_DIR) + "/planner/" + file;
   std::ifstream in(path);
   if (!in) stop("cannot read " + path);
   std::string line;
@@ -67,30 +68,53 @@ inline std::vector<measurement> measurements() {
   return out;
 }
 
-/// The row's model: Llama 3.1 8B or 70B (config.json shapes), FP8 weights and KV cache for
-/// the FP8 checkpoints (Model Optimizer's PTQ quantizes the KV cache to FP8 by default), bf16
-/// otherwise.
+/// The row's model, its config.json shape: Llama 3.1 8B, 70B (3.3 70B has its shape) or 405B,
+/// or Mistral 7B (v0.1); FP8 weights and KV cache for the FP8 checkpoints (Model Optimizer's
+/// PTQ quantizes the KV cache to FP8 by default), 2 bytes (fp16, bf16) otherwise.
 inline plan::model_shape shape_of(const measurement& r) {
-  const bool big = r.model.find("70B") != std::string::npos;
+  struct shape {
+    double parameters;
+    std::int32_t layers, hidden;
+  };
+  const shape s = r.model.find("405B") != std::string::npos  ? shape{405.853388800e9, 126, 16384}
+                  : r.model.find("70B") != std::string::npos ? shape{70.553706496e9, 80, 8192}
+                  : r.model.find("Mistral-7B") == 0          ? shape{7.241732096e9, 32, 4096}
+                  : r.model.find("8B") != std::string::npos  ? shape{8.030261248e9, 32, 4096}
+                                                             : shape{0.0, 0, 0};
+  if (s.parameters == 0.0) stop("no shape for the model " + r.model);
   const bool fp8 = r.precision == "fp8";
   return {.name = "m",
-          .parameters = big ? 70.553706496e9 : 8.030261248e9,
-          .layers = big ? 80 : 32,
-          .hidden_size = big ? 8192 : 4096,
-          .kv_bytes_per_token = kv_bytes_per_token({.layers = big ? 80 : 32,
-                                                    .kv_heads = 8,
-                                                    .head_dim = 128,
-                                                    .dtype_bytes = fp8 ? 1.0 : 2.0}),
+          .parameters = s.parameters,
+          .layers = s.layers,
+          .hidden_size = s.hidden,
+          .kv_bytes_per_token = kv_bytes_per_token(
+              {.layers = s.layers, .kv_heads = 8, .head_dim = 128, .dtype_bytes = fp8 ? 1.0 : 2.0}),
           .bytes_per_parameter = fp8 ? 1.0 : 2.0,
           .activation_bytes = 2.0};
 }
 
-/// One GPU's datasheet: H100 or H200 SXM, with the dense FP8 peak (twice dense BF16) for FP8.
+/// One GPU's datasheet (roofline.hpp's catalog), with its dense FP8 peak for FP8 rows: twice
+/// dense BF16 on Hopper (1,978.9 TFLOPS), 733 TFLOPS on the L40S (NVIDIA L40S datasheet, FP8
+/// Tensor Core 1,466 TFLOPS with sparsity). fp16 rows use the BF16 peak (equal on these parts).
 inline accelerator_spec spec_of(const measurement& r) {
-  accelerator_spec spec =
-      r.accelerator == "H100 SXM" ? accelerators::h100_sxm : accelerators::h200_sxm;
-  if (r.precision == "fp8") spec.peak_flops_per_second = 1978.9e12;
+  const auto found = find_accelerator(r.accelerator);
+  if (!found) stop("no accelerator " + r.accelerator);
+  accelerator_spec spec = *found;
+  if (r.precision == "fp8") {
+    if (r.accelerator == "L40S")
+      spec.peak_flops_per_second = 733e12;
+    else if (r.accelerator == "H100 SXM" || r.accelerator == "H200 SXM")
+      spec.peak_flops_per_second = 1978.9e12;
+    else
+      stop("no FP8 peak for " + r.accelerator);
+  }
   return spec;
+}
+
+/// One direction of a GPU's link to its peers: NVLink 4 (900 GB/s both ways) on the Hopper
+/// parts, NVLink 3 (600) on the A100 SXM, PCIe Gen4 x16 (64) on the L40S.
+inline double link_of(const measurement& r) {
+  return r.accelerator == "L40S" ? 32e9 : r.accelerator == "A100 80GB SXM" ? 300e9 : 450e9;
 }
 
 /// The engine's limits in that run.
@@ -138,14 +162,14 @@ inline sim::replica_config engine_of(const measurement& r) {
   return c;
 }
 
-/// The row as a calibration row: one replica, every request at once, NVLink 4 (450 GB/s a
-/// direction) between the GPUs of a TP replica.
+/// The row as a calibration row: one replica, every request at once, link_of between the GPUs
+/// of a TP replica.
 inline plan::calibration_row calibration_row_of(const measurement& r) {
   return {.id = r.id,
           .model = shape_of(r),
           .gpu = spec_of(r),
           .tensor_parallel = r.tensor_parallel,
-          .interconnect_bytes_per_second = 450e9,
+          .interconnect_bytes_per_second = link_of(r),
           .engine = engine_of(r),
           .input_tokens = r.input,
           .output_tokens = r.output,

@@ -44,47 +44,53 @@ inline constexpr int kv_tensors_per_head = 2;
 
 /// Peak figures of one accelerator. peak_flops_per_second is DENSE 16-bit (bf16) tensor
 /// throughput (datasheets often print the 2:4-sparsity figure, twice as large);
-/// peak_bytes_per_second is memory bandwidth; memory_bytes the marketed memory size (decimal
-/// GB). A simulator's step time is max(bytes/B_eff, FLOPs/P_eff) + overhead, with the
-/// effective figures some fraction of these peaks; a spec of effective figures is a spec too.
+/// peak_bytes_per_second is memory bandwidth; memory_bytes the device memory as NVML reports it
+/// (nvidia-smi's total, what trtllm-bench sizes its KV cache from), not the marketed "80 GB". A
+/// simulator's step time is max(bytes/B_eff, FLOPs/P_eff) + overhead, with the effective
+/// figures some fraction of these peaks; a spec of effective figures is a spec too.
 template <std::floating_point T>
 struct basic_accelerator_spec {
   HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   std::string_view name{};      ///< as in accelerators::all ("H100 SXM"); may be empty
   T peak_flops_per_second = 0;  ///< P_peak, dense bf16 FLOP/s, > 0
   T peak_bytes_per_second = 0;  ///< B_peak, memory bandwidth, bytes/s, > 0
-  T memory_bytes = 0;           ///< memory size, bytes
+  T memory_bytes = 0;           ///< device memory as NVML reports it, bytes
 };
 using accelerator_spec = basic_accelerator_spec<double>;
 
-/// Published specs, dense bf16. Each value is copied from the vendor's datasheet cited beside
-/// it; check the figures against your SKU (SXM and PCIe parts differ).
+/// Published specs, dense bf16. Each peak is copied from the vendor's datasheet cited beside
+/// it; check the figures against your SKU (SXM and PCIe parts differ). Each memory is the total
+/// nvidia-smi prints for the part (MiB × 2^20): Modal's published table of them ("Why does an
+/// NVIDIA H100 80GB card offer 85.52 GB?", thundergolfer.com, 2025) and public nvidia-smi output.
 namespace accelerators {
 /// NVIDIA H100 SXM5 80 GB. Source: NVIDIA H100 Tensor Core GPU datasheet (BF16 Tensor Core
 /// 1,979 TFLOPS with sparsity, i.e. 989 dense; HBM3 3.35 TB/s; 80 GB) and the NVIDIA H100
-/// Tensor Core GPU Architecture whitepaper (989.4 TFLOPS dense BF16, SXM5).
+/// Tensor Core GPU Architecture whitepaper (989.4 TFLOPS dense BF16, SXM5). Memory: 81,559 MiB
+/// ("NVIDIA H100 80GB HBM3" in nvidia-smi, e.g. NVIDIA/nccl issue 1264).
 inline constexpr accelerator_spec h100_sxm{.name = "H100 SXM",
                                            .peak_flops_per_second = 989.4e12,
                                            .peak_bytes_per_second = 3.35e12,
-                                           .memory_bytes = 80e9};
+                                           .memory_bytes = 81559.0 * 1024 * 1024};
 /// NVIDIA H200 SXM 141 GB. Source: NVIDIA H200 Tensor Core GPU datasheet (BF16 Tensor Core
-/// 1,979 TFLOPS with sparsity, the H100's compute; HBM3e 4.8 TB/s; 141 GB).
+/// 1,979 TFLOPS with sparsity, the H100's compute; HBM3e 4.8 TB/s; 141 GB). Memory: 143,771
+/// MiB in nvidia-smi.
 inline constexpr accelerator_spec h200_sxm{.name = "H200 SXM",
                                            .peak_flops_per_second = 989.4e12,
                                            .peak_bytes_per_second = 4.8e12,
-                                           .memory_bytes = 141e9};
+                                           .memory_bytes = 143771.0 * 1024 * 1024};
 /// NVIDIA A100 SXM4 80 GB. Source: NVIDIA A100 Tensor Core GPU datasheet (BF16 Tensor Core
-/// 312 TFLOPS dense, 624 with sparsity; HBM2e 2,039 GB/s for the 80 GB SXM; 80 GB).
+/// 312 TFLOPS dense, 624 with sparsity; HBM2e 2,039 GB/s for the 80 GB SXM; 80 GB). Memory:
+/// 81,920 MiB in nvidia-smi ("A100-SXM4-80GB").
 inline constexpr accelerator_spec a100_80gb_sxm{.name = "A100 80GB SXM",
                                                 .peak_flops_per_second = 312e12,
                                                 .peak_bytes_per_second = 2.039e12,
-                                                .memory_bytes = 80e9};
+                                                .memory_bytes = 81920.0 * 1024 * 1024};
 /// NVIDIA L40S 48 GB (PCIe). Source: NVIDIA L40S datasheet (BF16 Tensor Core 362.05 TFLOPS
-/// dense, 733 with sparsity; GDDR6 864 GB/s; 48 GB).
+/// dense, 733 with sparsity; GDDR6 864 GB/s; 48 GB). Memory: 46,068 MiB in nvidia-smi.
 inline constexpr accelerator_spec l40s{.name = "L40S",
                                        .peak_flops_per_second = 362.05e12,
                                        .peak_bytes_per_second = 864e9,
-                                       .memory_bytes = 48e9};
+                                       .memory_bytes = 46068.0 * 1024 * 1024};
 
 /// Every spec above, for lookup by name.
 inline constexpr std::array<accelerator_spec, 4> all{h100_sxm, h200_sxm, a100_80gb_sxm, l40s};

@@ -209,7 +209,10 @@ TEST_SUITE("roofline") {
     REQUIRE(headroom::find_accelerator("H200 SXM").has_value());
     CHECK(headroom::find_accelerator("H200 SXM")->peak_bytes_per_second == 4.8e12);
     CHECK_FALSE(headroom::find_accelerator("TPU v9").has_value());
-    static_assert(headroom::find_accelerator("L40S")->memory_bytes == 48e9);
+    // Memory as nvidia-smi reports it: 46,068 MiB on an L40S, 81,559 MiB on an H100 SXM (both
+    // over the marketed 48 GB and 80 GB in decimal bytes).
+    static_assert(headroom::find_accelerator("L40S")->memory_bytes == 48'305'799'168.0);
+    static_assert(headroom::accelerators::h100_sxm.memory_bytes == 85'520'809'984.0);
     for (const auto& spec : all) {
       CHECK(spec.peak_flops_per_second > 0);
       CHECK(spec.peak_bytes_per_second > 0);
