@@ -92,8 +92,9 @@ options parse_flags(example::flags& f, int argc, char** argv) {
 // Hourly prices per GPU: our stated assumptions, within 2026 on-demand list ranges (H100 SXM
 // 2.49-3.99, A100 80GB SXM 1.49-2.49 per hour); put yours here.
 // Step times: no parameters are stated here, so each accelerator takes its shipped calibration
-// (plan/calibrations.hpp: the H100 and H200, fitted on published TensorRT-LLM FP8 rows) or,
-// with none (the A100 and the L40S), the uncalibrated fallback, and the tables say so.
+// (plan/calibrations.hpp: fitted on published TensorRT-LLM rows, FP8 on the H100, H200 and
+// L40S, FP16 on the A100) or, for a part with none, the uncalibrated fallback; the tables and
+// the winner line say which.
 // Links: NVLink 4 900 GB/s and NVLink 3 600 GB/s both ways (one direction: half), PCIe Gen4
 // x16 64 GB/s both ways.
 std::vector<plan::accelerator_option> accelerators() {
@@ -239,10 +240,15 @@ void print_table(example::output_buffer& out, const planned& g) {
           "          on stated constants (50 %% of peak FLOP/s, 80 %% of bandwidth, 1 ms a step):\n"
           "          measure it, or calibrate it on your own runs (plan::calibrate)\n",
           gpu.spec.name.data());
-    else if (w.calibration == plan::calibration_source::shipped)
-      out.printf("          step time: the shipped calibration of the %s (%s)\n",
-                 gpu.spec.name.data(),
-                 plan::find_shipped_calibration(gpu.spec.name)->fitted_on.data());
+    else if (w.calibration == plan::calibration_source::shipped) {
+      const plan::shipped_calibration& c = *plan::find_shipped_calibration(gpu.spec.name);
+      out.printf(
+          "          step time: the shipped calibration of the %s (%s);\n"
+          "          on published rows it was not fitted on, |ln(predicted/published)| median "
+          "%.3f, worst %.3f\n",
+          gpu.spec.name.data(), c.fitted_on.data(), c.validation_median_abs_log_error,
+          c.validation_max_abs_log_error);
+    }
   }
 }
 

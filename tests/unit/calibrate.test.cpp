@@ -127,10 +127,10 @@ TEST_SUITE("plan/calibrate") {
     CHECK(fit.identified.bandwidth_efficiency);
     CHECK(fit.identified.step_overhead);
     CHECK(fit.identified.all_reduce_latency);
-    CHECK(fit.fitted.flops_efficiency == doctest::Approx(0.42).epsilon(0.02));
-    CHECK(fit.fitted.bandwidth_efficiency == doctest::Approx(0.61).epsilon(0.02));
-    CHECK(fit.fitted.step_overhead.count() == doctest::Approx(2.3e-3).epsilon(0.02));
-    CHECK(fit.fitted.all_reduce_latency.count() == doctest::Approx(40e-6).epsilon(0.02));
+    CHECK(fit.fitted.flops_efficiency == doctest::Approx(0.42).epsilon(0.02).scale(0.0));
+    CHECK(fit.fitted.bandwidth_efficiency == doctest::Approx(0.61).epsilon(0.02).scale(0.0));
+    CHECK(fit.fitted.step_overhead.count() == doctest::Approx(2.3e-3).epsilon(0.02).scale(0.0));
+    CHECK(fit.fitted.all_reduce_latency.count() == doctest::Approx(40e-6).epsilon(0.02).scale(0.0));
     CHECK(fit.max_abs_log_error < 1e-6);
     // Every row predicted by the fit without it, within 1 %.
     CHECK(fit.left_out_max_abs_log_error < 0.01);
@@ -178,6 +178,76 @@ TEST_SUITE("plan/calibrate") {
     }
   }
 
+  // Median and largest |ln(predicted / measured)| of `rows` under `x`, and the mean signed one.
+  struct errors_summary {
+    double median, worst, mean_signed;
+  };
+  errors_summary errors_of(const std::vector<plan::calibration_row>& rows,
+                           const plan::step_time_parameters& x) {
+    std::vector<double> e;
+    double signed_sum = 0.0;
+    for (const auto& r : rows) {
+      const double l = std::log(plan::predict(r, x) / r.measured);
+      e.push_back(std::abs(l));
+      signed_sum += l;
+    }
+    std::sort(e.begin(), e.end());
+    const std::size_t n = e.size();
+    return {.median = n % 2 == 1 ? e[n / 2] : 0.5 * (e[n / 2 - 1] + e[n / 2]),
+            .worst = e.back(),
+            .mean_signed = signed_sum / static_cast<double>(n)};
+  }
+
+  TEST_CASE("calibrate: TensorRT-LLM 0.17's rows, per accelerator") {
+    // published_v017.csv: version 0.17's table on four accelerators, with the same split by
+    // lengths (its README). Each accelerator is fitted on its calibration rows and judged on its
+    // validation rows against the same goals: median <= 0.10, worst <= 0.30, mean signed within
+    // ±0.10. The A100 (FP16) misses the median goal, 0.109, as docs/planner.md states: the 70B
+    // at TP 2 (memory-tight) is predicted 19-21 % slow and at TP 8 17-31 % fast.
+    const auto all = headroom::test::measurements("published_v017.csv");
+    REQUIRE(all.size() == 194);
+    for (const std::string accelerator : {"L40S", "A100 80GB SXM", "H100 SXM", "H200 SXM"}) {
+      CAPTURE(accelerator);
+      std::vector<plan::calibration_row> fit_rows, check_rows;
+      for (const auto& m : all) {
+        if (m.accelerator != accelerator) continue;
+        REQUIRE((m.role == "calibration" || m.role == "validation"));
+        (m.role == "calibration" ? fit_rows : check_rows)
+            .push_back(headroom::test::calibration_row_of(m));
+      }
+      const plan::calibration_result fit = plan::calibrate(fit_rows, {.leave_one_out = false});
+      const errors_summary v = errors_of(check_rows, fit.fitted);
+      if (accelerator == "L40S") {
+        // The uncalibrated fallback on every L40S row: 7 % to 103 % too fast, median 45 %.
+        std::vector<plan::calibration_row> every = fit_rows;
+        every.insert(every.end(), check_rows.begin(), check_rows.end());
+        std::vector<double> signed_errors;
+        for (const auto& r : every)
+          signed_errors.push_back(
+              std::log(plan::predict(r, plan::uncalibrated_step_time) / r.measured));
+        std::sort(signed_errors.begin(), signed_errors.end());
+        CHECK(signed_errors.front() > 0.0);
+        CHECK(signed_errors[signed_errors.size() / 2] > 0.3);
+        CHECK(signed_errors.back() > 0.6);
+      }
+      CHECK(v.median <= (accelerator == "A100 80GB SXM" ? 0.11 : 0.10));
+      CHECK(v.worst <= 0.30);
+      CHECK(std::abs(v.mean_signed) <= 0.10);
+      // Another version of the engine: the shipped 1.0-era fits of the H100 and H200 predict
+      // every 0.17 row within 0.40, median 0.10, 8 % fast on average.
+      if (accelerator == "H100 SXM" || accelerator == "H200 SXM") {
+        std::vector<plan::calibration_row> every = fit_rows;
+        every.insert(every.end(), check_rows.begin(), check_rows.end());
+        const errors_summary s =
+            errors_of(every, plan::find_shipped_calibration(accelerator)->parameters);
+        CHECK(s.median <= 0.105);
+        CHECK(s.worst <= 0.40);
+        CHECK(s.mean_signed > 0.0);
+        CHECK(s.mean_signed <= 0.10);
+      }
+    }
+  }
+
   TEST_CASE("calibrate: bad rows and options are refused by name") {
     using headroom::test::rejected;
     auto rows = synthetic_rows();
@@ -212,44 +282,61 @@ TEST_SUITE("plan/calibrate") {
     }
     REQUIRE(e.size() == 40);
     std::sort(e.begin(), e.end());
-    CHECK(e.front() == doctest::Approx(-0.08).epsilon(0.1));
-    CHECK(e.back() == doctest::Approx(0.39).epsilon(0.01));
-    CHECK(0.5 * (e[19] + e[20]) == doctest::Approx(0.17).epsilon(0.05));
+    CHECK(e.front() == doctest::Approx(-0.08).epsilon(0.1).scale(0.0));
+    CHECK(e.back() == doctest::Approx(0.39).epsilon(0.01).scale(0.0));
+    CHECK(0.5 * (e[19] + e[20]) == doctest::Approx(0.17).epsilon(0.05).scale(0.0));
   }
 
   TEST_CASE("calibrate: the shipped calibrations are the fits of their rows") {
     // plan::shipped_calibrations holds, rounded to four figures, what this fit gives on each
     // accelerator's calibration rows; the H200 has no TP > 1 row, so it carries the H100's
     // all-reduce latency (its own is not identified).
-    const auto all = headroom::test::measurements();
+    const auto fidelity = headroom::test::measurements();
+    const auto v017 = headroom::test::measurements("published_v017.csv");
     for (const auto& shipped : plan::shipped_calibrations) {
       CAPTURE(shipped.accelerator);
+      // Each names its file: fidelity.csv (TensorRT-LLM 1.0 era) or published_v017.csv.
+      const bool from_v017 = shipped.fitted_on.find("published_v017.csv") != std::string_view::npos;
+      CHECK((from_v017 || shipped.fitted_on.find("fidelity.csv") != std::string_view::npos));
       std::vector<plan::calibration_row> rows;
-      for (const auto& m : all)
+      for (const auto& m : from_v017 ? v017 : fidelity)
         if (m.engine == "TensorRT-LLM" && m.accelerator == shipped.accelerator &&
             m.role == "calibration")
           rows.push_back(headroom::test::calibration_row_of(m));
-      REQUIRE(rows.size() == 10);
+      // The row count the calibration states.
+      CHECK(shipped.fitted_on.find(std::to_string(rows.size()) + " rows") !=
+            std::string_view::npos);
       const auto fit = plan::calibrate(rows, {.leave_one_out = false});
       const auto& x = shipped.parameters;
-      CHECK(x.flops_efficiency == doctest::Approx(fit.fitted.flops_efficiency).epsilon(1e-3));
-      CHECK(x.bandwidth_efficiency ==
-            doctest::Approx(fit.fitted.bandwidth_efficiency).epsilon(1e-3));
-      CHECK(x.step_overhead.count() ==
-            doctest::Approx(fit.fitted.step_overhead.count()).epsilon(1e-3));
+      // Rounded to four figures: within 0.1 % of the fit (relative; a fit at a bound of 0 within
+      // 1e-9, a nanosecond for the durations).
+      const auto near = [](double shipped_value, double fitted_value) {
+        return std::abs(shipped_value - fitted_value) <=
+               1e-3 * std::max(std::abs(shipped_value), std::abs(fitted_value)) + 1e-9;
+      };
+      CHECK(near(x.flops_efficiency, fit.fitted.flops_efficiency));
+      CHECK(near(x.bandwidth_efficiency, fit.fitted.bandwidth_efficiency));
+      CHECK(near(x.step_overhead.count(), fit.fitted.step_overhead.count()));
       if (fit.identified.all_reduce_latency)
-        CHECK(x.all_reduce_latency.count() ==
-              doctest::Approx(fit.fitted.all_reduce_latency.count()).epsilon(1e-3));
+        CHECK(near(x.all_reduce_latency.count(), fit.fitted.all_reduce_latency.count()));
       else
         CHECK(x.all_reduce_latency ==
               plan::find_shipped_calibration("H100 SXM")->parameters.all_reduce_latency);
       // The planner takes it for an option that states no parameters, and says so.
-      const plan::accelerator_option bare{.spec = headroom::test::spec_of(all.front())};
-      CHECK(plan::resolve_step_time(bare).source != plan::calibration_source::given);
+      const auto spec = headroom::find_accelerator(shipped.accelerator);
+      REQUIRE(spec.has_value());
+      const plan::accelerator_option bare{.spec = *spec};
+      CHECK(plan::resolve_step_time(bare).source == plan::calibration_source::shipped);
+      CHECK(plan::resolve_step_time(bare).parameters == shipped.parameters);
     }
-    const plan::accelerator_option l40s{.spec = headroom::accelerators::l40s};
-    CHECK(plan::resolve_step_time(l40s).source == plan::calibration_source::uncalibrated);
-    CHECK(plan::resolve_step_time(l40s).parameters == plan::uncalibrated_step_time);
+    // Every catalog accelerator has one; a part outside the catalog has none.
+    CHECK(plan::shipped_calibrations.size() == headroom::accelerators::all.size());
+    const plan::accelerator_option other{.spec = {.name = "MI300X",
+                                                  .peak_flops_per_second = 1307.4e12,
+                                                  .peak_bytes_per_second = 5.3e12,
+                                                  .memory_bytes = 192e9}};
+    CHECK(plan::resolve_step_time(other).source == plan::calibration_source::uncalibrated);
+    CHECK(plan::resolve_step_time(other).parameters == plan::uncalibrated_step_time);
     const plan::accelerator_option h100{.spec = headroom::accelerators::h100_sxm};
     CHECK(plan::resolve_step_time(h100).source == plan::calibration_source::shipped);
     const plan::accelerator_option stated{.spec = headroom::accelerators::l40s,

@@ -508,15 +508,15 @@ TEST_SUITE("queueing") {
   TEST_CASE("queueing: Erlang B matches published table entries") {
     // Erlang B tables (any telephony traffic table): 10 trunks carry 4.46 E at 1 % blocking,
     // 5.08 E at 2 %, 6.22 E at 5 %; 100 trunks carry 84.06 E at 1 %. Tables round the load
-    // to 0.01 E, hence the tolerance.
+    // to 0.01 E, hence the tolerance: 1 % of the value (scale 0: relative, not absolute).
     CHECK(headroom::erlang_b({.servers = 10, .offered_load = 4.46}) ==
-          doctest::Approx(0.01).epsilon(0.01));
+          doctest::Approx(0.01).epsilon(0.01).scale(0.0));
     CHECK(headroom::erlang_b({.servers = 10, .offered_load = 5.08}) ==
-          doctest::Approx(0.02).epsilon(0.01));
+          doctest::Approx(0.02).epsilon(0.01).scale(0.0));
     CHECK(headroom::erlang_b({.servers = 10, .offered_load = 6.22}) ==
-          doctest::Approx(0.05).epsilon(0.01));
+          doctest::Approx(0.05).epsilon(0.01).scale(0.0));
     CHECK(headroom::erlang_b({.servers = 100, .offered_load = 84.06}) ==
-          doctest::Approx(0.01).epsilon(0.01));
+          doctest::Approx(0.01).epsilon(0.01).scale(0.0));
     // Hand: B(1, a) = a/(1 + a) → 0.5 at a = 1; B(2, 1) = (1·½)/(2 + ½) = 0.2.
     CHECK(headroom::erlang_b({.servers = 1, .offered_load = 1.0}) == doctest::Approx(0.5));
     CHECK(headroom::erlang_b({.servers = 2, .offered_load = 1.0}) == doctest::Approx(0.2));

@@ -53,13 +53,14 @@ struct shipped_calibration {
   double validation_max_abs_log_error;     ///< the worst of them
 };
 
-/// The calibrations headroom ships: fitted by plan::calibrate on the calibration rows of
-/// tests/data/planner/fidelity.csv (NVIDIA TensorRT-LLM's published throughput, trtllm-bench,
-/// FP8 weights and KV cache) and judged on its validation rows; the test
-/// "calibrate: the shipped calibrations are the fits of their rows" refits them. Effective
-/// constants of the model, not hardware measurements: the fits put the bandwidth at its bound
-/// and the rest of the time in a large per-step overhead.
-inline constexpr std::array<shipped_calibration, 2> shipped_calibrations{{
+/// The calibrations headroom ships: fitted by plan::calibrate on the calibration rows of NVIDIA
+/// TensorRT-LLM's published throughput tables (trtllm-bench, every request at once) and judged
+/// on their validation rows: tests/data/planner/fidelity.csv (the 1.0-era page, FP8) for the
+/// H100 and H200, published_v017.csv (version 0.17: FP8 on the L40S, FP16 on the A100) for the
+/// A100 and L40S. The test "calibrate: the shipped calibrations are the fits of their rows"
+/// refits them. Effective constants of the model, not hardware measurements: most fits put the
+/// bandwidth at its bound and the rest of the time in a per-step overhead.
+inline constexpr std::array<shipped_calibration, 4> shipped_calibrations{{
     {.accelerator = "H100 SXM",
      .parameters = {.flops_efficiency = 0.4712,
                     .bandwidth_efficiency = 1.0,
@@ -79,6 +80,24 @@ inline constexpr std::array<shipped_calibration, 2> shipped_calibrations{{
                   "rows (fidelity.csv T01-T47, role calibration); all-reduce latency the H100's",
      .validation_median_abs_log_error = 0.064,
      .validation_max_abs_log_error = 0.183},
+    {.accelerator = "A100 80GB SXM",
+     .parameters = {.flops_efficiency = 0.6630,
+                    .bandwidth_efficiency = 1.0,
+                    .step_overhead = std::chrono::duration<double>(11.19e-3),
+                    .all_reduce_latency = std::chrono::duration<double>(140.6e-6)},
+     .fitted_on = "TensorRT-LLM 0.17 (trtllm-bench), FP16: Llama 3.1 8B and Mistral 7B at TP 1, "
+                  "Llama 3.1 70B at TP 2, 4 and 8, 24 rows (published_v017.csv, role calibration)",
+     .validation_median_abs_log_error = 0.109,
+     .validation_max_abs_log_error = 0.267},
+    {.accelerator = "L40S",
+     .parameters = {.flops_efficiency = 0.3276,
+                    .bandwidth_efficiency = 0.7415,
+                    .step_overhead = std::chrono::duration<double>(0.0),  // at its bound
+                    .all_reduce_latency = std::chrono::duration<double>(497.7e-6)},
+     .fitted_on = "TensorRT-LLM 0.17 (trtllm-bench), FP8: Llama 3.1 8B and Mistral 7B at TP 1, "
+                  "Llama 3.1 70B at TP 4 and 8, 20 rows (published_v017.csv, role calibration)",
+     .validation_median_abs_log_error = 0.094,
+     .validation_max_abs_log_error = 0.248},
 }};
 
 /// The shipped calibration of the accelerator named `name`, or nullptr.
