@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // μ* of your own engine from the benchmark files you already have: vLLM's
 // `vllm bench serve --save-result --save-detailed` results, one per request rate (or one
-// JSON Lines file of --append-result), read by headroom/measurements.hpp. Each run's requests
-// are judged against your SLO, with the interval that holds for requests correlated by the
-// queue (docs/capacity.md); the runs make a capacity curve, and μ* is read off it.
+// JSON Lines file of --append-result), and guidellm's reports (one run per benchmark), read
+// by headroom/measurements.hpp, which tells the two apart. Each run's requests are judged
+// against your SLO, with the interval that holds for requests correlated by the queue
+// (docs/capacity.md); the open-loop runs make a capacity curve, and μ* is read off it.
 //
 //   capacity_from_benchmarks --ttft 1 --tpot 0.05 results/*.json
 //
-// A run without --save-detailed's per-request arrays has only the tool's own summaries: it is
-// listed with its p99 TTFT, but conformance to a joint SLO cannot be computed from those.
-// A run at an infinite rate ("inf", every request at once) has no rate to put on the curve.
+// A run without per-request data has only the tool's own summaries: it is listed with its p99
+// TTFT, but conformance to a joint SLO cannot be computed from those. A run with no rate
+// (every request at once, a closed loop of N streams, a trace) is listed but not put on the
+// curve: a closed loop's load follows the server (coordinated omission).
 #include <headroom/capacity.hpp>
 #include <headroom/measurements.hpp>
 
@@ -43,6 +45,8 @@ struct options {
 struct line {
   std::string file{};
   std::optional<double> rate{};
+  m::offered_load load{};
+  bool sampled = false;  // the tool kept a sample of the requests
   std::optional<headroom::conformance_estimate> conformance{};
   std::optional<double> p99_ttft_s{};  // the tool's own, for a summary-only run
 };
@@ -58,8 +62,8 @@ std::string read_file(const example::flags& f, const std::string& path) {
 int main(int argc, char** argv) {
   options o;
   example::flags f("capacity_from_benchmarks",
-                   "mu* of your engine from vLLM benchmark results saved with --save-detailed, "
-                   "one file per request rate.");
+                   "mu* of your engine from vLLM benchmark results saved with --save-detailed "
+                   "(one file per request rate) and guidellm reports.");
   f.number("--ttft", o.ttft_s, {0, 3600, true, false}, "seconds", "the SLO's time to first token")
       .number("--tpot", o.tpot_s, {0, 3600, true, false}, "seconds",
               "the SLO's time per output token (vLLM's definition)")
@@ -69,7 +73,8 @@ int main(int argc, char** argv) {
               "share of each run's span discarded at its start (with send times)")
       .number("--cool-down", o.cool_down, {0, 0.5}, "fraction",
               "share of each run's span discarded at its end (with send times)")
-      .positionals(o.files, "FILE", "a vLLM result file (JSON, or JSON Lines)");
+      .positionals(o.files, "FILE",
+                   "a vLLM result file (JSON, or JSON Lines) or a guidellm report");
   f.parse(argc, argv);
   if (o.files.empty()) f.fail("needs at least one FILE (see --help)");
 
@@ -78,12 +83,14 @@ int main(int argc, char** argv) {
   std::vector<line> lines;
   std::vector<headroom::capacity_point> curve;
   for (const std::string& path : o.files) {
-    const m::benchmark_file file = m::read_vllm_bench(read_file(f, path));
+    const m::benchmark_file file = m::read_benchmark_file(read_file(f, path));
     if (!file.ok()) f.fail(path + ": " + file.error->message());
     for (const m::benchmark_run& run : file.runs) {
       line l;
       l.file = path;
       l.rate = run.load.request_rate_per_second;
+      l.load = run.load;
+      l.sampled = run.requests_sampled;
       if (run.requests.empty()) {
         l.p99_ttft_s = run.ttft.p99;
       } else {
@@ -109,12 +116,23 @@ int main(int argc, char** argv) {
   out.printf("%-10s %9s %19s %7s %6s  %s\n", "rate/s", "conform", "95% interval", "ESS", "n",
              "file");
   for (const line& l : lines) {
+    // The rate, or what the run did instead: "inf" (all at once), "c=4" (a closed loop of
+    // four streams), "trace".
     char rate[32] = "inf";
-    if (l.rate) std::snprintf(rate, sizeof rate, "%g", *l.rate);
+    if (l.rate)
+      std::snprintf(rate, sizeof rate, "%g", *l.rate);
+    else if (l.load.pattern == m::load_pattern::closed_loop && l.load.max_concurrency)
+      std::snprintf(rate, sizeof rate, "c=%zu", *l.load.max_concurrency);
+    else if (l.load.pattern == m::load_pattern::trace)
+      std::snprintf(rate, sizeof rate, "trace");
     if (l.conformance) {
       const auto& c = *l.conformance;
-      out.printf("%-10s %9.3f   [%6.3f, %6.3f] %7.0f %6zu  %s\n", rate, c.share, c.lower, c.upper,
-                 c.effective_sample_size, c.n, l.file.c_str());
+      out.printf("%-10s %9.3f   [%6.3f, %6.3f] %7.0f %6zu  %s%s%s\n", rate, c.share, c.lower,
+                 c.upper, c.effective_sample_size, c.n, l.file.c_str(),
+                 l.load.pattern == m::load_pattern::closed_loop
+                     ? " (closed loop: not on the open-loop curve)"
+                     : "",
+                 l.sampled ? " (a sample of the run's requests)" : "");
     } else if (l.p99_ttft_s) {
       out.printf(
           "%-10s %9s %19s %7s %6s  %s (summaries only, p99 TTFT %.3f s: save with "

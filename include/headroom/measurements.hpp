@@ -3,6 +3,8 @@
 //   measurements/run.hpp         benchmark_run (the load, each request, the tool's summary),
 //                                read_error, benchmark_file
 //   measurements/vllm_bench.hpp  vLLM's `vllm bench serve --save-result [--save-detailed]`
+//   measurements/guidellm.hpp    guidellm's benchmark reports (`--output-path benchmarks.json`)
+//   measurements/format.hpp      detect_benchmark_format, read_benchmark_file (either)
 // Includes every header of measurements/, and nothing else. docs/capacity.md, "Reading
 // benchmark files".
 #pragma once
@@ -10,6 +12,8 @@
 #include "detail/config.hpp"  // first: the C++20 check and the compiler macros
 #if HEADROOM_HAS_CXX20
 
+#include "measurements/format.hpp"
+#include "measurements/guidellm.hpp"
 #include "measurements/run.hpp"
 #include "measurements/vllm_bench.hpp"
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Tests for headroom/measurements.hpp: vLLM's benchmark results read into request outcomes.
-// Files: tests/data/benchmarks (origins and licences in its README): a published request-rate
-// sweep saved without --save-detailed, and a five-request file in --save-detailed's layout
-// whose outcomes are computed by hand below. Hostile inputs each give one named error.
+// Tests for headroom/measurements.hpp: vLLM's benchmark results and guidellm's reports read into
+// request outcomes. Files: tests/data/benchmarks (origins and licences in its README): a
+// published vLLM request-rate sweep saved without --save-detailed, a five-request file in
+// --save-detailed's layout, guidellm's own report fixture (its 0.2/0.3 layout) and a
+// four-request report in its version-2 layout; outcomes are computed by hand below or taken
+// from the fields the tools computed themselves. Hostile inputs each give one named error.
 #include <headroom/capacity.hpp>
 #include <headroom/measurements.hpp>
 
@@ -20,6 +22,19 @@ using namespace std::chrono_literals;
 
 m::benchmark_file read(const std::string& name) {
   return m::read_vllm_bench(headroom::test::read_test_data("benchmarks/vllm/" + name));
+}
+
+std::string guidellm_text(const std::string& name) {
+  return headroom::test::read_test_data("benchmarks/guidellm/" + name);
+}
+
+// The version-2 report with `from` replaced by `to` once (the replacement must exist).
+std::string guidellm_edited(std::string_view from, std::string_view to) {
+  std::string text = guidellm_text("report_v2_layout.json");
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, from.size(), to);
+  return text;
 }
 
 // The detailed file with `from` replaced by `to` once (the replacement must exist).
@@ -64,6 +79,8 @@ TEST_SUITE("measurements") {
         CHECK_FALSE(r.load.request_rate_per_second.has_value());
       }
       CHECK(r.load.burstiness == 1.0);
+      CHECK(r.load.pattern ==
+            (s.rate > 0 ? m::load_pattern::open_loop : m::load_pattern::all_at_once));
       CHECK_FALSE(r.load.max_concurrency.has_value());
       CHECK(*r.ttft.mean == doctest::Approx(s.mean_ttft_ms / 1000).epsilon(1e-15));
       CHECK(*r.itl.p99 == doctest::Approx(s.p99_itl_ms / 1000).epsilon(1e-15));
@@ -178,5 +195,178 @@ TEST_SUITE("measurements") {
     e = error_of(huge);
     CHECK(e.reason == "a string longer than max_string_bytes");
     CHECK(e.offset > 16'000'000);
+  }
+
+  TEST_CASE("guidellm: guidellm's own report fixture, the 0.2/0.3 layout") {
+    const m::benchmark_file f =
+        m::read_guidellm(guidellm_text("benchmarks_stripped_a1fe883a.json"));
+    REQUIRE(f.ok());
+    REQUIRE(f.runs.size() == 1);
+    const m::benchmark_run& r = f.runs[0];
+    CHECK(r.tool == "guidellm");
+    // args.strategy {"type_": "synchronous"}: one stream, a closed loop, no rate.
+    CHECK(r.load.pattern == m::load_pattern::closed_loop);
+    CHECK(r.load.max_concurrency == 1u);
+    CHECK_FALSE(r.load.request_rate_per_second.has_value());
+    // request_totals: 46 successful, 0 errored, 1 incomplete; one request object kept.
+    CHECK(r.completed == 46u);
+    CHECK(r.failed == 0u);
+    CHECK(r.incomplete == 1u);
+    CHECK(r.requests_sampled);
+    CHECK(r.duration->count() == 29.997201442718506);
+    // The file's summaries in ms, read as seconds.
+    CHECK(*r.ttft.mean == doctest::Approx(16.792535781860348 / 1000).epsilon(1e-15));
+    CHECK(*r.ttft.median == doctest::Approx(16.38054847717285 / 1000).epsilon(1e-15));
+    CHECK(*r.ttft.p99 == doctest::Approx(21.281957626342773 / 1000).epsilon(1e-15));
+    CHECK(*r.itl.mean == doctest::Approx(4.941609043733832 / 1000).epsilon(1e-15));
+    CHECK(*r.tpot.mean == doctest::Approx(4.90300272307966 / 1000).epsilon(1e-15));
+    REQUIRE(r.requests.size() == 1);
+    const auto& q = r.requests[0];
+    CHECK(r.send_times_known);
+    CHECK(q.prompt_tokens == 257);
+    CHECK(q.output_tokens == 128);
+    CHECK_FALSE(q.error);
+    // By hand from its Unix times: targeted 1749157168.179883 (the origin), start
+    // 1749157168.1827004, so sent 0.0028174 s after it.
+    CHECK(q.intended_arrival.count() == 0.0);
+    CHECK(q.sent.count() == doctest::Approx(0.0028174).epsilon(1e-4));
+    // TTFT from the send and TPOT (vLLM's definition) equal the fields guidellm computed from
+    // the same times: time_to_first_token_ms and inter_token_latency_ms.
+    CHECK(headroom::time_to_first_token_from_send(q).count() ==
+          doctest::Approx(21.281957626342773 / 1000).epsilon(1e-6));
+    CHECK(headroom::tpot_vllm(q).count() ==
+          doctest::Approx(5.258346167136365 / 1000).epsilon(1e-6));
+  }
+
+  TEST_CASE("guidellm: a version-2 report, its four requests by hand") {
+    const m::benchmark_file f = m::read_guidellm(guidellm_text("report_v2_layout.json"));
+    REQUIRE(f.ok());
+    REQUIRE(f.runs.size() == 1);
+    const m::benchmark_run& r = f.runs[0];
+    CHECK(r.load.pattern == m::load_pattern::open_loop);  // "constant" at 2 req/s
+    CHECK(r.load.request_rate_per_second == 2.0);
+    CHECK_FALSE(r.load.burstiness.has_value());  // evenly spaced, not Poisson
+    CHECK_FALSE(r.load.max_concurrency.has_value());
+    CHECK(r.duration->count() == 2.5);
+    CHECK(r.completed == 3u);
+    CHECK(r.failed == 1u);
+    CHECK(r.incomplete == 1u);
+    CHECK(r.requests_sampled);  // two of three successful requests kept (sample_size 2)
+    CHECK(*r.ttft.mean == 0.375);
+    CHECK(*r.ttft.p99 == 0.5);
+    CHECK(*r.tpot.mean == 0.225);
+    CHECK(*r.itl.median == 0.18);
+    REQUIRE(r.requests.size() == 4);
+    // In send order, times from the first targeted start (T = 1780000000):
+    // a: targeted T, sent T + 0.125, first token T + 0.375, last token T + 1.375, 100 in, 9 out.
+    const auto& a = r.requests[0];
+    CHECK(a.intended_arrival.count() == 0.0);
+    CHECK(a.sent.count() == 0.125);
+    CHECK(a.first_token.count() == 0.375);
+    CHECK(a.finished.count() == 1.375);
+    CHECK(a.prompt_tokens == 100);
+    CHECK(a.output_tokens == 9);
+    CHECK_FALSE(a.error);
+    // b: targeted and sent T + 0.5, first token T + 1.0, last token T + 1.875; output_tokens
+    // null, so the output usage's total, 5.
+    const auto& b = r.requests[1];
+    CHECK(b.intended_arrival.count() == 0.5);
+    CHECK(b.first_token.count() == 1.0);
+    CHECK(b.finished.count() == 1.875);
+    CHECK(b.output_tokens == 5);
+    // c errored at T + 1.0; d was still in flight when the benchmark ended (incomplete).
+    CHECK(r.requests[2].error);
+    CHECK(r.requests[2].intended_arrival.count() == 1.0);
+    CHECK(r.requests[3].error);
+    CHECK(r.requests[3].sent.count() == 1.625);
+    // TTFT <= 0.4 s from the intended send, TPOT <= 0.15 s: a (0.375 s; (1.375 − 0.375) / 8 =
+    // 0.125 s) conforms; b (TTFT 0.5 s) does not; c and d are errors. One of four.
+    const auto e = headroom::measure_conformance(r.requests, {.ttft = 400ms, .tpot = 150ms});
+    CHECK(e.n == 4);
+    CHECK(e.share == 0.25);
+  }
+
+  TEST_CASE("guidellm: the strategies as loads") {
+    const auto load_of = [](std::string_view strategy) {
+      const m::benchmark_file f = m::read_guidellm(guidellm_edited(
+          R"({"type_": "constant", "worker_count": 1, "max_concurrency": null, "rate": 2.0, "rampup_duration": 0.0})",
+          strategy));
+      REQUIRE(f.ok());
+      return f.runs.at(0).load;
+    };
+    auto l = load_of(R"({"type_": "poisson", "rate": 4.5, "max_concurrency": 64})");
+    CHECK(l.pattern == m::load_pattern::open_loop);
+    CHECK(l.request_rate_per_second == 4.5);
+    CHECK(l.burstiness == 1.0);
+    CHECK(l.max_concurrency == 64u);
+    l = load_of(R"({"type_": "concurrent", "streams": 8})");
+    CHECK(l.pattern == m::load_pattern::closed_loop);
+    CHECK(l.max_concurrency == 8u);
+    CHECK_FALSE(l.request_rate_per_second.has_value());
+    l = load_of(R"({"type_": "throughput", "max_concurrency": null})");
+    CHECK(l.pattern == m::load_pattern::all_at_once);
+    CHECK_FALSE(l.max_concurrency.has_value());
+    CHECK(load_of(R"({"type_": "trace", "time_scale": 1.0})").pattern == m::load_pattern::trace);
+    CHECK(load_of(R"({"type_": "synchronous"})").max_concurrency == 1u);
+  }
+
+  TEST_CASE("guidellm: hostile and broken reports give one named error") {
+    const auto error_of = [](const std::string& text) {
+      const m::benchmark_file f = m::read_guidellm(text);
+      REQUIRE_FALSE(f.ok());
+      CHECK(f.runs.empty());
+      return *f.error;
+    };
+    const std::string good = guidellm_text("report_v2_layout.json");
+    auto e = error_of(good.substr(0, 500));  // truncated
+    CHECK(e.offset == 500);
+    CHECK(e.reason == "not JSON");
+    e = error_of(R"({"metadata": {"version": 2}})");
+    CHECK(e.field == "benchmarks");
+    CHECK(e.reason == "is missing");
+    e = error_of(guidellm_edited("\"version\": 2", "\"version\": 3"));
+    CHECK(e.field == "metadata.version");
+    e = error_of(guidellm_edited("\"strategy\": {", "\"strategy_\": {"));
+    CHECK(e.field == "benchmarks[0].config.strategy");
+    CHECK(e.reason == "is missing");
+    e = error_of(guidellm_edited("\"type_\": \"constant\"", "\"type_\": \"bursty\""));
+    CHECK(e.field == "benchmarks[0].config.strategy.type_");
+    e = error_of(guidellm_edited("\"rate\": 2.0", "\"rate\": 0"));
+    CHECK(e.field == "benchmarks[0].config.strategy.rate");
+    e = error_of(guidellm_edited("\"request_start\": 1780000000.125", "\"request_start\": NaN"));
+    CHECK(e.field == "benchmarks[0].requests.successful[0].info.timings.request_start");
+    e = error_of(guidellm_edited("\"request_start\": 1780000000.125", "\"request_start\": -1"));
+    CHECK(e.field == "benchmarks[0].requests.successful[0].info.timings.request_start");
+    // A first token before the send.
+    e = error_of(
+        guidellm_edited("\"request_start\": 1780000000.125", "\"request_start\": 1780000000.5"));
+    CHECK(e.field == "benchmarks[0].requests.successful[0]");
+    e = error_of(guidellm_edited("\"prompt_tokens\": 100", "\"prompt_tokens\": 1.5"));
+    CHECK(e.field == "benchmarks[0].requests.successful[0].prompt_tokens");
+    e = error_of(guidellm_edited("\"successful\": [", "\"successful\": {\"x\": ["));
+    CHECK(e.reason == "not JSON");  // the edit unbalances the brackets
+    e = error_of(guidellm_edited("\"requests_made\": {\"successful\": 3",
+                                 "\"requests_made\": {\"successful\": \"3\""));
+    CHECK(e.field == "benchmarks[0].scheduler_metrics.requests_made.successful");
+    CHECK(error_of("[]").reason == "a guidellm report is a JSON object");
+    // A 100 MB string (a generated output) is refused at the bound, 16 MiB by default.
+    e = error_of(guidellm_edited("\"output\": null",
+                                 "\"output\": \"" + std::string(100'000'000, 'x') + "\""));
+    CHECK(e.reason == "a string longer than max_string_bytes");
+  }
+
+  TEST_CASE("measurements: the format of a file, told from its content") {
+    const std::string guidellm = guidellm_text("report_v2_layout.json");
+    const std::string vllm =
+        headroom::test::read_test_data("benchmarks/vllm/detailed_layout_009e6d4a.json");
+    CHECK(m::detect_benchmark_format(guidellm) == m::benchmark_format::guidellm);
+    CHECK(m::detect_benchmark_format(vllm) == m::benchmark_format::vllm_bench);
+    CHECK(m::detect_benchmark_format(vllm + "\n" + vllm) == m::benchmark_format::vllm_bench);
+    CHECK(m::read_benchmark_file(guidellm).runs.at(0).tool == "guidellm");
+    CHECK(m::read_benchmark_file(vllm).runs.at(0).tool == "vllm bench serve");
+    CHECK(m::to_string(m::benchmark_format::guidellm) == "guidellm");
+    CHECK(m::to_string(m::load_pattern::closed_loop) == "closed_loop");
+    // Neither: the vLLM reader says what is wrong.
+    CHECK(m::read_benchmark_file("{}").error->field == "request_rate");
   }
 }

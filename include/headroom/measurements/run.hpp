@@ -10,8 +10,10 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../capacity/outcome.hpp"
@@ -20,13 +22,45 @@ namespace headroom {
 inline namespace v0 {
 namespace measurements {
 
+/// How a run sent its requests.
+enum class load_pattern : std::uint8_t {
+  /// On a schedule at request_rate_per_second, whatever the server did (vLLM at a finite
+  /// rate; guidellm's "constant" and "poisson"): a point of an open-loop capacity curve.
+  open_loop,
+  /// Every request at once, at most max_concurrency in flight (vLLM's "inf", guidellm's
+  /// "throughput").
+  all_at_once,
+  /// max_concurrency streams, each sending when its last answer arrived (guidellm's
+  /// "synchronous", one stream, and "concurrent"): the load follows the server, so the run
+  /// is not a point of an open-loop curve (coordinated omission; docs/capacity.md).
+  closed_loop,
+  /// A trace's own times, scaled (guidellm's "trace").
+  trace,
+};
+
+/// "open_loop", "all_at_once", "closed_loop" or "trace".
+[[nodiscard]] constexpr std::string_view to_string(load_pattern p) noexcept {
+  switch (p) {
+    case load_pattern::open_loop:
+      return "open_loop";
+    case load_pattern::all_at_once:
+      return "all_at_once";
+    case load_pattern::closed_loop:
+      return "closed_loop";
+    case load_pattern::trace:
+      break;
+  }
+  return "trace";
+}
+
 /// The load a run offered.
 struct offered_load {
-  /// Requests per second the client aimed at; nullopt: every request at once (vLLM's "inf").
+  load_pattern pattern = load_pattern::open_loop;  ///< how requests were sent
+  /// Requests per second of the schedule; set exactly when pattern is open_loop.
   std::optional<double> request_rate_per_second{};
   /// The shape of the gamma gaps (1: Poisson), where the tool states it.
   std::optional<double> burstiness{};
-  /// The client's cap on requests in flight; nullopt: none.
+  /// The cap on requests in flight (the streams of a closed loop); nullopt: none.
   std::optional<std::size_t> max_concurrency{};
 };
 
@@ -39,14 +73,20 @@ struct latency_summary {
 
 /// One run at one load.
 struct benchmark_run {
-  std::string tool{};  ///< which tool wrote it ("vllm bench serve")
+  std::string tool{};  ///< which tool wrote it ("vllm bench serve", "guidellm")
   offered_load load{};
   std::optional<std::chrono::duration<double>> duration{};  ///< the run's length, when stated
   std::optional<std::size_t> completed{};  ///< successful requests, as the tool counted them
   std::optional<std::size_t> failed{};     ///< failed requests, as the tool counted them
+  /// Requests still in flight when the run ended, as the tool counted them (guidellm's
+  /// "incomplete"; they read as errors in `requests`).
+  std::optional<std::size_t> incomplete{};
   /// Each request, in the order sent, latencies from its own send time (see send_times_known);
   /// empty when the file holds summaries only.
   std::vector<request_outcome> requests{};
+  /// Whether `requests` is a sample of the run's requests (guidellm keeps a reservoir sample
+  /// when asked): fewer than the counts above, drawn by the tool.
+  bool requests_sampled = false;
   /// Whether `requests` carry when each was sent (relative to the first): without it every
   /// request reads as sent at 0, its latencies right but the run's timeline lost (no warm-up
   /// or cool-down to discard).
@@ -70,6 +110,12 @@ struct read_error {
     m += reason;
     return m;
   }
+};
+
+/// Bounds on one file, for every reader; 0 means none.
+struct read_options {
+  std::size_t max_bytes = std::size_t{1} << 30;          ///< longest file (1 GiB)
+  std::size_t max_string_bytes = std::size_t{16} << 20;  ///< longest string (16 MiB)
 };
 
 /// A file read: its runs, or the error that refused it (then no run).

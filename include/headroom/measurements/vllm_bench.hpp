@@ -36,12 +36,6 @@ namespace headroom {
 inline namespace v0 {
 namespace measurements {
 
-/// Bounds on one file; 0 means none.
-struct vllm_read_options {
-  std::size_t max_bytes = std::size_t{1} << 30;          ///< longest file (1 GiB)
-  std::size_t max_string_bytes = std::size_t{16} << 20;  ///< longest string (16 MiB)
-};
-
 namespace detail {
 
 using ::headroom::detail::json_kind;
@@ -92,9 +86,10 @@ class vllm_object_reader {
     if (!rate.present()) return fail(root_, "request_rate", "is missing");
     if (rate.is(json_kind::string)) {
       if (rate.string() != "inf") return fail(rate, "request_rate", "must be a number or \"inf\"");
+      run_.load.pattern = load_pattern::all_at_once;
     } else if (rate.is(json_kind::number) &&
                rate.number() == std::numeric_limits<double>::infinity()) {
-      // Python's Infinity: every request at once, as "inf".
+      run_.load.pattern = load_pattern::all_at_once;  // Python's Infinity, as "inf"
     } else {
       double r = 0.0;
       if (!non_negative(rate, "request_rate", r) || !(r > 0.0))
@@ -275,7 +270,7 @@ class vllm_object_reader {
 /// with one read_error (byte, field, reason). Python's NaN and Infinity words are read (as
 /// json.dump writes them) and then refused where a finite number belongs.
 [[nodiscard]] inline benchmark_file read_vllm_bench(std::string_view text,
-                                                    const vllm_read_options& options = {}) {
+                                                    const read_options& options = {}) {
   using ::headroom::detail::json_document;
   using ::headroom::detail::json_errc;
   const ::headroom::detail::json_limits limits{

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+// Which tool wrote a benchmark file, told from its content, and the reader for it.
+// docs/capacity.md, "Reading benchmark files".
+#pragma once
+
+#include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
+#if HEADROOM_HAS_CXX20
+
+#include <cstdint>
+#include <string_view>
+
+#include "../detail/json.hpp"
+#include "guidellm.hpp"
+#include "run.hpp"
+#include "vllm_bench.hpp"
+
+namespace headroom {
+inline namespace v0 {
+namespace measurements {
+
+/// The tools whose files this library reads.
+enum class benchmark_format : std::uint8_t {
+  vllm_bench,  ///< `vllm bench serve --save-result` (read_vllm_bench)
+  guidellm,    ///< a guidellm report (read_guidellm)
+};
+
+/// "vllm_bench" or "guidellm".
+[[nodiscard]] constexpr std::string_view to_string(benchmark_format f) noexcept {
+  return f == benchmark_format::guidellm ? "guidellm" : "vllm_bench";
+}
+
+/// The format of `text`: a JSON object with a "benchmarks" member is a guidellm report;
+/// anything else (a vLLM result, JSON Lines of them, or text neither reader accepts) is
+/// vllm_bench, whose reader then says what is wrong.
+[[nodiscard]] inline benchmark_format detect_benchmark_format(std::string_view text) {
+  using ::headroom::detail::json_document;
+  const json_document doc =
+      json_document::parse(text, {.max_bytes = 0,
+                                  .max_string_bytes = 0,
+                                  .non_finite = ::headroom::detail::json_non_finite::python});
+  return doc.ok() && doc.root()["benchmarks"].present() ? benchmark_format::guidellm
+                                                        : benchmark_format::vllm_bench;
+}
+
+/// Reads `text` with the reader of its detected format (detect_benchmark_format; it parses
+/// the JSON once more). Never throws for bad input.
+[[nodiscard]] inline benchmark_file read_benchmark_file(std::string_view text,
+                                                        const read_options& options = {}) {
+  if (options.max_bytes != 0 && text.size() > options.max_bytes)
+    return read_vllm_bench(text, options);  // refused by size, before any parse
+  return detect_benchmark_format(text) == benchmark_format::guidellm
+             ? read_guidellm(text, options)
+             : read_vllm_bench(text, options);
+}
+
+}  // namespace measurements
+}  // namespace v0
+}  // namespace headroom
+
+#endif  // HEADROOM_HAS_CXX20
