@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -119,8 +120,8 @@ BENCHMARK(plan_small_grid)
 
 // ---- calibration ---------------------------------------------------------------------------
 // plan::calibrate on the 40 TensorRT-LLM rows of tests/data/planner/fidelity.csv (every row,
-// whatever its role), with the 40 leave-one-out refits: the budget is one second on one
-// core for 40 rows. Each iteration includes replaying every row once to record its steps.
+// whatever its role), with the 40 leave-one-out refits: the goal is one second on one core for
+// 40 rows. Each iteration includes replaying every row once to record its steps.
 void calibrate_fidelity_rows(benchmark::State& state) {
   std::vector<plan::calibration_row> rows;
   for (const auto& m : headroom::test::measurements())
@@ -134,5 +135,24 @@ void calibrate_fidelity_rows(benchmark::State& state) {
   state.counters["rows"] = static_cast<double>(rows.size());
 }
 BENCHMARK(calibrate_fidelity_rows)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// plan::calibrate on ten runs at their own arrival times (the calibration test's: 150 requests
+// each, simulated with known parameters), without leave-one-out: every evaluation simulates
+// every run.
+void calibrate_timed_runs(benchmark::State& state) {
+  const plan::step_time_parameters truth{.flops_efficiency = 0.42,
+                                         .bandwidth_efficiency = 0.61,
+                                         .step_overhead = 2.3ms,
+                                         .all_reduce_latency = 40us};
+  auto runs = headroom::test::simulated_timed_runs(truth, 150);
+  runs.resize(10);
+  for (auto _ : state) {
+    const auto fit =
+        plan::calibrate(std::span<const plan::timed_run>(runs), {.leave_one_out = false});
+    benchmark::DoNotOptimize(fit.fitted.bandwidth_efficiency);
+    state.counters["figures_evaluated"] = static_cast<double>(fit.evaluations);
+  }
+}
+BENCHMARK(calibrate_timed_runs)->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// The published serving measurements of tests/data/planner/fidelity.csv (sources in its
-// README), and how each is replayed through the replica model: the model's shape from its
-// config.json, the accelerator's datasheet, and the engine's own limits in that run. Shared
-// by the planner's fidelity test and the calibration tests.
+// The published serving measurements of tests/data/planner/ (fidelity.csv, published_v017.csv;
+// sources in its README), and how each is replayed through the replica model: the model's
+// shape from its config.json, the accelerator's datasheet, and the engine's own limits in that
+// run; and runs at their own arrival times simulated with known parameters. Shared by the
+// planner's fidelity test, the calibration tests and bench/plan.bench.cpp.
 #pragma once
 
+#include <headroom/arrivals.hpp>
 #include <headroom/plan.hpp>
 #include <headroom/plan/calibrate.hpp>
 
@@ -13,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -177,6 +180,61 @@ inline plan::calibration_row calibration_row_of(const measurement& r) {
           .measured = r.published,
           .unit = r.unit == "requests_per_second" ? plan::measured_unit::requests_per_second
                                                   : plan::measured_unit::output_tokens_per_second};
+}
+
+// Runs at their own (Poisson) arrival times, measured by simulating them with `truth`: the
+// same 8B-class model on one or two H100s under vLLM-like limits (128 sequences, 2048-token
+// chunks), at low and high load, in three mixes of lengths that pull the parameters apart:
+// chat (short prompts and answers: bandwidth, overhead), long prompts with short answers
+// (compute) and long contexts decoding long answers (KV bytes against the per-step overhead).
+// `n` requests a run; each run its own seed.
+inline std::vector<plan::timed_run> simulated_timed_runs(const plan::step_time_parameters& truth,
+                                                         std::size_t n) {
+  const plan::model_shape m{.name = "m",
+                            .parameters = 8.030261248e9,
+                            .layers = 32,
+                            .hidden_size = 4096,
+                            .kv_bytes_per_token = headroom::kv_bytes_per_token(
+                                {.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0}),
+                            .bytes_per_parameter = 2.0,
+                            .activation_bytes = 2.0};
+  struct spec {
+    std::int32_t tp;
+    double rate;  // requests per second offered to the replica
+    int mix;      // 0 chat, 1 long prompts, 2 long contexts
+  };
+  const spec specs[] = {{1, 4, 0},  {1, 20, 0}, {1, 6, 1}, {1, 2, 2},  {1, 8, 2},  {2, 8, 0},
+                        {2, 40, 0}, {2, 12, 1}, {2, 4, 2}, {2, 16, 2}, {1, 28, 0}, {2, 24, 2}};
+  std::vector<plan::timed_run> runs;
+  std::uint64_t seed = 100;
+  for (const spec& x : specs) {
+    plan::timed_run r{.id = "r" + std::to_string(runs.size()),
+                      .model = m,
+                      .gpu = headroom::accelerators::h100_sxm,
+                      .tensor_parallel = x.tp,
+                      .interconnect_bytes_per_second = 450e9};
+    r.engine.max_batch = 128;
+    r.engine.max_batched_tokens = 2048;
+    r.engine.prefill = sim::prefill_mode::chunked;
+    r.engine.kv_budget_tokens = sim::kv_budget_tokens(r.gpu.memory_bytes * x.tp, 0.9,
+                                                      m.parameters * 2.0, m.kv_bytes_per_token);
+    std::mt19937_64 engine(seed++);
+    const auto schedule = headroom::poisson_schedule(x.rate, n, engine);
+    const sim::lognormal_lengths lengths =
+        x.mix == 0   ? sim::lognormal_lengths(200.0, 1.0, 150.0, 0.9, {4, 1}, {4096, 2048})
+        : x.mix == 1 ? sim::lognormal_lengths(2000.0, 0.3, 50.0, 0.5, {4, 1}, {8000, 2048})
+                     : sim::lognormal_lengths(3000.0, 0.2, 600.0, 0.2, {4, 1}, {8000, 2048});
+    const auto requests = sim::make_requests(schedule, lengths, engine);
+    const plan::accelerator_option gpu{.spec = r.gpu,
+                                       .price_per_gpu_hour = 1.0,
+                                       .step_time = truth,
+                                       .interconnect_bytes_per_second = 450e9};
+    const auto run = sim::simulate(r.engine, requests, plan::make_step_time(m, gpu, x.tp));
+    if (run.stats.finished != n) stop("a simulated run did not finish");
+    r.measured = plan::observe(run.outcomes);
+    runs.push_back(std::move(r));
+  }
+  return runs;
 }
 
 }  // namespace headroom::test

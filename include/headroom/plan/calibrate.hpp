@@ -11,6 +11,10 @@
 // their bytes-to-FLOPs ratio with prefix sums, a row is evaluated in O(log steps): a fit of
 // forty rows with its forty leave-one-out refits takes well under a second
 // (bench/plan.bench.cpp, calibrate_fidelity_rows).
+//
+// A timed_run is a run at its own arrival times (a benchmark at a finite rate): the model
+// replays its requests at their intended arrivals with a full simulation per evaluation and
+// predicts their mean TTFT and mean TPOT, the two figures fitted (calibrate_timed_runs).
 #pragma once
 
 #include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
@@ -27,8 +31,10 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "../capacity/outcome.hpp"
 #include "../detail/checks.hpp"
 #include "../error.hpp"
 #include "../roofline.hpp"
@@ -240,32 +246,30 @@ using parameter_vector = std::array<double, parameter_count>;
   return {f.flops_efficiency, f.bandwidth_efficiency, f.step_overhead, f.all_reduce_latency};
 }
 
-// Bounded Levenberg–Marquardt on r_i = ln(makespan_i(x) / measured makespan_i), which is
-// ln(measured / predicted): the same least squares as on ln(predicted / measured). Central
-// differences; each step projected onto the box. Deterministic.
+// Log residuals at some parameters: fills its vector, one per figure fitted.
+using residual_function = std::function<void(const step_time_parameters&, std::vector<double>&)>;
+
+// Bounded Levenberg–Marquardt on log residuals (ln(measured / predicted) or its negative: the
+// same least squares). Central differences of relative width `difference_step` (in each
+// parameter's scale); each step projected onto the box. Deterministic.
 class least_squares {
  public:
-  least_squares(std::span<const row_profile> rows, std::span<const std::size_t> use,
-                const calibration_options& o)
-      : rows_(rows),
-        use_(use),
+  least_squares(residual_function residuals, const calibration_options& o,
+                double difference_step = 1e-6)
+      : residuals_(std::move(residuals)),
         free_(free_of(o.fit)),
         low_(to_vector(o.lowest)),
-        high_(to_vector(o.highest)) {
+        high_(to_vector(o.highest)),
+        difference_step_(difference_step) {
     // Scales: a unit step in each parameter means about the same.
     scale_ = {1.0, 1.0, 1e-3, 1e-5};
   }
 
   [[nodiscard]] double cost(const parameter_vector& v, std::vector<double>& r) {
-    r.resize(use_.size());
+    residuals_(from_vector(v), r);
     double s = 0.0;
-    const step_time_parameters x = from_vector(v);
-    for (std::size_t i = 0; i < use_.size(); ++i) {
-      const row_profile& p = rows_[use_[i]];
-      r[i] = std::log(makespan(p, x) / p.measured_makespan);
-      s += r[i] * r[i];
-      ++evaluations_;
-    }
+    for (const double e : r) s += e * e;
+    evaluations_ += r.size();
     return s;
   }
 
@@ -323,10 +327,10 @@ class least_squares {
   [[nodiscard]] std::size_t evaluations() const noexcept { return evaluations_; }
 
  private:
-  std::span<const row_profile> rows_;
-  std::span<const std::size_t> use_;
+  residual_function residuals_;
   std::array<bool, parameter_count> free_;
   parameter_vector low_, high_, scale_{};
+  double difference_step_;
   std::size_t evaluations_ = 0;
 
   void clamp(parameter_vector& v) const {
@@ -341,7 +345,7 @@ class least_squares {
     for (std::size_t j = 0; j < parameter_count; ++j) {
       sensitive[j] = false;
       if (!free_[j]) continue;
-      const double h = 1e-6 * scale_[j];
+      const double h = difference_step_ * scale_[j];
       parameter_vector a = v, b = v;
       a[j] = std::min(v[j] + h, high_[j]);
       b[j] = std::max(v[j] - h, low_[j]);
@@ -440,7 +444,15 @@ inline void check_options(const calibration_options& o) {
   const auto best_fit = [&](std::span<const std::size_t> use, detail::parameter_vector from,
                             std::array<bool, detail::parameter_count>& sensitive,
                             bool several_starts) {
-    detail::least_squares ls(profiles, use, options);
+    detail::least_squares ls(
+        [&profiles, use](const step_time_parameters& x, std::vector<double>& r) {
+          r.resize(use.size());
+          for (std::size_t i = 0; i < use.size(); ++i) {
+            const detail::row_profile& p = profiles[use[i]];
+            r[i] = std::log(detail::makespan(p, x) / p.measured_makespan);
+          }
+        },
+        options);
     std::vector<double> r;
     detail::parameter_vector best = ls.fit(from, sensitive);
     double best_cost = ls.cost(best, r);
@@ -505,6 +517,262 @@ inline void check_options(const calibration_options& o) {
       out.rows[i].left_out_predicted = predicted;
       out.rows[i].left_out_log_error = std::log(predicted / rows[i].measured);
       left_out.push_back(std::abs(out.rows[i].left_out_log_error));
+    }
+    out.left_out_median_abs_log_error = detail::median_of(left_out);
+    out.left_out_max_abs_log_error = *std::max_element(left_out.begin(), left_out.end());
+  }
+  return out;
+}
+
+// ---- runs at a finite rate ------------------------------------------------------------------
+
+/// A run's requests and mean latencies, from its outcomes (a benchmark reader's, or a
+/// simulation's): every successful request's intended arrival and lengths, their mean TTFT
+/// from the intended arrival, and their mean TPOT (vLLM's definition) over the requests with
+/// at least two output tokens.
+struct observed_run {
+  std::vector<sim::request> requests{};       ///< in the order of the outcomes
+  std::chrono::duration<double> mean_ttft{};  ///< seconds
+  std::chrono::duration<double> mean_tpot{};  ///< seconds (0 when no request has 2 tokens)
+  std::size_t errors = 0;                     ///< outcomes left out as errors
+};
+
+/// The successful outcomes of a run as requests and mean latencies. Throws invalid_argument
+/// naming `outcomes[i].prompt_tokens` or `.output_tokens` for a successful request whose
+/// count is 0 (the file did not say), or `outcomes` when none succeeded.
+[[nodiscard]] inline observed_run observe(std::span<const request_outcome> outcomes) {
+  using ::headroom::detail::fail;
+  observed_run o;
+  double ttft = 0.0, tpot = 0.0;
+  std::size_t decoded = 0;
+  for (const request_outcome& r : outcomes) {
+    if (r.error) {
+      ++o.errors;
+      continue;
+    }
+    if (r.prompt_tokens == 0) fail("outcomes[i].prompt_tokens", 0, "must be >= 1");
+    if (r.output_tokens == 0) fail("outcomes[i].output_tokens", 0, "must be >= 1");
+    o.requests.push_back({.arrival = r.intended_arrival,
+                          .prompt_tokens = r.prompt_tokens,
+                          .output_tokens = r.output_tokens});
+    ttft += time_to_first_token(r).count();
+    if (r.output_tokens >= 2) {
+      tpot += tpot_vllm(r).count();
+      ++decoded;
+    }
+  }
+  if (o.requests.empty()) fail("outcomes", outcomes.size(), "needs a successful request");
+  o.mean_ttft = std::chrono::duration<double>(ttft / static_cast<double>(o.requests.size()));
+  if (decoded > 0) o.mean_tpot = std::chrono::duration<double>(tpot / static_cast<double>(decoded));
+  return o;
+}
+
+/// One measured run at its own arrival times (a `vllm bench serve` at a finite rate, a
+/// guidellm constant or poisson benchmark) on one replica, and its mean latencies: the model
+/// replays the requests at their intended arrivals and predicts both means.
+struct timed_run {
+  std::string id{};                  ///< names the run in the results
+  model_shape model{};               ///< the model served
+  accelerator_spec gpu{};            ///< ONE GPU's datasheet peaks (for the weights' precision)
+  std::int32_t tensor_parallel = 1;  ///< GPUs of the replica, >= 1
+  /// One direction of one GPU's link, bytes/s; > 0 when tensor_parallel > 1.
+  double interconnect_bytes_per_second = 0.0;
+  sim::replica_config engine{};  ///< the engine's limits and KV budget in that run
+  observed_run measured{};       ///< the requests and the mean latencies measured
+};
+
+namespace detail {
+
+// Mean TTFT and TPOT of `run`'s requests replayed at `x`.
+struct timed_prediction {
+  double mean_ttft = 0.0, mean_tpot = 0.0;
+};
+
+class timed_replay {
+ public:
+  explicit timed_replay(const timed_run& run) : run_(&run) {
+    using ::headroom::detail::fail;
+    using ::headroom::detail::require_positive;
+    if (run.tensor_parallel < 1)
+      fail("runs[i].tensor_parallel", run.tensor_parallel, "must be >= 1");
+    require_positive("runs[i].model.parameters", run.model.parameters);
+    require_positive("runs[i].model.bytes_per_parameter", run.model.bytes_per_parameter);
+    require_positive("runs[i].model.kv_bytes_per_token", run.model.kv_bytes_per_token);
+    require_positive("runs[i].gpu.peak_flops_per_second", run.gpu.peak_flops_per_second);
+    require_positive("runs[i].gpu.peak_bytes_per_second", run.gpu.peak_bytes_per_second);
+    if (run.tensor_parallel > 1 && run.model.hidden_size > 0)
+      require_positive("runs[i].interconnect_bytes_per_second", run.interconnect_bytes_per_second);
+    if (run.measured.requests.empty())
+      fail("runs[i].measured.requests.size()", 0, "needs at least one request");
+    require_positive("runs[i].measured.mean_ttft", run.measured.mean_ttft.count());
+    for (const sim::request& r : run.measured.requests) {
+      if (!::headroom::detail::is_finite(r.arrival.count()))
+        fail("runs[i].measured.requests[k].arrival", r.arrival.count(), "must be finite");
+      if (r.prompt_tokens < 1 || r.output_tokens < 1)
+        fail("runs[i].measured.requests[k].prompt_tokens", r.prompt_tokens,
+             "prompt and output tokens must be >= 1");
+      decodes_ = decodes_ || r.output_tokens >= 2;
+    }
+    if (decodes_) require_positive("runs[i].measured.mean_tpot", run.measured.mean_tpot.count());
+  }
+
+  [[nodiscard]] bool decodes() const noexcept { return decodes_; }
+
+  [[nodiscard]] timed_prediction predict(const step_time_parameters& x) {
+    const accelerator_option gpu{
+        .spec = run_->gpu,
+        .price_per_gpu_hour = 1.0,
+        .step_time = x,
+        .interconnect_bytes_per_second = run_->interconnect_bytes_per_second};
+    const tensor_parallel_step_time model = make_step_time(run_->model, gpu, run_->tensor_parallel);
+    const sim::replica_result& result = sim::simulate(
+        run_->engine, std::span<const sim::request>(run_->measured.requests), model, workspace_);
+    if (result.stats.finished != run_->measured.requests.size())
+      ::headroom::detail::fail("runs[i].engine", result.stats.rejected,
+                               "the engine cannot finish every request (its KV budget or "
+                               "limits reject some)");
+    timed_prediction p;
+    std::size_t decoded = 0;
+    for (const request_outcome& o : result.outcomes) {
+      p.mean_ttft += time_to_first_token(o).count();
+      if (o.output_tokens >= 2) {
+        p.mean_tpot += tpot_vllm(o).count();
+        ++decoded;
+      }
+    }
+    p.mean_ttft /= static_cast<double>(result.outcomes.size());
+    if (decoded > 0) p.mean_tpot /= static_cast<double>(decoded);
+    return p;
+  }
+
+ private:
+  const timed_run* run_;
+  sim::replica_workspace workspace_{};
+  bool decodes_ = false;
+};
+
+}  // namespace detail
+
+/// Fits the free parameters to runs at their own arrival times by bounded Levenberg–Marquardt
+/// on ln(predicted / measured) of each run's mean TTFT and mean TPOT (two figures a run;
+/// `rows` of the result holds them as "<id>/ttft" and "<id>/tpot"), from options.start and two
+/// other deterministic starts; with options.leave_one_out, refits without each run and predicts
+/// both of its figures. Each evaluation simulates every run (sim::simulate), so a fit costs
+/// thousands of simulations: bench/plan.bench.cpp, calibrate_timed_runs. Throws
+/// invalid_argument naming a bad run field (`runs[i].…`) or option.
+[[nodiscard]] inline calibration_result calibrate(std::span<const timed_run> runs,
+                                                  const calibration_options& options = {}) {
+  detail::check_options(options);
+  if (runs.empty()) ::headroom::detail::fail("runs.size()", runs.size(), "needs at least one run");
+  std::vector<detail::timed_replay> replays;
+  replays.reserve(runs.size());
+  for (const timed_run& r : runs) replays.emplace_back(r);
+  // Differences far wider than the rows' 1e-6: a replay's schedule moves in small jumps as the
+  // step time changes, which a narrow difference reads as a slope. A coarse pass, then a
+  // finer one from where it stopped.
+  constexpr std::array<double, 2> difference_steps = {3e-2, 3e-3};
+  const auto residuals_of = [&](std::span<const std::size_t> use) {
+    return [&replays, &runs, use](const step_time_parameters& x, std::vector<double>& r) {
+      r.clear();
+      for (const std::size_t i : use) {
+        const detail::timed_prediction p = replays[i].predict(x);
+        r.push_back(std::log(p.mean_ttft / runs[i].measured.mean_ttft.count()));
+        if (replays[i].decodes())
+          r.push_back(std::log(p.mean_tpot / runs[i].measured.mean_tpot.count()));
+      }
+    };
+  };
+  std::vector<std::size_t> all(runs.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+
+  calibration_result out;
+  const auto best_fit = [&](std::span<const std::size_t> use, detail::parameter_vector from,
+                            std::array<bool, detail::parameter_count>& sensitive,
+                            bool several_starts) {
+    detail::least_squares coarse(residuals_of(use), options, difference_steps[0]);
+    detail::least_squares fine(residuals_of(use), options, difference_steps[1]);
+    std::vector<double> r;
+    const auto descend = [&](detail::parameter_vector v,
+                             std::array<bool, detail::parameter_count>& here) {
+      v = coarse.fit(v, here);
+      const double c = coarse.cost(v, r);
+      std::array<bool, detail::parameter_count> finer{};
+      const detail::parameter_vector w = fine.fit(v, finer);
+      return fine.cost(w, r) < c ? w : v;
+    };
+    detail::parameter_vector best = descend(from, sensitive);
+    double best_cost = coarse.cost(best, r);
+    if (several_starts) {
+      for (const double e : {0.2, 0.9}) {
+        detail::parameter_vector s = from;
+        if (options.fit.flops_efficiency) s[0] = e;
+        if (options.fit.bandwidth_efficiency) s[1] = e;
+        std::array<bool, detail::parameter_count> here{};
+        const detail::parameter_vector v = descend(s, here);
+        const double c = coarse.cost(v, r);
+        if (c < best_cost) {
+          best = v;
+          best_cost = c;
+          sensitive = here;
+        }
+      }
+    }
+    out.evaluations += coarse.evaluations() + fine.evaluations();
+    return best;
+  };
+
+  std::array<bool, detail::parameter_count> sensitive{};
+  const detail::parameter_vector fitted =
+      best_fit(all, detail::to_vector(options.start), sensitive, true);
+  out.fitted = detail::from_vector(fitted);
+  const auto free = detail::free_of(options.fit);
+  out.identified = {.flops_efficiency = free[0] && sensitive[0],
+                    .bandwidth_efficiency = free[1] && sensitive[1],
+                    .step_overhead = free[2] && sensitive[2],
+                    .all_reduce_latency = free[3] && sensitive[3]};
+
+  const auto figures = [&](std::size_t i, const step_time_parameters& x) {
+    const detail::timed_prediction p = replays[i].predict(x);
+    std::vector<std::pair<double, double>> f = {{runs[i].measured.mean_ttft.count(), p.mean_ttft}};
+    if (replays[i].decodes()) f.emplace_back(runs[i].measured.mean_tpot.count(), p.mean_tpot);
+    return f;
+  };
+  std::vector<double> errors;
+  double squares = 0.0;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    std::size_t k = 0;
+    for (const auto& [measured, predicted] : figures(i, out.fitted)) {
+      calibration_residual c{.id = runs[i].id + (k++ == 0 ? "/ttft" : "/tpot"),
+                             .measured = measured,
+                             .predicted = predicted,
+                             .log_error = std::log(predicted / measured)};
+      squares += c.log_error * c.log_error;
+      errors.push_back(std::abs(c.log_error));
+      out.rows.push_back(std::move(c));
+    }
+  }
+  out.evaluations += out.rows.size();
+  out.rms_log_error = std::sqrt(squares / static_cast<double>(out.rows.size()));
+  out.median_abs_log_error = detail::median_of(errors);
+  out.max_abs_log_error = *std::max_element(errors.begin(), errors.end());
+
+  if (options.leave_one_out && runs.size() > 1) {
+    std::vector<double> left_out;
+    std::vector<std::size_t> others;
+    std::size_t row = 0;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      others.clear();
+      for (std::size_t k = 0; k < runs.size(); ++k)
+        if (k != i) others.push_back(k);
+      std::array<bool, detail::parameter_count> here{};
+      const step_time_parameters without =
+          detail::from_vector(best_fit(others, fitted, here, false));
+      for (const auto& [measured, predicted] : figures(i, without)) {
+        out.rows[row].left_out_predicted = predicted;
+        out.rows[row].left_out_log_error = std::log(predicted / measured);
+        left_out.push_back(std::abs(out.rows[row].left_out_log_error));
+        ++row;
+      }
     }
     out.left_out_median_abs_log_error = detail::median_of(left_out);
     out.left_out_max_abs_log_error = *std::max_element(left_out.begin(), left_out.end());
