@@ -208,7 +208,9 @@ inline std::vector<plan::timed_run> simulated_timed_runs(const plan::step_time_p
   std::vector<plan::timed_run> runs;
   std::uint64_t seed = 100;
   for (const spec& x : specs) {
-    plan::timed_run r{.id = "r" + std::to_string(runs.size()),
+    std::string id = "r";  // not "r" + std::to_string(...): g++ 12 -O3 raises a false -Wrestrict
+    id += std::to_string(runs.size());
+    plan::timed_run r{.id = id,
                       .model = m,
                       .gpu = headroom::accelerators::h100_sxm,
                       .tensor_parallel = x.tp,
