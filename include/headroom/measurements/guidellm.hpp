@@ -67,7 +67,10 @@ class guidellm_reader {
     std::size_t i = 0;
     for (const json_value b : benchmarks.children()) {
       benchmark_run run;
-      if (!read_benchmark(b, "benchmarks[" + std::to_string(i++) + "]", run)) return false;
+      std::string field = "benchmarks[";  // built in place: "..." + std::string&& draws a
+      field += std::to_string(i++);       // false -Wrestrict from g++ 12 at -O3
+      field += ']';
+      if (!read_benchmark(b, field, run)) return false;
       runs_.push_back(std::move(run));
     }
     return true;
@@ -122,7 +125,7 @@ class guidellm_reader {
       if (!optional_non_negative(s["rate"], field + ".rate", r)) return false;
       if (!r || !(*r > 0.0))
         return fail(s["rate"].present() ? s["rate"] : s, field + ".rate",
-                    "must be a number > 0 for a " + std::string(type) + " strategy");
+                    std::string("must be a number > 0 for a ").append(type).append(" strategy"));
       load.request_rate_per_second = *r;
       return true;
     };

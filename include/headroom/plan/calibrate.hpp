@@ -537,7 +537,8 @@ struct observed_run {
   std::size_t errors = 0;                     ///< outcomes left out as errors
 };
 
-/// The successful outcomes of a run as requests and mean latencies. Throws invalid_argument
+/// The successful outcomes of a run as requests and mean latencies; the outcomes must carry
+/// their intended arrivals (a reader's benchmark_run::send_times_known). Throws invalid_argument
 /// naming `outcomes[i].prompt_tokens` or `.output_tokens` for a successful request whose
 /// count is 0 (the file did not say), or `outcomes` when none succeeded.
 [[nodiscard]] inline observed_run observe(std::span<const request_outcome> outcomes) {
