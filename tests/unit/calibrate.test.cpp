@@ -12,6 +12,7 @@
 #include <cmath>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "planner_rows.hpp"
@@ -414,6 +415,11 @@ TEST_SUITE("plan/calibrate") {
     CHECK(o.mean_ttft.count() == doctest::Approx(0.4));
     CHECK(o.mean_tpot.count() == doctest::Approx(0.5));
     CHECK(rejected([&] { (void)plan::observe(std::span(outcomes).subspan(2)); }) == "outcomes");
+    // Sent out of the order of their intended arrivals (a client's own queue): sorted.
+    const std::vector<headroom::request_outcome> swapped = {outcomes[1], outcomes[0]};
+    const plan::observed_run sorted = plan::observe(swapped);
+    CHECK(sorted.requests[0].arrival == 0s);
+    CHECK(sorted.requests[1].arrival == 1s);
     auto unknown = outcomes;
     unknown[0].prompt_tokens = 0;  // a file that did not say
     CHECK(rejected([&] { (void)plan::observe(unknown); }) == "outcomes[i].prompt_tokens");
@@ -430,6 +436,10 @@ TEST_SUITE("plan/calibrate") {
     bad[0].measured.requests.clear();
     CHECK(rejected([&] { (void)plan::calibrate(std::span<const plan::timed_run>(bad)); }) ==
           "runs[i].measured.requests.size()");
+    bad = runs;
+    std::swap(bad[0].measured.requests[0], bad[0].measured.requests[5]);  // out of order
+    CHECK(rejected([&] { (void)plan::calibrate(std::span<const plan::timed_run>(bad)); }) ==
+          "runs[i].measured.requests[k].arrival");
     bad = runs;
     bad[0].engine.kv_budget_tokens = 10;  // no request fits
     CHECK(rejected([&] { (void)plan::calibrate(std::span<const plan::timed_run>(bad)); }) ==

@@ -531,7 +531,7 @@ inline void check_options(const calibration_options& o) {
 /// from the intended arrival, and their mean TPOT (vLLM's definition) over the requests with
 /// at least two output tokens.
 struct observed_run {
-  std::vector<sim::request> requests{};       ///< in the order of the outcomes
+  std::vector<sim::request> requests{};       ///< sorted by intended arrival (stable)
   std::chrono::duration<double> mean_ttft{};  ///< seconds
   std::chrono::duration<double> mean_tpot{};  ///< seconds (0 when no request has 2 tokens)
   std::size_t errors = 0;                     ///< outcomes left out as errors
@@ -563,6 +563,10 @@ struct observed_run {
     }
   }
   if (o.requests.empty()) fail("outcomes", outcomes.size(), "needs a successful request");
+  // The replay takes arrivals in order; a client's own queue can send out of it.
+  std::stable_sort(
+      o.requests.begin(), o.requests.end(),
+      [](const sim::request& a, const sim::request& b) { return a.arrival < b.arrival; });
   o.mean_ttft = std::chrono::duration<double>(ttft / static_cast<double>(o.requests.size()));
   if (decoded > 0) o.mean_tpot = std::chrono::duration<double>(tpot / static_cast<double>(decoded));
   return o;
@@ -606,9 +610,14 @@ class timed_replay {
     if (run.measured.requests.empty())
       fail("runs[i].measured.requests.size()", 0, "needs at least one request");
     require_positive("runs[i].measured.mean_ttft", run.measured.mean_ttft.count());
+    double previous = -std::numeric_limits<double>::infinity();
     for (const sim::request& r : run.measured.requests) {
       if (!::headroom::detail::is_finite(r.arrival.count()))
         fail("runs[i].measured.requests[k].arrival", r.arrival.count(), "must be finite");
+      if (r.arrival.count() < previous)
+        fail("runs[i].measured.requests[k].arrival", r.arrival.count(),
+             "must not precede the one before (sorted, as observe() makes them)");
+      previous = r.arrival.count();
       if (r.prompt_tokens < 1 || r.output_tokens < 1)
         fail("runs[i].measured.requests[k].prompt_tokens", r.prompt_tokens,
              "prompt and output tokens must be >= 1");
