@@ -182,6 +182,18 @@ inline plan::calibration_row calibration_row_of(const measurement& r) {
                                                   : plan::measured_unit::output_tokens_per_second};
 }
 
+/// Llama 3.1 8B's shape (config.json) in bf16: the model of the simulated measurements.
+inline plan::model_shape llama_8b_bf16() {
+  return {.name = "m",
+          .parameters = 8.030261248e9,
+          .layers = 32,
+          .hidden_size = 4096,
+          .kv_bytes_per_token = kv_bytes_per_token(
+              {.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0}),
+          .bytes_per_parameter = 2.0,
+          .activation_bytes = 2.0};
+}
+
 // Runs at their own (Poisson) arrival times, measured by simulating them with `truth`: the
 // same 8B-class model on one or two H100s under vLLM-like limits (128 sequences, 2048-token
 // chunks), at low and high load, in three mixes of lengths that pull the parameters apart:
@@ -190,14 +202,7 @@ inline plan::calibration_row calibration_row_of(const measurement& r) {
 // `n` requests a run; each run its own seed.
 inline std::vector<plan::timed_run> simulated_timed_runs(const plan::step_time_parameters& truth,
                                                          std::size_t n) {
-  const plan::model_shape m{.name = "m",
-                            .parameters = 8.030261248e9,
-                            .layers = 32,
-                            .hidden_size = 4096,
-                            .kv_bytes_per_token = headroom::kv_bytes_per_token(
-                                {.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0}),
-                            .bytes_per_parameter = 2.0,
-                            .activation_bytes = 2.0};
+  const plan::model_shape m = llama_8b_bf16();
   struct spec {
     std::int32_t tp;
     double rate;  // requests per second offered to the replica

@@ -60,13 +60,13 @@ using accelerator_spec = basic_accelerator_spec<double>;
 
 /// Published specs, dense bf16. Each peak is copied from the vendor's datasheet cited beside
 /// it; check the figures against your SKU (SXM and PCIe parts differ). Each memory is the total
-/// nvidia-smi prints for the part (MiB × 2^20): Modal's published table of them ("Why does an
-/// NVIDIA H100 80GB card offer 85.52 GB?", thundergolfer.com, 2025) and public nvidia-smi output.
+/// nvidia-smi prints for the part (MiB × 2^20), from Modal's published table of them ("Why
+/// does an NVIDIA H100 80GB card offer 85.52 GB?", thundergolfer.com; docs/roofline.md).
 namespace accelerators {
 /// NVIDIA H100 SXM5 80 GB. Source: NVIDIA H100 Tensor Core GPU datasheet (BF16 Tensor Core
 /// 1,979 TFLOPS with sparsity, i.e. 989 dense; HBM3 3.35 TB/s; 80 GB) and the NVIDIA H100
 /// Tensor Core GPU Architecture whitepaper (989.4 TFLOPS dense BF16, SXM5). Memory: 81,559 MiB
-/// ("NVIDIA H100 80GB HBM3" in nvidia-smi, e.g. NVIDIA/nccl issue 1264).
+/// ("NVIDIA H100 80GB HBM3" in nvidia-smi).
 inline constexpr accelerator_spec h100_sxm{.name = "H100 SXM",
                                            .peak_flops_per_second = 989.4e12,
                                            .peak_bytes_per_second = 3.35e12,

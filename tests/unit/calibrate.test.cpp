@@ -50,14 +50,7 @@ double simulated(const plan::calibration_row& row, const plan::step_time_paramet
 // bandwidth), long prompts (compute), full batches (bandwidth and KV), and the same at TP 2
 // (the all-reduce latency).
 std::vector<plan::calibration_row> synthetic_rows() {
-  const plan::model_shape m{.name = "m",
-                            .parameters = 8.030261248e9,
-                            .layers = 32,
-                            .hidden_size = 4096,
-                            .kv_bytes_per_token = headroom::kv_bytes_per_token(
-                                {.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0}),
-                            .bytes_per_parameter = 2.0,
-                            .activation_bytes = 2.0};
+  const plan::model_shape m = headroom::test::llama_8b_bf16();
   struct workload {
     std::size_t in, out, requests;
     std::int32_t tp;

@@ -412,6 +412,120 @@ inline void check_options(const calibration_options& o) {
     fail("options.lowest.flops_efficiency", low[0], "efficiencies must lie in (0, 1]");
 }
 
+// One figure a unit (a row, a run) predicts: its id, the measured and the predicted value.
+struct figure {
+  std::string id;
+  double measured = 0.0;
+  double predicted = 0.0;
+};
+
+// What a calibration fits: `count` units, the log residuals of a subset of them, and each
+// unit's figures at some parameters (in the order its residuals come).
+struct calibration_problem {
+  std::size_t count = 0;
+  std::function<residual_function(std::span<const std::size_t>)> residuals_of;
+  std::function<std::vector<figure>(std::size_t, const step_time_parameters&)> figures_at;
+  std::span<const double> difference_steps;  // passes of the fit, each from the last's end
+};
+
+// The fit every calibrate() shares: from options.start and two more starts (both efficiencies
+// low, both high), each a pass per difference step; the residuals, and with
+// options.leave_one_out the refit without each unit, its figures predicted.
+[[nodiscard]] inline calibration_result fit(const calibration_problem& problem,
+                                            const calibration_options& options) {
+  calibration_result out;
+  const auto best_fit = [&](std::span<const std::size_t> use, parameter_vector from,
+                            std::array<bool, parameter_count>& sensitive, bool several_starts) {
+    std::vector<least_squares> passes;
+    passes.reserve(problem.difference_steps.size());
+    for (const double step : problem.difference_steps)
+      passes.emplace_back(problem.residuals_of(use), options, step);
+    std::vector<double> r;
+    // Every pass from where the last stopped; the sensitivity is the first pass's.
+    const auto descend = [&](parameter_vector v, std::array<bool, parameter_count>& here) {
+      v = passes.front().fit(v, here);
+      double c = passes.front().cost(v, r);
+      for (std::size_t k = 1; k < passes.size(); ++k) {
+        std::array<bool, parameter_count> ignored{};
+        const parameter_vector w = passes[k].fit(v, ignored);
+        if (const double wc = passes[k].cost(w, r); wc < c) {
+          v = w;
+          c = wc;
+        }
+      }
+      return std::pair{v, c};
+    };
+    auto [best, best_cost] = descend(from, sensitive);
+    if (several_starts) {
+      for (const double e : {0.2, 0.9}) {
+        parameter_vector s = from;
+        if (options.fit.flops_efficiency) s[0] = e;
+        if (options.fit.bandwidth_efficiency) s[1] = e;
+        std::array<bool, parameter_count> here{};
+        const auto [v, c] = descend(s, here);
+        if (c < best_cost) {
+          best = v;
+          best_cost = c;
+          sensitive = here;
+        }
+      }
+    }
+    for (const least_squares& pass : passes) out.evaluations += pass.evaluations();
+    return best;
+  };
+
+  std::vector<std::size_t> all(problem.count);
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  std::array<bool, parameter_count> sensitive{};
+  const parameter_vector fitted = best_fit(all, to_vector(options.start), sensitive, true);
+  out.fitted = from_vector(fitted);
+  const auto free = free_of(options.fit);
+  out.identified = {.flops_efficiency = free[0] && sensitive[0],
+                    .bandwidth_efficiency = free[1] && sensitive[1],
+                    .step_overhead = free[2] && sensitive[2],
+                    .all_reduce_latency = free[3] && sensitive[3]};
+
+  std::vector<double> errors;
+  double squares = 0.0;
+  for (std::size_t i = 0; i < problem.count; ++i) {
+    for (figure& f : problem.figures_at(i, out.fitted)) {
+      calibration_residual c{.id = std::move(f.id),
+                             .measured = f.measured,
+                             .predicted = f.predicted,
+                             .log_error = std::log(f.predicted / f.measured)};
+      squares += c.log_error * c.log_error;
+      errors.push_back(std::abs(c.log_error));
+      out.rows.push_back(std::move(c));
+    }
+  }
+  out.evaluations += out.rows.size();
+  out.rms_log_error = std::sqrt(squares / static_cast<double>(out.rows.size()));
+  out.median_abs_log_error = median_of(errors);
+  out.max_abs_log_error = *std::max_element(errors.begin(), errors.end());
+
+  if (options.leave_one_out && problem.count > 1) {
+    std::vector<double> left_out;
+    std::vector<std::size_t> others;
+    std::size_t row = 0;
+    for (std::size_t i = 0; i < problem.count; ++i) {
+      others.clear();
+      for (std::size_t k = 0; k < problem.count; ++k)
+        if (k != i) others.push_back(k);
+      std::array<bool, parameter_count> here{};
+      const step_time_parameters without = from_vector(best_fit(others, fitted, here, false));
+      for (const figure& f : problem.figures_at(i, without)) {
+        out.rows[row].left_out_predicted = f.predicted;
+        out.rows[row].left_out_log_error = std::log(f.predicted / f.measured);
+        left_out.push_back(std::abs(out.rows[row].left_out_log_error));
+        ++row;
+      }
+    }
+    out.left_out_median_abs_log_error = median_of(left_out);
+    out.left_out_max_abs_log_error = *std::max_element(left_out.begin(), left_out.end());
+  }
+  return out;
+}
+
 }  // namespace detail
 
 /// The figure the model predicts for `row` at `parameters`: output tokens (or requests) over
@@ -437,91 +551,26 @@ inline void check_options(const calibration_options& o) {
     ::headroom::detail::require_positive("rows[i].measured", r.measured);
     profiles.push_back(detail::profile_of(r));
   }
-  std::vector<std::size_t> all(rows.size());
-  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-
-  calibration_result out;
-  const auto best_fit = [&](std::span<const std::size_t> use, detail::parameter_vector from,
-                            std::array<bool, detail::parameter_count>& sensitive,
-                            bool several_starts) {
-    detail::least_squares ls(
-        [&profiles, use](const step_time_parameters& x, std::vector<double>& r) {
-          r.resize(use.size());
-          for (std::size_t i = 0; i < use.size(); ++i) {
-            const detail::row_profile& p = profiles[use[i]];
-            r[i] = std::log(detail::makespan(p, x) / p.measured_makespan);
-          }
-        },
-        options);
-    std::vector<double> r;
-    detail::parameter_vector best = ls.fit(from, sensitive);
-    double best_cost = ls.cost(best, r);
-    if (several_starts) {
-      // Two more starts across the box, in a fixed order: both efficiencies low, both high.
-      for (const double e : {0.2, 0.9}) {
-        detail::parameter_vector s = from;
-        if (options.fit.flops_efficiency) s[0] = e;
-        if (options.fit.bandwidth_efficiency) s[1] = e;
-        std::array<bool, detail::parameter_count> here{};
-        const detail::parameter_vector v = ls.fit(s, here);
-        const double c = ls.cost(v, r);
-        if (c < best_cost) {
-          best = v;
-          best_cost = c;
-          sensitive = here;
-        }
-      }
-    }
-    out.evaluations += ls.evaluations();
-    return best;
-  };
-
-  std::array<bool, detail::parameter_count> sensitive{};
-  const detail::parameter_vector fitted =
-      best_fit(all, detail::to_vector(options.start), sensitive, true);
-  out.fitted = detail::from_vector(fitted);
-  const auto free = detail::free_of(options.fit);
-  out.identified = {.flops_efficiency = free[0] && sensitive[0],
-                    .bandwidth_efficiency = free[1] && sensitive[1],
-                    .step_overhead = free[2] && sensitive[2],
-                    .all_reduce_latency = free[3] && sensitive[3]};
-
-  std::vector<double> errors;
-  double squares = 0.0;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const double predicted = profiles[i].work / detail::makespan(profiles[i], out.fitted);
-    calibration_residual c{.id = rows[i].id,
-                           .measured = rows[i].measured,
-                           .predicted = predicted,
-                           .log_error = std::log(predicted / rows[i].measured)};
-    squares += c.log_error * c.log_error;
-    errors.push_back(std::abs(c.log_error));
-    out.rows.push_back(std::move(c));
-  }
-  out.evaluations += rows.size();
-  out.rms_log_error = std::sqrt(squares / static_cast<double>(rows.size()));
-  out.median_abs_log_error = detail::median_of(errors);
-  out.max_abs_log_error = *std::max_element(errors.begin(), errors.end());
-
-  if (options.leave_one_out && rows.size() > 1) {
-    std::vector<double> left_out;
-    std::vector<std::size_t> others;
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      others.clear();
-      for (std::size_t k = 0; k < rows.size(); ++k)
-        if (k != i) others.push_back(k);
-      std::array<bool, detail::parameter_count> here{};
-      const step_time_parameters without =
-          detail::from_vector(best_fit(others, fitted, here, false));
-      const double predicted = profiles[i].work / detail::makespan(profiles[i], without);
-      out.rows[i].left_out_predicted = predicted;
-      out.rows[i].left_out_log_error = std::log(predicted / rows[i].measured);
-      left_out.push_back(std::abs(out.rows[i].left_out_log_error));
-    }
-    out.left_out_median_abs_log_error = detail::median_of(left_out);
-    out.left_out_max_abs_log_error = *std::max_element(left_out.begin(), left_out.end());
-  }
-  return out;
+  static constexpr std::array<double, 1> difference_steps = {1e-6};
+  return detail::fit(
+      {.count = rows.size(),
+       .residuals_of = [&profiles](std::span<const std::size_t> use) -> detail::residual_function {
+         return [&profiles, use](const step_time_parameters& x, std::vector<double>& r) {
+           r.resize(use.size());
+           for (std::size_t i = 0; i < use.size(); ++i) {
+             const detail::row_profile& p = profiles[use[i]];
+             r[i] = std::log(detail::makespan(p, x) / p.measured_makespan);
+           }
+         };
+       },
+       .figures_at = [&](std::size_t i,
+                         const step_time_parameters& x) -> std::vector<detail::figure> {
+         return {{.id = rows[i].id,
+                  .measured = rows[i].measured,
+                  .predicted = profiles[i].work / detail::makespan(profiles[i], x)}};
+       },
+       .difference_steps = difference_steps},
+      options);
 }
 
 // ---- runs at a finite rate ------------------------------------------------------------------
@@ -680,114 +729,35 @@ class timed_replay {
   // Differences far wider than the rows' 1e-6: a replay's schedule moves in small jumps as the
   // step time changes, which a narrow difference reads as a slope. A coarse pass, then a
   // finer one from where it stopped.
-  constexpr std::array<double, 2> difference_steps = {3e-2, 3e-3};
-  const auto residuals_of = [&](std::span<const std::size_t> use) {
-    return [&replays, &runs, use](const step_time_parameters& x, std::vector<double>& r) {
-      r.clear();
-      for (const std::size_t i : use) {
-        const detail::timed_prediction p = replays[i].predict(x);
-        r.push_back(std::log(p.mean_ttft / runs[i].measured.mean_ttft.count()));
-        if (replays[i].decodes())
-          r.push_back(std::log(p.mean_tpot / runs[i].measured.mean_tpot.count()));
-      }
-    };
-  };
-  std::vector<std::size_t> all(runs.size());
-  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-
-  calibration_result out;
-  const auto best_fit = [&](std::span<const std::size_t> use, detail::parameter_vector from,
-                            std::array<bool, detail::parameter_count>& sensitive,
-                            bool several_starts) {
-    detail::least_squares coarse(residuals_of(use), options, difference_steps[0]);
-    detail::least_squares fine(residuals_of(use), options, difference_steps[1]);
-    std::vector<double> r;
-    const auto descend = [&](detail::parameter_vector v,
-                             std::array<bool, detail::parameter_count>& here) {
-      v = coarse.fit(v, here);
-      const double c = coarse.cost(v, r);
-      std::array<bool, detail::parameter_count> finer{};
-      const detail::parameter_vector w = fine.fit(v, finer);
-      return fine.cost(w, r) < c ? w : v;
-    };
-    detail::parameter_vector best = descend(from, sensitive);
-    double best_cost = coarse.cost(best, r);
-    if (several_starts) {
-      for (const double e : {0.2, 0.9}) {
-        detail::parameter_vector s = from;
-        if (options.fit.flops_efficiency) s[0] = e;
-        if (options.fit.bandwidth_efficiency) s[1] = e;
-        std::array<bool, detail::parameter_count> here{};
-        const detail::parameter_vector v = descend(s, here);
-        const double c = coarse.cost(v, r);
-        if (c < best_cost) {
-          best = v;
-          best_cost = c;
-          sensitive = here;
-        }
-      }
-    }
-    out.evaluations += coarse.evaluations() + fine.evaluations();
-    return best;
-  };
-
-  std::array<bool, detail::parameter_count> sensitive{};
-  const detail::parameter_vector fitted =
-      best_fit(all, detail::to_vector(options.start), sensitive, true);
-  out.fitted = detail::from_vector(fitted);
-  const auto free = detail::free_of(options.fit);
-  out.identified = {.flops_efficiency = free[0] && sensitive[0],
-                    .bandwidth_efficiency = free[1] && sensitive[1],
-                    .step_overhead = free[2] && sensitive[2],
-                    .all_reduce_latency = free[3] && sensitive[3]};
-
-  const auto figures = [&](std::size_t i, const step_time_parameters& x) {
-    const detail::timed_prediction p = replays[i].predict(x);
-    std::vector<std::pair<double, double>> f = {{runs[i].measured.mean_ttft.count(), p.mean_ttft}};
-    if (replays[i].decodes()) f.emplace_back(runs[i].measured.mean_tpot.count(), p.mean_tpot);
-    return f;
-  };
-  std::vector<double> errors;
-  double squares = 0.0;
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    std::size_t k = 0;
-    for (const auto& [measured, predicted] : figures(i, out.fitted)) {
-      calibration_residual c{.id = runs[i].id + (k++ == 0 ? "/ttft" : "/tpot"),
-                             .measured = measured,
-                             .predicted = predicted,
-                             .log_error = std::log(predicted / measured)};
-      squares += c.log_error * c.log_error;
-      errors.push_back(std::abs(c.log_error));
-      out.rows.push_back(std::move(c));
-    }
-  }
-  out.evaluations += out.rows.size();
-  out.rms_log_error = std::sqrt(squares / static_cast<double>(out.rows.size()));
-  out.median_abs_log_error = detail::median_of(errors);
-  out.max_abs_log_error = *std::max_element(errors.begin(), errors.end());
-
-  if (options.leave_one_out && runs.size() > 1) {
-    std::vector<double> left_out;
-    std::vector<std::size_t> others;
-    std::size_t row = 0;
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-      others.clear();
-      for (std::size_t k = 0; k < runs.size(); ++k)
-        if (k != i) others.push_back(k);
-      std::array<bool, detail::parameter_count> here{};
-      const step_time_parameters without =
-          detail::from_vector(best_fit(others, fitted, here, false));
-      for (const auto& [measured, predicted] : figures(i, without)) {
-        out.rows[row].left_out_predicted = predicted;
-        out.rows[row].left_out_log_error = std::log(predicted / measured);
-        left_out.push_back(std::abs(out.rows[row].left_out_log_error));
-        ++row;
-      }
-    }
-    out.left_out_median_abs_log_error = detail::median_of(left_out);
-    out.left_out_max_abs_log_error = *std::max_element(left_out.begin(), left_out.end());
-  }
-  return out;
+  static constexpr std::array<double, 2> difference_steps = {3e-2, 3e-3};
+  return detail::fit(
+      {.count = runs.size(),
+       .residuals_of = [&replays,
+                        runs](std::span<const std::size_t> use) -> detail::residual_function {
+         return [&replays, runs, use](const step_time_parameters& x, std::vector<double>& r) {
+           r.clear();
+           for (const std::size_t i : use) {
+             const detail::timed_prediction p = replays[i].predict(x);
+             r.push_back(std::log(p.mean_ttft / runs[i].measured.mean_ttft.count()));
+             if (replays[i].decodes())
+               r.push_back(std::log(p.mean_tpot / runs[i].measured.mean_tpot.count()));
+           }
+         };
+       },
+       .figures_at = [&replays, runs](std::size_t i, const step_time_parameters& x)
+           -> std::vector<detail::figure> {
+         const detail::timed_prediction p = replays[i].predict(x);
+         std::vector<detail::figure> f = {{.id = runs[i].id + "/ttft",
+                                           .measured = runs[i].measured.mean_ttft.count(),
+                                           .predicted = p.mean_ttft}};
+         if (replays[i].decodes())
+           f.push_back({.id = runs[i].id + "/tpot",
+                        .measured = runs[i].measured.mean_tpot.count(),
+                        .predicted = p.mean_tpot});
+         return f;
+       },
+       .difference_steps = difference_steps},
+      options);
 }
 
 }  // namespace plan
