@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // μ* of your own engine from the benchmark files you already have: vLLM's
 // `vllm bench serve --save-result --save-detailed` results, one per request rate (or one
-// JSON Lines file of --append-result), and guidellm's reports (one run per benchmark), read
-// by headroom/measurements.hpp, which tells the two apart. Each run's requests are judged
+// JSON Lines file of --append-result), guidellm's reports (one run per benchmark) and
+// genai-perf's profile exports (one run per experiment), read by headroom/measurements.hpp,
+// which tells them apart. Each run's requests are judged
 // against your SLO, with the interval that holds for requests correlated by the queue
 // (docs/capacity.md); the open-loop runs make a capacity curve, and μ* is read off it.
 //
@@ -11,7 +12,8 @@
 // A run without per-request data has only the tool's own summaries: it is listed with its p99
 // TTFT, but conformance to a joint SLO cannot be computed from those. A run with no rate
 // (every request at once, a closed loop of N streams, a trace) is listed but not put on the
-// curve: a closed loop's load follows the server (coordinated omission).
+// curve: a closed loop's load follows the server (coordinated omission). A file that keeps
+// the sends but not the schedule (genai-perf) is marked: its latencies run from the send.
 #include <headroom/capacity.hpp>
 #include <headroom/measurements.hpp>
 
@@ -46,7 +48,8 @@ struct line {
   std::string file{};
   std::optional<double> rate{};
   m::offered_load load{};
-  bool sampled = false;  // the tool kept a sample of the requests
+  bool sampled = false;    // the tool kept a sample of the requests
+  bool from_send = false;  // no schedule in the file: latencies from the send
   std::optional<headroom::conformance_estimate> conformance{};
   std::optional<double> p99_ttft_s{};  // the tool's own, for a summary-only run
 };
@@ -63,7 +66,8 @@ int main(int argc, char** argv) {
   options o;
   example::flags f("capacity_from_benchmarks",
                    "mu* of your engine from vLLM benchmark results saved with --save-detailed "
-                   "(one file per request rate) and guidellm reports.");
+                   "(one file per request rate), guidellm reports and genai-perf profile "
+                   "exports.");
   f.number("--ttft", o.ttft_s, {0, 3600, true, false}, "seconds", "the SLO's time to first token")
       .number("--tpot", o.tpot_s, {0, 3600, true, false}, "seconds",
               "the SLO's time per output token (vLLM's definition)")
@@ -74,7 +78,8 @@ int main(int argc, char** argv) {
       .number("--cool-down", o.cool_down, {0, 0.5}, "fraction",
               "share of each run's span discarded at its end (with send times)")
       .positionals(o.files, "FILE",
-                   "a vLLM result file (JSON, or JSON Lines) or a guidellm report");
+                   "a vLLM result file (JSON, or JSON Lines), a guidellm report or a "
+                   "genai-perf profile_export.json");
   f.parse(argc, argv);
   if (o.files.empty()) f.fail("needs at least one FILE (see --help)");
 
@@ -91,6 +96,7 @@ int main(int argc, char** argv) {
       l.rate = run.load.request_rate_per_second;
       l.load = run.load;
       l.sampled = run.requests_sampled;
+      l.from_send = !run.requests.empty() && !run.intended_times_known;
       if (run.requests.empty()) {
         l.p99_ttft_s = run.ttft.p99;
       } else {
@@ -127,12 +133,13 @@ int main(int argc, char** argv) {
       std::snprintf(rate, sizeof rate, "trace");
     if (l.conformance) {
       const auto& c = *l.conformance;
-      out.printf("%-10s %9.3f   [%6.3f, %6.3f] %7.0f %6zu  %s%s%s\n", rate, c.share, c.lower,
+      out.printf("%-10s %9.3f   [%6.3f, %6.3f] %7.0f %6zu  %s%s%s%s\n", rate, c.share, c.lower,
                  c.upper, c.effective_sample_size, c.n, l.file.c_str(),
                  l.load.pattern == m::load_pattern::closed_loop
                      ? " (closed loop: not on the open-loop curve)"
                      : "",
-                 l.sampled ? " (a sample of the run's requests)" : "");
+                 l.sampled ? " (a sample of the run's requests)" : "",
+                 l.from_send ? " (latencies from the send: the file keeps no schedule)" : "");
     } else if (l.p99_ttft_s) {
       out.printf(
           "%-10s %9s %19s %7s %6s  %s (summaries only, p99 TTFT %.3f s: save with "

@@ -24,6 +24,19 @@ m::benchmark_file read(const std::string& name) {
   return m::read_vllm_bench(headroom::test::read_test_data("benchmarks/vllm/" + name));
 }
 
+std::string genai_text(const std::string& name) {
+  return headroom::test::read_test_data("benchmarks/genai_perf/" + name);
+}
+
+// The hand-written genai-perf export with `from` replaced by `to` once (it must exist).
+std::string genai_edited(std::string_view from, std::string_view to) {
+  std::string text = genai_text("streaming_cases_layout.json");
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, from.size(), to);
+  return text;
+}
+
 std::string guidellm_text(const std::string& name) {
   return headroom::test::read_test_data("benchmarks/guidellm/" + name);
 }
@@ -101,6 +114,8 @@ TEST_SUITE("measurements") {
     CHECK(r.failed == 1u);
     REQUIRE(r.requests.size() == 5);
     CHECK(r.send_times_known);
+    CHECK(r.intended_times_known);  // queue_times
+    CHECK(r.token_counts_known);
     // By hand: the origin is the earliest start − queue time, 1000.0. Request 2 started at
     // 1001.1 after 0.1 s in the client's queue: intended 1.0, sent 1.1, first token 1.1 + 0.3,
     // finished 1.1 + 1.2 (its latency).
@@ -134,6 +149,7 @@ TEST_SUITE("measurements") {
     f = m::read_vllm_bench(text);
     REQUIRE(f.ok());
     CHECK_FALSE(f.runs[0].send_times_known);
+    CHECK_FALSE(f.runs[0].intended_times_known);
     CHECK(f.runs[0].requests[2].sent.count() == 0.0);
     CHECK(f.runs[0].requests[2].finished.count() == doctest::Approx(1.2));
     // --append-result: one object per line.
@@ -251,7 +267,9 @@ TEST_SUITE("measurements") {
     CHECK(r.completed == 3u);
     CHECK(r.failed == 1u);
     CHECK(r.incomplete == 1u);
-    CHECK(r.requests_sampled);  // two of three successful requests kept (sample_size 2)
+    CHECK(r.requests_sampled);      // two of three successful requests kept (sample_size 2)
+    CHECK(r.intended_times_known);  // every request's targeted_start
+    CHECK(r.token_counts_known);    // b's output count from its usage
     CHECK(*r.ttft.mean == 0.375);
     CHECK(*r.ttft.p99 == 0.5);
     CHECK(*r.tpot.mean == 0.225);
@@ -355,6 +373,169 @@ TEST_SUITE("measurements") {
     CHECK(e.reason == "a string longer than max_string_bytes");
   }
 
+  TEST_CASE("genai-perf: genai-perf's own streaming fixture, as genai-perf reads it") {
+    const m::benchmark_file f =
+        m::read_genai_perf(genai_text("openai_chat_streaming_263c5f6e.json"));
+    REQUIRE(f.ok());
+    REQUIRE(f.runs.size() == 1);
+    const m::benchmark_run& r = f.runs[0];
+    CHECK(r.tool == "genai-perf");
+    CHECK(r.load.pattern == m::load_pattern::closed_loop);  // mode "concurrency", value 10
+    CHECK(r.load.max_concurrency == 10u);
+    CHECK(r.send_times_known);
+    CHECK_FALSE(r.intended_times_known);
+    CHECK_FALSE(r.token_counts_known);  // no usage: the chunks with text are counted
+    REQUIRE(r.requests.size() == 2);
+    // genai-perf's own expected values in its test (timestamps in ns, from the first send at
+    // 1): request latencies 12 − 1 and 15 − 2, TTFT 5 − 1 and 7 − 2 (the role chunk, the
+    // empty delta and [DONE] carry no text and are left out).
+    const auto ns = [](double x) { return x * 1e-9; };
+    const auto& a = r.requests[0];
+    const auto& b = r.requests[1];
+    CHECK(a.sent.count() == 0.0);
+    CHECK(b.sent.count() == doctest::Approx(ns(1)).scale(0.0).epsilon(1e-12));
+    CHECK(headroom::time_to_first_token_from_send(a).count() ==
+          doctest::Approx(ns(4)).scale(0.0).epsilon(1e-12));
+    CHECK(headroom::time_to_first_token_from_send(b).count() ==
+          doctest::Approx(ns(5)).scale(0.0).epsilon(1e-12));
+    CHECK((a.finished - a.sent).count() == doctest::Approx(ns(11)).scale(0.0).epsilon(1e-12));
+    CHECK((b.finished - b.sent).count() == doctest::Approx(ns(13)).scale(0.0).epsilon(1e-12));
+    // Three chunks with text each ("I", " like", " dogs"; "I", "don't", "cook food"), where
+    // genai-perf's tokenizer counts 3 and 6 tokens; no usage, so no prompt count.
+    CHECK(a.output_tokens == 3);
+    CHECK(b.output_tokens == 3);
+    CHECK(a.prompt_tokens == 0);
+    CHECK_FALSE(a.error);
+    CHECK_FALSE(b.error);
+  }
+
+  TEST_CASE("genai-perf: the documentation's export, nanoseconds read exactly") {
+    const m::benchmark_file f = m::read_genai_perf(genai_text("docs_nonstreaming_263c5f6e.json"));
+    REQUIRE(f.ok());
+    REQUIRE(f.runs.size() == 1);
+    const m::benchmark_run& r = f.runs[0];
+    // "request_rate" 0.0: perf_analyzer's own schedule (sessions here), not a rate.
+    CHECK(r.load.pattern == m::load_pattern::trace);
+    CHECK_FALSE(r.load.request_rate_per_second.has_value());
+    REQUIRE(r.requests.size() == 1);
+    const auto& q = r.requests[0];
+    // Not streamed: the whole answer at 1741134590728534586 ns, sent at 1741134590669919999:
+    // 58 614 587 ns by integer subtraction (as doubles both round to a multiple of 256 ns).
+    CHECK(q.first_token.count() == doctest::Approx(0.058614587).scale(0.0).epsilon(1e-15));
+    CHECK(q.finished == q.first_token);
+    // The server's usage: 33 prompt and 32 completion tokens.
+    CHECK(q.prompt_tokens == 33);
+    CHECK(q.output_tokens == 32);
+    CHECK(r.token_counts_known);
+  }
+
+  TEST_CASE("genai-perf: streams split, merged, cut and failed, by hand") {
+    const m::benchmark_file f = m::read_genai_perf(genai_text("streaming_cases_layout.json"));
+    REQUIRE(f.ok());
+    REQUIRE(f.runs.size() == 2);
+    const m::benchmark_run& r = f.runs[0];
+    CHECK(r.load.pattern == m::load_pattern::open_loop);
+    CHECK(r.load.request_rate_per_second == 2.0);
+    CHECK_FALSE(r.load.burstiness.has_value());  // the export does not say constant or Poisson
+    CHECK_FALSE(r.completed.has_value());        // the export keeps no counts of its own
+    REQUIRE(r.requests.size() == 5);
+    // In send order (the file lists the second first), seconds from the first send T:
+    // a: a role chunk at 0.1 (no text), "a" at 0.25, "b" and "c" in one response at 0.5, "d"
+    // split across the responses at 0.75 and 0.8 (joined to the first), the usage chunk at
+    // 0.9 (100 prompt, 5 completion tokens), [DONE] at 0.95.
+    const auto& a = r.requests[0];
+    CHECK(a.sent.count() == 0.0);
+    CHECK(a.intended_arrival.count() == 0.0);
+    CHECK(a.first_token.count() == doctest::Approx(0.25).epsilon(1e-12));
+    CHECK(a.finished.count() == doctest::Approx(0.75).epsilon(1e-12));
+    CHECK(a.prompt_tokens == 100);
+    CHECK(a.output_tokens == 5);
+    CHECK_FALSE(a.error);
+    // b: a completion stream sent at 0.5, "e" at 0.7, "f" at 0.9, no usage: two chunks.
+    const auto& b = r.requests[1];
+    CHECK(b.sent.count() == doctest::Approx(0.5).epsilon(1e-12));
+    CHECK(b.first_token.count() == doctest::Approx(0.7).epsilon(1e-12));
+    CHECK(b.finished.count() == doctest::Approx(0.9).epsilon(1e-12));
+    CHECK(b.output_tokens == 2);
+    CHECK(b.prompt_tokens == 0);
+    CHECK_FALSE(b.error);
+    CHECK_FALSE(r.token_counts_known);  // b has no usage
+    // c: an SSE error event; d: no response at all; e: vLLM's error object. Errors, kept.
+    CHECK(r.requests[2].error);
+    CHECK(r.requests[2].sent.count() == doctest::Approx(1.0).epsilon(1e-12));
+    CHECK(r.requests[3].error);
+    CHECK(r.requests[3].sent.count() == doctest::Approx(1.5).epsilon(1e-12));
+    CHECK(r.requests[4].error);
+    // TTFT <= 0.3 s from the send and TPOT <= 0.3 s: a (0.25 s; (0.75 − 0.25) / 4 = 0.125 s)
+    // conforms, b (TTFT 0.2 s, TPOT 0.2 s) conforms, the three errors do not: two of five.
+    const auto e = headroom::measure_conformance(r.requests, {.ttft = 300ms, .tpot = 300ms});
+    CHECK(e.n == 5);
+    CHECK(e.share == doctest::Approx(0.4));
+    // The second experiment: a closed loop of 4, one answer not streamed, 0.4 s after its
+    // send, with its usage (20 in, 3 out).
+    const m::benchmark_run& c = f.runs[1];
+    CHECK(c.load.pattern == m::load_pattern::closed_loop);
+    CHECK(c.load.max_concurrency == 4u);
+    REQUIRE(c.requests.size() == 1);
+    CHECK(c.requests[0].sent.count() == 0.0);
+    CHECK(c.requests[0].first_token.count() == doctest::Approx(0.4).epsilon(1e-12));
+    CHECK(c.requests[0].output_tokens == 3);
+    CHECK(c.token_counts_known);
+  }
+
+  TEST_CASE("genai-perf: hostile and broken exports give one named error") {
+    const auto error_of = [](const std::string& text) {
+      const m::benchmark_file f = m::read_genai_perf(text);
+      REQUIRE_FALSE(f.ok());
+      CHECK(f.runs.empty());
+      return *f.error;
+    };
+    const std::string good = genai_text("streaming_cases_layout.json");
+    auto e = error_of(good.substr(0, 700));  // truncated
+    CHECK(e.offset == 700);
+    CHECK(e.reason == "not JSON");
+    e = error_of(genai_edited("\"service_kind\": \"openai\"", "\"service_kind\": \"triton\""));
+    CHECK(e.field == "service_kind");
+    e = error_of(genai_edited("\"experiments\": [", "\"experiment_list\": ["));
+    CHECK(e.field == "experiments");
+    CHECK(e.reason == "is missing");
+    e = error_of(genai_edited("\"mode\": \"request_rate\"", "\"mode\": \"sessions\""));
+    CHECK(e.field == "experiments[0].experiment.mode");
+    e = error_of(genai_edited("\"value\": 4", "\"value\": 0.5"));
+    CHECK(e.field == "experiments[1].experiment.value");
+    // A fractional, negative or too large timestamp, a string for one.
+    e = error_of(genai_edited("\"timestamp\": 1780000000500000000", "\"timestamp\": 1.5e18"));
+    CHECK(e.field == "experiments[0].requests[0].timestamp");
+    e = error_of(genai_edited("\"timestamp\": 1780000000500000000", "\"timestamp\": -1"));
+    CHECK(e.field == "experiments[0].requests[0].timestamp");
+    e = error_of(
+        genai_edited("\"timestamp\": 1780000000500000000", "\"timestamp\": 99999999999999999999"));
+    CHECK(e.field == "experiments[0].requests[0].timestamp");
+    e = error_of(genai_edited("\"timestamp\": 1780000000500000000", "\"timestamp\": \"now\""));
+    CHECK(e.field == "experiments[0].requests[0].timestamp");
+    // A response before its request, responses out of order.
+    e = error_of(genai_edited("1780000000700000000", "1780000000400000000"));
+    CHECK(e.field == "experiments[0].requests[0].response_timestamps[0]");
+    CHECK(e.reason == "must not precede the request's timestamp (its send)");
+    e = error_of(genai_edited("1780000000900000000,\n            1780000000950000000",
+                              "1780000000900000000,\n            1780000000850000000"));
+    CHECK(e.field == "experiments[0].requests[0].response_timestamps[2]");
+    // A timestamp without its response, a response that is not a string.
+    e = error_of(
+        genai_edited("1780000000950000000\n", "1780000000950000000, 1780000000960000000\n"));
+    CHECK(e.field == "experiments[0].requests[0].response_outputs");
+    e = error_of(genai_edited("\"response\": \"data: [DONE]", "\"response_\": \"data: [DONE]"));
+    CHECK(e.field == "experiments[0].requests[0].response_outputs[2].response");
+    CHECK(error_of("[]").reason == "a genai-perf profile export is a JSON object");
+    CHECK(error_of(R"({"service_kind": "openai", "experiments": [{"experiment": {"mode": )"
+                   R"("concurrency", "value": NaN}, "requests": []}]})")
+              .reason == "not JSON");  // RFC 8259 has no NaN, and rapidjson writes none
+    // A 100 MB response (a generated output) is refused at the bound, 16 MiB by default.
+    e = error_of(genai_edited("\"payload\": \"{}\"",
+                              "\"payload\": \"" + std::string(100'000'000, 'x') + "\""));
+    CHECK(e.reason == "a string longer than max_string_bytes");
+  }
+
   TEST_CASE("measurements: the format of a file, told from its content") {
     const std::string guidellm = guidellm_text("report_v2_layout.json");
     const std::string vllm =
@@ -364,6 +545,11 @@ TEST_SUITE("measurements") {
     CHECK(m::detect_benchmark_format(vllm + "\n" + vllm) == m::benchmark_format::vllm_bench);
     CHECK(m::read_benchmark_file(guidellm).runs.at(0).tool == "guidellm");
     CHECK(m::read_benchmark_file(vllm).runs.at(0).tool == "vllm bench serve");
+    const std::string genai = genai_text("streaming_cases_layout.json");
+    CHECK(m::detect_benchmark_format(genai) == m::benchmark_format::genai_perf);
+    CHECK(m::read_benchmark_file(genai).runs.at(0).tool == "genai-perf");
+    CHECK(m::to_string(m::benchmark_format::genai_perf) == "genai_perf");
+    CHECK(m::to_string(m::benchmark_format::vllm_bench) == "vllm_bench");
     CHECK(m::to_string(m::benchmark_format::guidellm) == "guidellm");
     CHECK(m::to_string(m::load_pattern::closed_loop) == "closed_loop");
     // Neither: the vLLM reader says what is wrong.

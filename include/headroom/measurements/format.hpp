@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "../detail/json.hpp"
+#include "genai_perf.hpp"
 #include "guidellm.hpp"
 #include "run.hpp"
 #include "vllm_bench.hpp"
@@ -22,24 +23,35 @@ namespace measurements {
 enum class benchmark_format : std::uint8_t {
   vllm_bench,  ///< `vllm bench serve --save-result` (read_vllm_bench)
   guidellm,    ///< a guidellm report (read_guidellm)
+  genai_perf,  ///< a genai-perf profile export (read_genai_perf)
 };
 
-/// "vllm_bench" or "guidellm".
+/// "vllm_bench", "guidellm" or "genai_perf".
 [[nodiscard]] constexpr std::string_view to_string(benchmark_format f) noexcept {
-  return f == benchmark_format::guidellm ? "guidellm" : "vllm_bench";
+  switch (f) {
+    case benchmark_format::guidellm:
+      return "guidellm";
+    case benchmark_format::genai_perf:
+      return "genai_perf";
+    case benchmark_format::vllm_bench:
+      break;
+  }
+  return "vllm_bench";
 }
 
-/// The format of `text`: a JSON object with a "benchmarks" member is a guidellm report;
-/// anything else (a vLLM result, JSON Lines of them, or text neither reader accepts) is
-/// vllm_bench, whose reader then says what is wrong.
+/// The format of `text`: a JSON object with a "benchmarks" member is a guidellm report, one
+/// with an "experiments" member a genai-perf profile export; anything else (a vLLM result,
+/// JSON Lines of them, or text no reader accepts) is vllm_bench, whose reader then says what
+/// is wrong.
 [[nodiscard]] inline benchmark_format detect_benchmark_format(std::string_view text) {
   using ::headroom::detail::json_document;
   const json_document doc =
       json_document::parse(text, {.max_bytes = 0,
                                   .max_string_bytes = 0,
                                   .non_finite = ::headroom::detail::json_non_finite::python});
-  return doc.ok() && doc.root()["benchmarks"].present() ? benchmark_format::guidellm
-                                                        : benchmark_format::vllm_bench;
+  if (doc.ok() && doc.root()["benchmarks"].present()) return benchmark_format::guidellm;
+  if (doc.ok() && doc.root()["experiments"].present()) return benchmark_format::genai_perf;
+  return benchmark_format::vllm_bench;
 }
 
 /// Reads `text` with the reader of its detected format (detect_benchmark_format; it parses
@@ -48,9 +60,15 @@ enum class benchmark_format : std::uint8_t {
                                                         const read_options& options = {}) {
   if (options.max_bytes != 0 && text.size() > options.max_bytes)
     return read_vllm_bench(text, options);  // refused by size, before any parse
-  return detect_benchmark_format(text) == benchmark_format::guidellm
-             ? read_guidellm(text, options)
-             : read_vllm_bench(text, options);
+  switch (detect_benchmark_format(text)) {
+    case benchmark_format::guidellm:
+      return read_guidellm(text, options);
+    case benchmark_format::genai_perf:
+      return read_genai_perf(text, options);
+    case benchmark_format::vllm_bench:
+      break;
+  }
+  return read_vllm_bench(text, options);
 }
 
 }  // namespace measurements

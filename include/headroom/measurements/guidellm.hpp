@@ -205,11 +205,13 @@ class guidellm_reader {
     double intended = 0, sent = 0, first = 0, end = 0;
     std::size_t in = 0, out = 0;
     bool error = false;
+    bool scheduled = true;  // its intended time is the schedule's (targeted_start)
+    bool counted = true;    // both token counts are in the file
   };
 
   // Tokens: the computed field, else the usage metrics' total, else (output) the iterations.
   bool tokens(json_value r, const std::string& field, const char* computed, const char* usage,
-              json_value iterations, std::size_t& out) {
+              json_value iterations, std::size_t& out, bool& counted) {
     for (const auto& [v, name] :
          {std::pair{r[computed], std::string(computed)},
           std::pair{r[usage]["total_tokens"], std::string(usage) + ".total_tokens"},
@@ -222,6 +224,7 @@ class guidellm_reader {
       }
     }
     out = 0;
+    counted = false;
     return true;
   }
 
@@ -245,9 +248,11 @@ class guidellm_reader {
       if (!sent) sent = resolve_start;
       if (last) end = last;  // the last token's arrival, else the answer's
       if (!end) end = resolve_end;
-      if (!tokens(r, field, "prompt_tokens", "input_metrics", {}, x.in) ||
-          !tokens(r, field, "output_tokens", "output_metrics", timings["token_iterations"], x.out))
+      if (!tokens(r, field, "prompt_tokens", "input_metrics", {}, x.in, x.counted) ||
+          !tokens(r, field, "output_tokens", "output_metrics", timings["token_iterations"], x.out,
+                  x.counted))
         return false;
+      x.scheduled = intended.has_value();
       if (!intended) intended = sent;
       if (!intended) return fail(timings, t + ".targeted_start", "is missing (and request_start)");
     } else {
@@ -267,7 +272,9 @@ class guidellm_reader {
         return false;
       x.in = in.value_or(0);
       x.out = out.value_or(0);
+      x.counted = in && out;
       successful = successful && r["type_"].string() != "generative_text_error";
+      x.scheduled = intended.has_value();
       if (!intended) intended = sent;
       if (!intended)
         return fail(r, field + ".scheduler_info.targeted_start_time",
@@ -331,6 +338,10 @@ class guidellm_reader {
                               .output_tokens = x.out,
                               .error = x.error});
     run.send_times_known = true;
+    run.intended_times_known =
+        std::all_of(all.begin(), all.end(), [](const raw& x) { return x.scheduled; });
+    run.token_counts_known =
+        std::all_of(all.begin(), all.end(), [](const raw& x) { return x.error || x.counted; });
     return true;
   }
 

@@ -91,6 +91,14 @@ struct benchmark_run {
   /// request reads as sent at 0, its latencies right but the run's timeline lost (no warm-up
   /// or cool-down to discard).
   bool send_times_known = false;
+  /// Whether each request's intended_arrival is the schedule's own time (vLLM's queue_times,
+  /// guidellm's targeted_start). False: it is the send, so a client that fell behind its
+  /// schedule hides that delay from the latencies (coordinated omission; docs/capacity.md).
+  bool intended_times_known = false;
+  /// Whether every successful request's token counts come from the file (or the server's own
+  /// `usage`). False: a count the file lacks is 0 (prompt) or the number of streamed chunks
+  /// with text (output; at least one token each), as genai-perf's export without usage.
+  bool token_counts_known = false;
   latency_summary ttft{};  ///< the tool's own TTFT summary
   latency_summary tpot{};  ///< the tool's own TPOT summary (its definition)
   latency_summary itl{};   ///< the tool's own inter-token (or inter-chunk) latency summary

@@ -243,6 +243,8 @@ class vllm_object_reader {
     for (const raw& x : r) origin = std::min(origin, x.start - x.queue);
     if (!starts.present() || n == 0) origin = 0.0;
     run_.send_times_known = starts.present();
+    run_.intended_times_known = starts.present() && queues.present();
+    run_.token_counts_known = true;  // input_lens and output_lens, the server's usage
     run_.requests.reserve(n);
     using seconds = std::chrono::duration<double>;
     for (const raw& x : r) {
