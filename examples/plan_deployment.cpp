@@ -241,7 +241,8 @@ void print_table(example::output_buffer& out, const planned& g) {
           "          measure it, or calibrate it on your own runs (plan::calibrate)\n",
           gpu.spec.name.data());
     else if (w.calibration == plan::calibration_source::shipped) {
-      const plan::shipped_calibration& c = *plan::find_shipped_calibration(gpu.spec.name);
+      const plan::shipped_calibration& c =
+          *plan::find_shipped_calibration(gpu.spec.name, plan::architecture_of(p.model));
       out.printf(
           "          step time: the shipped calibration of the %s (%s);\n"
           "          on published rows it was not fitted on, |ln(predicted/published)| median "

@@ -42,7 +42,8 @@ struct measurement {
   std::abort();
 }
 
-/// The rows of tests/data/planner/<file> (fidelity.csv by default; published_v017.csv).
+/// The rows of tests/data/planner/<file> (fidelity.csv by default; published_v017.csv,
+/// published_v017_moe.csv).
 inline std::vector<measurement> measurements(const std::string& file = "fidelity.csv") {
   const std::string path = std::string(HEADROOM_TEST_DATA_DIR) + "/planner/" + file;
   std::ifstream in(path);
@@ -72,28 +73,44 @@ inline std::vector<measurement> measurements(const std::string& file = "fidelity
 }
 
 /// The row's model, its config.json shape: Llama 3.1 8B, 70B (3.3 70B has its shape) or 405B,
-/// or Mistral 7B (v0.1); FP8 weights and KV cache for the FP8 checkpoints (Model Optimizer's
-/// PTQ quantizes the KV cache to FP8 by default), 2 bytes (fp16, bf16) otherwise.
+/// Mistral 7B (v0.1), or the mixtures of experts Mixtral 8x7B and 8x22B (v0.1: 8 experts, 2 a
+/// token; the parameters counted from the shape below); FP8 weights and KV cache for the FP8
+/// checkpoints (Model Optimizer's PTQ quantizes the KV cache to FP8 by default), 2 bytes
+/// (fp16, bf16) otherwise.
 inline plan::model_shape shape_of(const measurement& r) {
   struct shape {
     double parameters;
     std::int32_t layers, hidden;
+    double parameters_per_expert = 0.0;  // Mixtral: 3 × hidden × intermediate × layers
   };
-  const shape s = r.model.find("405B") != std::string::npos  ? shape{405.853388800e9, 126, 16384}
-                  : r.model.find("70B") != std::string::npos ? shape{70.553706496e9, 80, 8192}
-                  : r.model.find("Mistral-7B") == 0          ? shape{7.241732096e9, 32, 4096}
-                  : r.model.find("8B") != std::string::npos  ? shape{8.030261248e9, 32, 4096}
-                                                             : shape{0.0, 0, 0};
+  // Mixtral 8x7B: vocab 32000, hidden 4096, intermediate 14336, 32 layers, 32 heads and 8 KV
+  // heads of 128, 8 experts, untied embeddings: 32 × (attention 41,943,040 + router 32,768 +
+  // experts 8 × 176,160,768 + norms 8,192) + embeddings 2 × 131,072,000 + norm 4,096 =
+  // 46,702,792,704. Mixtral 8x22B: vocab 32000, hidden 6144, intermediate 16384, 56 layers,
+  // 48 heads and 8 KV heads of 128: 56 × (88,080,384 + 49,152 + 8 × 301,989,888 + 12,288) +
+  // 2 × 196,608,000 + 6,144 = 140,620,634,112.
+  const shape s = r.model == "Mixtral-8x7B"    ? shape{46.702792704e9, 32, 4096, 5.637144576e9}
+                  : r.model == "Mixtral-8x22B" ? shape{140.620634112e9, 56, 6144, 16.911433728e9}
+                  : r.model.find("405B") != std::string::npos ? shape{405.853388800e9, 126, 16384}
+                  : r.model.find("70B") != std::string::npos  ? shape{70.553706496e9, 80, 8192}
+                  : r.model.find("Mistral-7B") == 0           ? shape{7.241732096e9, 32, 4096}
+                  : r.model.find("8B") != std::string::npos   ? shape{8.030261248e9, 32, 4096}
+                                                              : shape{0.0, 0, 0};
   if (s.parameters == 0.0) stop("no shape for the model " + r.model);
   const bool fp8 = r.precision == "fp8";
-  return {.name = "m",
-          .parameters = s.parameters,
-          .layers = s.layers,
-          .hidden_size = s.hidden,
-          .kv_bytes_per_token = kv_bytes_per_token(
-              {.layers = s.layers, .kv_heads = 8, .head_dim = 128, .dtype_bytes = fp8 ? 1.0 : 2.0}),
-          .bytes_per_parameter = fp8 ? 1.0 : 2.0,
-          .activation_bytes = 2.0};
+  plan::model_shape m{
+      .name = "m",
+      .parameters = s.parameters,
+      .layers = s.layers,
+      .hidden_size = s.hidden,
+      .kv_bytes_per_token = kv_bytes_per_token(
+          {.layers = s.layers, .kv_heads = 8, .head_dim = 128, .dtype_bytes = fp8 ? 1.0 : 2.0}),
+      .bytes_per_parameter = fp8 ? 1.0 : 2.0,
+      .activation_bytes = 2.0};
+  if (s.parameters_per_expert > 0.0)
+    m.moe = {
+        .experts = 8, .experts_per_token = 2, .parameters_per_expert = s.parameters_per_expert};
+  return m;
 }
 
 /// One GPU's datasheet (roofline.hpp's catalog), with its dense FP8 peak for FP8 rows: twice

@@ -19,6 +19,7 @@
 
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <concepts>
 #include <cstdint>
 #include <limits>
@@ -103,6 +104,76 @@ inline constexpr std::array<accelerator_spec, 4> all{h100_sxm, h200_sxm, a100_80
   for (const auto& spec : accelerators::all)
     if (spec.name == name) return spec;
   return std::nullopt;
+}
+
+// ============================================================================================
+// Mixture of experts
+// ============================================================================================
+
+/// The routed experts of a mixture-of-experts model (Shazeer et al., "Outrageously Large
+/// Neural Networks", ICLR 2017; Mixtral, Jiang et al., arXiv:2401.04088): in each MoE layer a
+/// router sends every token to `experts_per_token` of `experts` feed-forward experts. All
+/// zero: a dense model. Mixtral 8x7B: 8 experts, 2 per token, 32 layers × 3 × 4096 × 14336 =
+/// 5.64e9 parameters per expert.
+template <std::floating_point T>
+struct basic_mixture_of_experts {
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
+  std::int64_t experts = 0;            ///< E, routed experts per MoE layer; 0: a dense model
+  std::int64_t experts_per_token = 0;  ///< k, experts each token is routed to, 1 <= k <= E
+  /// One routed expert's parameters summed over the MoE layers, > 0 (shared experts, which
+  /// every token uses, belong to the dense part, not here).
+  T parameters_per_expert = 0;
+  friend constexpr bool operator==(const basic_mixture_of_experts&,
+                                   const basic_mixture_of_experts&) = default;
+};
+using mixture_of_experts = basic_mixture_of_experts<double>;
+
+/// Checks `moe` against the model's total parameters: dense (all zero), or 1 <= k <= E and
+/// E × parameters_per_expert below `parameters`. Throws invalid_argument naming
+/// `<prefix>experts`, `<prefix>experts_per_token` or `<prefix>parameters_per_expert`.
+template <std::floating_point T>
+constexpr void check_mixture_of_experts(const basic_mixture_of_experts<T>& moe, T parameters,
+                                        const char* experts_name = "moe.experts",
+                                        const char* per_token_name = "moe.experts_per_token",
+                                        const char* per_expert_name = "moe.parameters_per_expert") {
+  if (moe.experts < 0) detail::fail(experts_name, moe.experts, "must be >= 0 (0: a dense model)");
+  if (moe.experts == 0) {
+    if (moe.experts_per_token != 0)
+      detail::fail(per_token_name, moe.experts_per_token, "must be 0 for a dense model");
+    if (moe.parameters_per_expert != T(0))
+      detail::fail(per_expert_name, moe.parameters_per_expert, "must be 0 for a dense model");
+    return;
+  }
+  if (moe.experts_per_token < 1 || moe.experts_per_token > moe.experts)
+    detail::fail(per_token_name, moe.experts_per_token, "must lie in [1, experts]");
+  const T p = detail::require_positive(per_expert_name, moe.parameters_per_expert);
+  if (!(p * static_cast<T>(moe.experts) < parameters))
+    detail::fail(per_expert_name, p, "times experts must be below the model's parameters");
+}
+
+/// The parameters one token uses, N_active = N_p − (E − k) × parameters per expert (N_p for a
+/// dense model): Mixtral 8x7B's 46.7e9 less 6 × 5.64e9 = 12.9e9. Checks as
+/// check_mixture_of_experts.
+template <std::floating_point T = double>
+[[nodiscard]] constexpr T active_parameters(T parameters,
+                                            const basic_mixture_of_experts<T>& moe = {}) {
+  detail::require_positive("parameters", parameters);
+  check_mixture_of_experts(moe, parameters);
+  return parameters -
+         static_cast<T>(moe.experts - moe.experts_per_token) * moe.parameters_per_expert;
+}
+
+/// Distinct experts a step of `tokens` tokens reads in one MoE layer when each token picks k
+/// of E at random: E × (1 − (1 − k/E)^tokens) (k for one token, E in the limit; 0 for a dense
+/// model or no token). Real routers are skewed, so fewer distinct experts (and bytes) at small
+/// batches: an upper bound there.
+template <std::floating_point T = double>
+[[nodiscard]] inline T experts_read(const basic_mixture_of_experts<T>& moe, T tokens) {
+  if (moe.experts <= 0 || !(tokens > T(0))) return T(0);
+  const T e = static_cast<T>(moe.experts);
+  // E × (1 − (1 − k/E)^tokens) as −E × expm1(tokens × log1p(−k/E)): accurate for small k/E,
+  // and E when k = E (log1p(−1) = −inf).
+  return -e * std::expm1(tokens * std::log1p(-static_cast<T>(moe.experts_per_token) / e));
 }
 
 // ============================================================================================

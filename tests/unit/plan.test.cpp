@@ -333,6 +333,38 @@ TEST_SUITE("plan") {
     plan::problem other = p;
     other.search.requests_per_run = 500;  // another grid: another fingerprint
     CHECK(plan::fingerprint(other, stats) != plan::fingerprint(p, stats));
+    plan::problem mixture = p;  // the same model with routed experts: another grid too
+    mixture.model.moe = {.experts = 8, .experts_per_token = 2, .parameters_per_expert = 0.5e9};
+    CHECK(plan::fingerprint(mixture, stats) != plan::fingerprint(p, stats));
+  }
+
+  TEST_CASE("plan: a mixture of experts runs on the mixtures' calibration, and says so") {
+    // The 8B shape with four routed experts of 1.5e9 (2 a token): active 8.03e9 − 3e9. On the
+    // H100 it takes the shipped mixture-of-experts calibration; the step time computes the
+    // active parameters.
+    plan::problem p = small_problem();
+    p.model.moe = {.experts = 4, .experts_per_token = 2, .parameters_per_expert = 1.5e9};
+    p.axes.accelerators[0].step_time.reset();  // no parameters stated: the shipped ones
+    plan::validate(p);
+    const plan::accelerator_option& h100 = p.axes.accelerators[0];
+    const auto resolved = plan::resolve_step_time(h100, p.model);
+    CHECK(resolved.source == plan::calibration_source::shipped);
+    CHECK(resolved.parameters ==
+          plan::find_shipped_calibration("H100 SXM", plan::model_architecture::mixture_of_experts)
+              ->parameters);
+    const auto step = plan::make_step_time(p.model, h100, 1);
+    CHECK(step.roofline.parameters == doctest::Approx(p.model.parameters - 3e9).epsilon(1e-15));
+    // The KV budget leaves room for ALL the weights (every expert is resident).
+    const auto budget = plan::replica_kv_budget(p.model, h100, 1, 0.9);
+    REQUIRE(budget.has_value());
+    CHECK(static_cast<double>(*budget) ==
+          doctest::Approx(std::floor((h100.spec.memory_bytes * 0.9 - p.model.parameters * 2.0) /
+                                     p.model.kv_bytes_per_token))
+              .epsilon(1e-12));
+    const plan::row r = plan::evaluate(
+        p, {.accelerator = 0, .tensor_parallel = 1, .max_batch = 16, .max_batched_tokens = 512},
+        mix, plan::sample_lengths(mix, p.search.length_draws, p.search.seed));
+    CHECK(r.calibration == plan::calibration_source::shipped);
   }
 
   TEST_CASE("plan: a merge renumbers each shard's accelerators by name") {
@@ -609,6 +641,12 @@ TEST_SUITE("plan") {
     CHECK(rejected([&] { plan::validate(p); }).empty());
     CHECK(bad([](plan::problem& q) { q.name = "two words"; }) == "problem.name");
     CHECK(bad([](plan::problem& q) { q.model.parameters = -1; }) == "model.parameters");
+    CHECK(bad([](plan::problem& q) {
+            q.model.moe = {.experts = 8, .experts_per_token = 0, .parameters_per_expert = 1e8};
+          }) == "model.moe.experts_per_token");
+    CHECK(bad([](plan::problem& q) {
+            q.model.moe = {.experts = 8, .experts_per_token = 2, .parameters_per_expert = 1e12};
+          }) == "model.moe.parameters_per_expert");
     CHECK(bad([](plan::problem& q) { q.axes.accelerators.clear(); }) == "axes.accelerators.size()");
     CHECK(bad([](plan::problem& q) { q.axes.accelerators[1].spec.name = "H100 SXM"; }) ==
           "axes.accelerators[i].spec.name");

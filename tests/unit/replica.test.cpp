@@ -312,6 +312,39 @@ TEST_SUITE("replica") {
     CHECK(u.mbu == doctest::Approx((6e9 + 3003e5) / 0.0272003 / 1e12));
   }
 
+  TEST_CASE("replica: a mixture of experts' step reads its routed experts, by hand") {
+    // 10e9 parameters, 4 experts of 2e9 (8e9 routed, 2e9 dense), 1 a token, 1 byte each; P =
+    // 1e14 FLOP/s, B = 1e12 B/s, no overhead, no KV. Active: 10e9 − 3 × 2e9 = 4e9.
+    constexpr headroom::accelerator_spec spec{.name = "test",
+                                              .peak_flops_per_second = 1e14,
+                                              .peak_bytes_per_second = 1e12,
+                                              .memory_bytes = 80e9};
+    const headroom::mixture_of_experts moe{
+        .experts = 4, .experts_per_token = 1, .parameters_per_expert = 2e9};
+    const auto model = sim::make_roofline_step_time(spec, 10e9, 1.0, 0.0, 1.0, 1.0, 0ms, moe);
+    CHECK(model.parameters == 4e9);
+    CHECK(model.weight_bytes == 2e9);      // the dense part, read every step
+    CHECK(model.bytes_per_expert == 2e9);  // one expert over its layers
+    // One decode token reads the dense part and its one expert: 4e9 bytes, 4 ms (FLOPs 8e9,
+    // 0.08 ms). Two read 4 × (1 − (3/4)²) = 1.75 experts on average: 2e9 + 3.5e9 = 5.5e9.
+    const sim::step_shape one{.batch = 1, .prefill_tokens = 0, .decode_tokens = 1, .kv_tokens = 0};
+    CHECK(model.bytes(one) == doctest::Approx(4e9).epsilon(1e-14));
+    CHECK(model.flops(one) == 8e9);
+    CHECK(model(one).count() == doctest::Approx(4e-3).epsilon(1e-14));
+    const sim::step_shape two{.batch = 2, .prefill_tokens = 0, .decode_tokens = 2, .kv_tokens = 0};
+    CHECK(model.bytes(two) == doctest::Approx(5.5e9).epsilon(1e-14));
+    // A prefill of 4096 tokens reads every expert (10e9 bytes, 10 ms) and does 2 × 4e9 × 4096
+    // FLOPs (327.68 ms): compute-bound on the active parameters, not on all 10e9.
+    const sim::step_shape prefill{
+        .batch = 1, .prefill_tokens = 4096, .decode_tokens = 0, .kv_tokens = 0};
+    CHECK(model.bytes(prefill) == doctest::Approx(10e9).epsilon(1e-12));
+    CHECK(model(prefill).count() == doctest::Approx(0.32768).epsilon(1e-14));
+    // The same model read as dense reads and computes all 10e9 a token.
+    const auto dense = sim::make_roofline_step_time(spec, 10e9, 1.0, 0.0, 1.0, 1.0, 0ms);
+    CHECK(dense.bytes(one) == 10e9);
+    CHECK(dense.flops(one) == 20e9);
+  }
+
   TEST_CASE("replica: conservation at a horizon") {
     // Overloaded (λ = 20/s against μ = 10/s) and stopped at 50 s: each request is finished,
     // unfinished (arrived, not done) or not arrived, and the counts add up.

@@ -246,6 +246,55 @@ TEST_SUITE("roofline") {
             .count() == 2.0);
   }
 
+  TEST_CASE("roofline: a mixture of experts' active parameters and the experts a step reads") {
+    // Mixtral 8x7B from its config.json (hand count in tests/planner_rows.hpp): 46,702,792,704
+    // parameters, 8 experts of 5,637,144,576 (32 layers × 3 × 4096 × 14336), 2 a token.
+    // Published: "46.7B total parameters but only uses 12.9B parameters per token" (Mistral AI,
+    // "Mixtral of experts", https://mistral.ai/news/mixtral-of-experts, 2023-12-11).
+    const headroom::mixture_of_experts mixtral{
+        .experts = 8, .experts_per_token = 2, .parameters_per_expert = 5'637'144'576.0};
+    const double total = 46'702'792'704.0;
+    CHECK(total == doctest::Approx(46.7e9).epsilon(0.01).scale(0.0));
+    // 46,702,792,704 − 6 × 5,637,144,576 = 12,879,925,248.
+    CHECK(headroom::active_parameters(total, mixtral) == 12'879'925'248.0);
+    CHECK(headroom::active_parameters(total, mixtral) ==
+          doctest::Approx(12.9e9).epsilon(0.01).scale(0.0));
+    CHECK(headroom::active_parameters(8e9) == 8e9);  // dense
+    // Each token picks 2 of 8: one token reads 2 experts; two read 8 × (1 − (6/8)²) = 3.5;
+    // ten, 8 × (1 − 0.75^10) = 7.549...; many, all 8; none, 0.
+    CHECK(headroom::experts_read(mixtral, 1.0) == doctest::Approx(2.0).epsilon(1e-14));
+    CHECK(headroom::experts_read(mixtral, 2.0) == doctest::Approx(3.5).epsilon(1e-14));
+    CHECK(headroom::experts_read(mixtral, 10.0) ==
+          doctest::Approx(8.0 * (1.0 - std::pow(0.75, 10))).epsilon(1e-14));
+    CHECK(headroom::experts_read(mixtral, 1000.0) == doctest::Approx(8.0).epsilon(1e-12));
+    CHECK(headroom::experts_read(mixtral, 0.0) == 0.0);
+    CHECK(headroom::experts_read(headroom::mixture_of_experts{}, 5.0) == 0.0);
+    // Every expert every token (k = E): all of them from the first token.
+    CHECK(headroom::experts_read(
+              headroom::mixture_of_experts{
+                  .experts = 4, .experts_per_token = 4, .parameters_per_expert = 1.0},
+              1.0) == 4.0);
+    // Refused by name: k above E, a negative count, E × per-expert at or above the total, a
+    // per-expert count on a dense model.
+    using headroom::test::rejected;
+    CHECK(rejected([&] {
+            (void)headroom::active_parameters(
+                total, {.experts = 8, .experts_per_token = 9, .parameters_per_expert = 1e9});
+          }) == "moe.experts_per_token");
+    CHECK(rejected([&] {
+            (void)headroom::active_parameters(
+                total, {.experts = -1, .experts_per_token = 0, .parameters_per_expert = 0});
+          }) == "moe.experts");
+    CHECK(rejected([&] {
+            (void)headroom::active_parameters(
+                total, {.experts = 8, .experts_per_token = 2, .parameters_per_expert = 6e9});
+          }) == "moe.parameters_per_expert");
+    CHECK(rejected([&] {
+            (void)headroom::active_parameters(
+                total, {.experts = 0, .experts_per_token = 0, .parameters_per_expert = 1e9});
+          }) == "moe.parameters_per_expert");
+  }
+
   TEST_CASE("roofline: invalid arguments name the parameter") {
     CHECK(rejected([] {
             (void)headroom::mfu(

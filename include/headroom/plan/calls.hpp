@@ -32,10 +32,10 @@ namespace detail {
 [[nodiscard]] inline sim::roofline_step_time roofline_of(const accelerator_spec& replica,
                                                          const model_shape& model,
                                                          const accelerator_option& gpu) {
-  const step_time_parameters x = resolve_step_time(gpu).parameters;
+  const step_time_parameters x = resolve_step_time(gpu, model).parameters;
   return sim::make_roofline_step_time(replica, model.parameters, model.bytes_per_parameter,
                                       model.kv_bytes_per_token, x.flops_efficiency,
-                                      x.bandwidth_efficiency, x.step_overhead);
+                                      x.bandwidth_efficiency, x.step_overhead, model.moe);
 }
 
 // roofline.hpp's weight_bytes: N_p × bytes per parameter.

@@ -234,7 +234,7 @@ requires sim::LengthSampler<L, std::mt19937_64> && std::copy_constructible<L>
   r.key = key(p.axes, c);
   r.capacity_high_per_second = std::numeric_limits<double>::infinity();
   const accelerator_option& gpu = p.axes.accelerators.at(c.accelerator);
-  r.calibration = resolve_step_time(gpu).source;
+  r.calibration = resolve_step_time(gpu, p.model).source;
   // 1. Fit.
   const auto budget = replica_kv_budget(p.model, gpu, c.tensor_parallel, p.axes.memory_fraction);
   if (!budget) {

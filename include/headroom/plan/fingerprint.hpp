@@ -73,9 +73,16 @@ inline void hash_number(std::uint64_t& h, double v) {
        {m.parameters, static_cast<double>(m.layers), static_cast<double>(m.hidden_size),
         m.kv_bytes_per_token, m.bytes_per_parameter, m.activation_bytes})
     hash_number(h, v);
+  if (m.moe.experts > 0) {  // only a mixture: a dense model hashes as its other fields say
+    hash_text(h, "moe");
+    for (const double v :
+         {static_cast<double>(m.moe.experts), static_cast<double>(m.moe.experts_per_token),
+          m.moe.parameters_per_expert})
+      hash_number(h, v);
+  }
   for (const auto& a : p.axes.accelerators) {
     hash_text(h, a.spec.name);
-    const resolved_step_time x = resolve_step_time(a);  // the parameters used, and whence
+    const resolved_step_time x = resolve_step_time(a, m);  // the parameters used, and whence
     hash_text(h, to_string(x.source));
     for (const double v :
          {a.spec.peak_flops_per_second, a.spec.peak_bytes_per_second, a.spec.memory_bytes,

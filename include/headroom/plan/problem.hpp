@@ -27,12 +27,14 @@ namespace plan {
 /// The model served: its size and the shape the step time and the KV cache need.
 struct model_shape {
   std::string name{};               ///< label in rows and CSV headers (no ',', '"', space, newline)
-  double parameters = 0.0;          ///< N_p, > 0
+  double parameters = 0.0;          ///< N_p, all of them (a mixture: every expert), > 0
   std::int32_t layers = 0;          ///< decoder layers, >= 1 (two all-reduces each under TP)
   std::int32_t hidden_size = 0;     ///< activation width, >= 0 (0: all-reduces cost latency only)
   double kv_bytes_per_token = 0.0;  ///< m_kv of the whole model, bytes, > 0
   double bytes_per_parameter = 2.0;  ///< weights: 2 for bf16, 1 for fp8; > 0
   double activation_bytes = 2.0;     ///< bytes per all-reduced activation element; > 0
+  /// The routed experts of a mixture of experts (roofline.hpp); all zero: a dense model.
+  mixture_of_experts moe{};
 };
 
 /// The step time's free parameters: what plan::calibrate fits and what an accelerator_option

@@ -60,8 +60,7 @@ struct tensor_parallel_step_time {
     return all_reduces_per_step * one;
   }
   /// The step time: roofline(shape) + the all-reduces of its prefill and decode tokens.
-  [[nodiscard]] constexpr std::chrono::duration<double> operator()(
-      const sim::step_shape& s) const noexcept {
+  [[nodiscard]] std::chrono::duration<double> operator()(const sim::step_shape& s) const noexcept {
     return roofline(s) +
            std::chrono::duration<double>(communication_seconds(s.prefill_tokens + s.decode_tokens));
   }
@@ -82,7 +81,7 @@ struct tensor_parallel_step_time {
   m.all_reduces_per_step = tensor_parallel > 1 ? 2.0 * static_cast<double>(model.layers) : 0.0;
   m.activation_bytes_per_token = static_cast<double>(model.hidden_size) * model.activation_bytes;
   m.interconnect_bytes_per_second = gpu.interconnect_bytes_per_second;
-  m.all_reduce_latency = resolve_step_time(gpu).parameters.all_reduce_latency;
+  m.all_reduce_latency = resolve_step_time(gpu, model).parameters.all_reduce_latency;
   return m;
 }
 

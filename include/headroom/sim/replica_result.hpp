@@ -94,7 +94,11 @@ struct utilization {
                .peak_flops_per_second = spec.peak_flops_per_second});
   const double steps = static_cast<double>(stats.steps);
   const double mean_kv_bytes = stats.kv_token_steps / steps * model.kv_bytes_per_token;
-  u.mbu = mbu({.weight_bytes = model.weight_bytes,
+  // A mixture of experts reads the experts its steps' tokens are routed to: taken at the mean
+  // step's tokens (an upper bound on the mean, as experts_read is concave in the tokens).
+  const double read_per_step =
+      model.weight_bytes + experts_read(model.moe, tokens / steps) * model.bytes_per_expert;
+  u.mbu = mbu({.weight_bytes = read_per_step,
                .kv_bytes = mean_kv_bytes,
                .tpot = stats.busy / steps,
                .peak_bytes_per_second = spec.peak_bytes_per_second}) *

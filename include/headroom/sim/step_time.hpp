@@ -38,44 +38,59 @@ concept StepTimeModel = requires(M& model, const step_shape& shape) {
 
 /// The roofline step time: max(bytes / B_eff, FLOPs / P_eff) + overhead, with bytes =
 /// M_w + kv_tokens·m_kv (weights read once per step, each sequence reads its cache) and
-/// FLOPs = 2·N_p per token processed (prefill + decode). Attention FLOPs are left out.
-/// Build it with make_roofline_step_time, which checks every field.
+/// FLOPs = 2·N_p per token processed (prefill + decode). Attention FLOPs are left out. A
+/// mixture of experts reads its dense part every step and, in each MoE layer, the experts the
+/// step's tokens are routed to (experts_read: k for one token, all E for a large batch), and
+/// does 2·N_active FLOPs a token. Build it with make_roofline_step_time, which checks every
+/// field.
 struct roofline_step_time {
-  double parameters = 0.0;                   ///< N_p
-  double weight_bytes = 0.0;                 ///< M_w, bytes
-  double kv_bytes_per_token = 0.0;           ///< m_kv, bytes
-  double flops_per_second = 0.0;             ///< P_eff, FLOP/s, > 0
-  double bytes_per_second = 0.0;             ///< B_eff, bytes/s, > 0
+  double parameters = 0.0;          ///< N_p, the parameters a token uses (a mixture's active ones)
+  double weight_bytes = 0.0;        ///< M_w, bytes read every step (a mixture's dense part)
+  double kv_bytes_per_token = 0.0;  ///< m_kv, bytes
+  double flops_per_second = 0.0;    ///< P_eff, FLOP/s, > 0
+  double bytes_per_second = 0.0;    ///< B_eff, bytes/s, > 0
   std::chrono::duration<double> overhead{};  ///< fixed cost of a step (scheduling, launch)
+  mixture_of_experts moe{};                  ///< the routed experts (all zero: a dense model)
+  double bytes_per_expert = 0.0;             ///< one routed expert's bytes over all MoE layers
 
   /// Bytes moved by a step of this shape.
-  [[nodiscard]] constexpr double bytes(const step_shape& s) const noexcept {
-    return weight_bytes + static_cast<double>(s.kv_tokens) * kv_bytes_per_token;
+  [[nodiscard]] double bytes(const step_shape& s) const noexcept {
+    const double kv = static_cast<double>(s.kv_tokens) * kv_bytes_per_token;
+    if (moe.experts == 0) return weight_bytes + kv;
+    const auto tokens = static_cast<double>(s.prefill_tokens + s.decode_tokens);
+    return weight_bytes + experts_read(moe, tokens) * bytes_per_expert + kv;
   }
   /// FLOPs of a step of this shape.
   [[nodiscard]] constexpr double flops(const step_shape& s) const noexcept {
     return 2.0 * parameters * static_cast<double>(s.prefill_tokens + s.decode_tokens);
   }
   /// The step time, seconds.
-  [[nodiscard]] constexpr std::chrono::duration<double> operator()(
-      const step_shape& s) const noexcept {
+  [[nodiscard]] std::chrono::duration<double> operator()(const step_shape& s) const noexcept {
     const double memory_s = bytes(s) / bytes_per_second;
     const double compute_s = flops(s) / flops_per_second;
     return std::chrono::duration<double>(memory_s > compute_s ? memory_s : compute_s) + overhead;
   }
 };
 
-/// The roofline step time of a model on an accelerator: M_w = N_p × bytes per parameter
-/// (roofline.hpp weight_bytes), P_eff = efficiency × peak, B_eff likewise. parameters > 0,
-/// bytes_per_parameter > 0, kv_bytes_per_token >= 0, efficiencies in (0, 1], overhead >= 0.
+/// The roofline step time of a model of `parameters` (all of them) on an accelerator: M_w =
+/// N_p × bytes per parameter (roofline.hpp weight_bytes), P_eff = efficiency × peak, B_eff
+/// likewise; for a mixture of experts (`moe`), N_active (active_parameters) a token and the
+/// experts' bytes per step as they are routed. parameters > 0, bytes_per_parameter > 0,
+/// kv_bytes_per_token >= 0, efficiencies in (0, 1], overhead >= 0, moe as
+/// check_mixture_of_experts.
 [[nodiscard]] inline roofline_step_time make_roofline_step_time(
     const accelerator_spec& spec, double parameters, double bytes_per_parameter,
     double kv_bytes_per_token, double flops_efficiency, double bandwidth_efficiency,
-    std::chrono::duration<double> overhead) {
+    std::chrono::duration<double> overhead, const mixture_of_experts& moe = {}) {
   roofline_step_time m;
-  m.parameters = detail::require_positive("parameters", parameters);
-  m.weight_bytes =
-      weight_bytes({.parameters = parameters, .bytes_per_parameter = bytes_per_parameter});
+  detail::require_positive("parameters", parameters);
+  m.parameters = active_parameters(parameters, moe);
+  m.moe = moe;
+  const double expert_parameters =
+      static_cast<double>(moe.experts) * moe.parameters_per_expert;  // 0 when dense
+  m.weight_bytes = weight_bytes(
+      {.parameters = parameters - expert_parameters, .bytes_per_parameter = bytes_per_parameter});
+  m.bytes_per_expert = moe.parameters_per_expert * bytes_per_parameter;
   m.kv_bytes_per_token = detail::require_non_negative("kv_bytes_per_token", kv_bytes_per_token);
   m.flops_per_second =
       detail::require_positive("spec.peak_flops_per_second", spec.peak_flops_per_second) *
