@@ -11,6 +11,8 @@
 //   prometheus/http_api.hpp   the HTTP API's query answers (JSON) and the value KEDA reads
 //   prometheus/api_types.hpp  api_response and its parts (read by http_api.hpp)
 //   prometheus/query_value.hpp  the value KEDA reads off an answer (with http_api.hpp)
+//   prometheus/range.hpp      a deployment over a window (one range query of its raw series):
+//                             requests, tokens, gauges, histograms; SLO conformance bounds
 //   prometheus/exposition.hpp decisions, capacity and placements as a /metrics page (0.0.4)
 // Guide: docs/prometheus.md.
 #pragma once
@@ -29,6 +31,7 @@
 #include "prometheus/latency.hpp"
 #include "prometheus/page.hpp"
 #include "prometheus/query_value.hpp"
+#include "prometheus/range.hpp"
 #include "prometheus/text.hpp"
 
 #endif  // HEADROOM_HAS_CXX20

@@ -345,6 +345,65 @@ std::string fixture(const char* name) {
   return headroom::test::read_test_data(std::string("metrics/") + name);
 }
 
+/// One replica's counters and gauges for a vLLM page written here (the real pages' metric
+/// names and histogram layout, the values the test sets).
+struct replica_counts {
+  double ttft[4];  // cumulative: le 0.1, 0.5, 1.0, +Inf
+  double tpot[4];  // cumulative: le 0.025, 0.05, 0.1, +Inf
+  double prompt, generated, running, waiting;
+};
+
+std::string vllm_page(const replica_counts& c) {
+  std::string page;
+  char line[160];
+  const auto add = [&](const char* format, auto... values) {
+    std::snprintf(line, sizeof line, format, values...);
+    page += line;
+  };
+  const char* ttft_le[] = {"0.1", "0.5", "1.0", "+Inf"};
+  const char* tpot_le[] = {"0.025", "0.05", "0.1", "+Inf"};
+  page +=
+      "# HELP vllm:time_to_first_token_seconds Histogram of time to first token in seconds.\n"
+      "# TYPE vllm:time_to_first_token_seconds histogram\n";
+  for (int i = 0; i < 4; ++i)
+    add("vllm:time_to_first_token_seconds_bucket{le=\"%s\",model_name=\"m\"} %g\n", ttft_le[i],
+        c.ttft[i]);
+  add("vllm:time_to_first_token_seconds_sum{model_name=\"m\"} %g\n", 0.3 * c.ttft[3]);
+  add("vllm:time_to_first_token_seconds_count{model_name=\"m\"} %g\n", c.ttft[3]);
+  page +=
+      "# HELP vllm:request_time_per_output_token_seconds Histogram of "
+      "time_per_output_token_seconds "
+      "per request.\n# TYPE vllm:request_time_per_output_token_seconds histogram\n";
+  for (int i = 0; i < 4; ++i)
+    add("vllm:request_time_per_output_token_seconds_bucket{le=\"%s\",model_name=\"m\"} %g\n",
+        tpot_le[i], c.tpot[i]);
+  add("vllm:request_time_per_output_token_seconds_sum{model_name=\"m\"} %g\n", 0.04 * c.tpot[3]);
+  add("vllm:request_time_per_output_token_seconds_count{model_name=\"m\"} %g\n", c.tpot[3]);
+  page +=
+      "# HELP vllm:e2e_request_latency_seconds Histogram of e2e request latency in seconds.\n"
+      "# TYPE vllm:e2e_request_latency_seconds histogram\n";
+  add("vllm:e2e_request_latency_seconds_bucket{le=\"+Inf\",model_name=\"m\"} %g\n", c.ttft[3]);
+  add("vllm:e2e_request_latency_seconds_sum{model_name=\"m\"} %g\n", 9.0 * c.ttft[3]);
+  add("vllm:e2e_request_latency_seconds_count{model_name=\"m\"} %g\n", c.ttft[3]);
+  page +=
+      "# HELP vllm:prompt_tokens_total Number of prefill tokens processed.\n"
+      "# TYPE vllm:prompt_tokens_total counter\n";
+  add("vllm:prompt_tokens_total{model_name=\"m\"} %g\n", c.prompt);
+  page +=
+      "# HELP vllm:generation_tokens_total Number of generation tokens processed.\n"
+      "# TYPE vllm:generation_tokens_total counter\n";
+  add("vllm:generation_tokens_total{model_name=\"m\"} %g\n", c.generated);
+  page +=
+      "# HELP vllm:num_requests_running Number of requests in model execution batches.\n"
+      "# TYPE vllm:num_requests_running gauge\n";
+  add("vllm:num_requests_running{model_name=\"m\"} %g\n", c.running);
+  page +=
+      "# HELP vllm:num_requests_waiting Number of requests waiting to be processed.\n"
+      "# TYPE vllm:num_requests_waiting gauge\n";
+  add("vllm:num_requests_waiting{model_name=\"m\"} %g\n", c.waiting);
+  return page;
+}
+
 }  // namespace
 
 TEST_SUITE("integration") {
@@ -464,6 +523,98 @@ TEST_SUITE("integration") {
     REQUIRE_MESSAGE(kv.answer, kv.failure);
     // sglang:token_usage{model_name="meta-llama/Llama-3.1-8B-Instruct"} 0.28 on every page.
     CHECK(prom::read_query_value(*kv.answer).value == 0.28);
+  }
+
+  TEST_CASE("deployment_window") {
+    // Two vLLM replicas, scraped first at counts A and then at counts B, replica b restarting
+    // in between (its counters drop). The range query deployment_query writes, over the span
+    // from A seen to B seen, read by read_deployment_window: every counter's increase is B − A
+    // (a) and B (b, counted from its restart), summed by hand below.
+    const replica_counts a_before{{10, 20, 25, 30}, {10, 20, 28, 30}, 3000, 6000, 5, 0};
+    const replica_counts b_before{{5, 10, 10, 12}, {2, 6, 11, 12}, 1200, 2400, 3, 1};
+    const replica_counts a_after{{40, 70, 85, 100}, {55, 65, 97, 100}, 10000, 20000, 9, 4};
+    // Every one of b's counters lower after than before: a restart the samples can tell (a
+    // restarted counter already past its old value reads as a rise, in PromQL too).
+    const replica_counts b_after{{4, 8, 9, 10}, {1, 5, 9, 10}, 1000, 2000, 2, 0};
+    std::vector<std::unique_ptr<page_server>> servers;
+    servers.push_back(std::make_unique<page_server>(vllm_page(a_before)));
+    servers.push_back(std::make_unique<page_server>(vllm_page(b_before)));
+    for (const auto& page : {vllm_page(a_before), vllm_page(b_before)}) {
+      const prom::page parsed = prom::parse(page);  // the pages are valid text format
+      REQUIRE_MESSAGE(parsed.ok(), page);
+    }
+    prometheus_process server({servers[0]->port(), servers[1]->port()});
+    server.wait_until_up(2);
+
+    // The evaluation time at which every replica's page is seen with `total` requests.
+    const auto seen_at = [&](double total) {
+      const auto deadline = clock_type::now() + wait_limit;
+      while (clock_type::now() < deadline) {
+        const query_result r =
+            server.query("sum(vllm:e2e_request_latency_seconds_count{model_name=\"m\"})");
+        if (r.answer && r.answer->ok() && r.answer->series.size() == 1 &&
+            r.answer->series[0].points[0].value == total)
+          return r.answer->series[0].points[0].timestamp.count();
+        std::this_thread::sleep_for(100ms);
+      }
+      FAIL("the pages were not scraped with " << total << " requests; log: " << server.read_log());
+      return std::int64_t{0};
+    };
+    const std::int64_t t0 = seen_at(30 + 12);
+    servers[0]->set_page(vllm_page(a_after));
+    servers[1]->set_page(vllm_page(b_after));
+    const std::int64_t t1 = seen_at(100 + 10);
+    // Steps of 1 s from t0 to the first step at or after t1 (B is current until the end).
+    const std::int64_t steps = (t1 - t0 + 999) / 1000;
+    const auto seconds = [](std::int64_t ms) {
+      return std::to_string(ms / 1000) + "." + std::to_string(1000 + ms % 1000).substr(1);
+    };
+    const std::string query = prom::deployment_query(prom::vllm_preset, "m");
+    const query_result range =
+        server.get("/api/v1/query_range", {{"query", query},
+                                           {"start", seconds(t0)},
+                                           {"end", seconds(t0 + steps * 1000)},
+                                           {"step", "1"}});
+    REQUIRE_MESSAGE(range.answer, range.failure);
+    REQUIRE_MESSAGE(range.answer->ok(), range.answer->error);
+    const prom::deployment_reading reading =
+        prom::read_deployment_window(*range.answer, prom::vllm_preset);
+    REQUIRE_MESSAGE(reading.missing == prom::range_missing::none, prom::describe(reading.missing));
+    const prom::deployment_window& w = *reading.window;
+    CHECK(w.start.count() == t0);
+    CHECK(w.end.count() == t0 + steps * 1000);
+    // Requests: a 100 − 30, b 10 (restarted): 80. Tokens: prompt 7000 + 1000, output 14000 +
+    // 2000: 100 and 200 a request.
+    CHECK(w.requests == 80.0);
+    CHECK(*w.request_rate_per_second ==
+          doctest::Approx(80.0 / (static_cast<double>(steps))).epsilon(1e-12));
+    CHECK(*w.prompt_tokens_per_request == doctest::Approx(100.0).epsilon(1e-12));
+    CHECK(*w.output_tokens_per_request == doctest::Approx(200.0).epsilon(1e-12));
+    // b's counters read, each dropped once: 4 TTFT and 4 TPOT buckets, the TTFT count, the
+    // e2e bucket and count, the two token counters (its TPOT count is matched, not read).
+    CHECK(w.counter_resets == 13);
+    // TTFT: a +30, +50, +60, +70; b 4, 8, 9, 10: 34, 58, 69, 80. TPOT: a 45, 45, 69, 70; b 1,
+    // 5, 9, 10: 46, 50, 78, 80.
+    REQUIRE(w.ttft.size() == 4);
+    CHECK(w.ttft[0].cumulative_count == 34.0);
+    CHECK(w.ttft[1].cumulative_count == 58.0);
+    CHECK(w.ttft[2].cumulative_count == 69.0);
+    CHECK(w.ttft[3].cumulative_count == 80.0);
+    REQUIRE(w.tpot.size() == 4);
+    CHECK(w.tpot[0].cumulative_count == 46.0);
+    CHECK(w.tpot[1].cumulative_count == 50.0);
+    CHECK(w.tpot[2].cumulative_count == 78.0);
+    // Gauges: running 5 + 3 = 8 at A, 9 + 2 = 11 at B; waiting 1, then 4.
+    CHECK(w.running.samples == static_cast<std::size_t>(steps + 1));
+    CHECK(*w.running.max == 11.0);
+    CHECK(*w.running.mean >= 8.0);
+    CHECK(*w.running.mean <= 11.0);
+    CHECK(*w.waiting.max == 4.0);
+    // TTFT <= 0.5 s and TPOT <= 0.05 s: 58/80 and 50/80, jointly in [28/80, 50/80].
+    const prom::conformance_bounds b = prom::window_conformance(w, {.ttft = 500ms, .tpot = 50ms});
+    CHECK(b.requests == 80.0);
+    CHECK(b.lower == doctest::Approx(28.0 / 80.0).epsilon(1e-12));
+    CHECK(b.upper == doctest::Approx(50.0 / 80.0).epsilon(1e-12));
   }
 
   TEST_CASE("exposition_scraped") {
