@@ -106,29 +106,26 @@ inline plan::model_shape shape_of(const measurement& r) {
       .kv_bytes_per_token = kv_bytes_per_token(
           {.layers = s.layers, .kv_heads = 8, .head_dim = 128, .dtype_bytes = fp8 ? 1.0 : 2.0}),
       .bytes_per_parameter = fp8 ? 1.0 : 2.0,
-      .activation_bytes = 2.0};
+      .activation_bytes = 2.0,
+      .compute_format = fp8                     ? numeric_format::fp8
+                        : r.precision == "bf16" ? numeric_format::bf16
+                                                : numeric_format::fp16};
   if (s.parameters_per_expert > 0.0)
     m.moe = {
         .experts = 8, .experts_per_token = 2, .parameters_per_expert = s.parameters_per_expert};
   return m;
 }
 
-/// One GPU's datasheet (roofline.hpp's catalog), with its dense FP8 peak for FP8 rows: twice
-/// dense BF16 on Hopper (1,978.9 TFLOPS), 733 TFLOPS on the L40S (NVIDIA L40S datasheet, FP8
-/// Tensor Core 1,466 TFLOPS with sparsity). fp16 rows use the BF16 peak (equal on these parts).
+/// One GPU's datasheet (roofline.hpp's catalog). An FP8 row's model computes in FP8
+/// (shape_of), so the replica model takes the part's dense FP8 peak (peak_flops_for): twice
+/// dense BF16 on Hopper (1,978.9 TFLOPS), 733 TFLOPS on the L40S; fp16 rows the BF16 peak
+/// (equal on these parts).
 inline accelerator_spec spec_of(const measurement& r) {
   const auto found = find_accelerator(r.accelerator);
   if (!found) stop("no accelerator " + r.accelerator);
-  accelerator_spec spec = *found;
-  if (r.precision == "fp8") {
-    if (r.accelerator == "L40S")
-      spec.peak_flops_per_second = 733e12;
-    else if (r.accelerator == "H100 SXM" || r.accelerator == "H200 SXM")
-      spec.peak_flops_per_second = 1978.9e12;
-    else
-      stop("no FP8 peak for " + r.accelerator);
-  }
-  return spec;
+  if (r.precision == "fp8" && found->peak_fp8_flops_per_second <= 0.0)
+    stop("no FP8 peak for " + r.accelerator);
+  return *found;
 }
 
 /// One direction of a GPU's link to its peers: NVLink 4 (900 GB/s both ways) on the Hopper

@@ -44,7 +44,8 @@ inline constexpr int kv_tensors_per_head = 2;
 // ============================================================================================
 
 /// Peak figures of one accelerator. peak_flops_per_second is DENSE 16-bit (bf16) tensor
-/// throughput (datasheets often print the 2:4-sparsity figure, twice as large);
+/// throughput (datasheets often print the 2:4-sparsity figure, twice as large), and the FP8
+/// and INT8 peaks likewise dense (0: the part has no such tensor cores, or none is stated);
 /// peak_bytes_per_second is memory bandwidth; memory_bytes the device memory as NVML reports it
 /// (nvidia-smi's total, what trtllm-bench sizes its KV cache from), not the marketed "80 GB". A
 /// simulator's step time is max(bytes/B_eff, FLOPs/P_eff) + overhead, with the effective
@@ -52,12 +53,72 @@ inline constexpr int kv_tensors_per_head = 2;
 template <std::floating_point T>
 struct basic_accelerator_spec {
   HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
-  std::string_view name{};      ///< as in accelerators::all ("H100 SXM"); may be empty
-  T peak_flops_per_second = 0;  ///< P_peak, dense bf16 FLOP/s, > 0
-  T peak_bytes_per_second = 0;  ///< B_peak, memory bandwidth, bytes/s, > 0
-  T memory_bytes = 0;           ///< device memory as NVML reports it, bytes
+  std::string_view name{};          ///< as in accelerators::all ("H100 SXM"); may be empty
+  T peak_flops_per_second = 0;      ///< P_peak, dense bf16 FLOP/s, > 0
+  T peak_bytes_per_second = 0;      ///< B_peak, memory bandwidth, bytes/s, > 0
+  T memory_bytes = 0;               ///< device memory as NVML reports it, bytes
+  T peak_fp8_flops_per_second = 0;  ///< dense FP8 tensor FLOP/s; 0: no FP8 tensor cores
+  T peak_int8_ops_per_second = 0;   ///< dense INT8 tensor OP/s; 0: none stated
 };
 using accelerator_spec = basic_accelerator_spec<double>;
+
+/// A number format of weights, KV cache or matrix arithmetic.
+enum class numeric_format : std::uint8_t {
+  bf16,  ///< bfloat16, 2 bytes
+  fp16,  ///< IEEE half, 2 bytes
+  fp8,   ///< FP8 (E4M3), 1 byte
+  int8,  ///< 8-bit integer, 1 byte
+  int4,  ///< 4-bit integer (AWQ, GPTQ weights), half a byte
+  fp4,   ///< 4-bit float (NVFP4, MXFP4), half a byte
+};
+
+/// "bf16", "fp16", "fp8", "int8", "int4" or "fp4".
+[[nodiscard]] constexpr std::string_view to_string(numeric_format f) noexcept {
+  switch (f) {
+    case numeric_format::bf16:
+      return "bf16";
+    case numeric_format::fp16:
+      return "fp16";
+    case numeric_format::fp8:
+      return "fp8";
+    case numeric_format::int8:
+      return "int8";
+    case numeric_format::int4:
+      return "int4";
+    case numeric_format::fp4:
+      break;
+  }
+  return "fp4";
+}
+
+/// Bytes of one element: 2 (bf16, fp16), 1 (fp8, int8), 0.5 (int4, fp4).
+[[nodiscard]] constexpr double bytes_per_element(numeric_format f) noexcept {
+  switch (f) {
+    case numeric_format::bf16:
+    case numeric_format::fp16:
+      return 2.0;
+    case numeric_format::fp8:
+    case numeric_format::int8:
+      return 1.0;
+    case numeric_format::int4:
+    case numeric_format::fp4:
+      break;
+  }
+  return 0.5;
+}
+
+/// The dense peak of `spec` for matrix products in `compute`: the FP8 or INT8 peak where the
+/// part has one, else (no such tensor cores: the engine computes in 16 bits, as weight-only
+/// kernels do, and 4-bit formats, whose peaks the catalog does not hold) the bf16 peak.
+template <std::floating_point T>
+[[nodiscard]] constexpr T peak_flops_for(const basic_accelerator_spec<T>& spec,
+                                         numeric_format compute) noexcept {
+  if (compute == numeric_format::fp8 && spec.peak_fp8_flops_per_second > T(0))
+    return spec.peak_fp8_flops_per_second;
+  if (compute == numeric_format::int8 && spec.peak_int8_ops_per_second > T(0))
+    return spec.peak_int8_ops_per_second;
+  return spec.peak_flops_per_second;
+}
 
 /// Published specs, dense bf16. Each peak is copied from the vendor's datasheet cited beside
 /// it; check the figures against your SKU (SXM and PCIe parts differ). Each memory is the total
@@ -65,33 +126,42 @@ using accelerator_spec = basic_accelerator_spec<double>;
 /// does an NVIDIA H100 80GB card offer 85.52 GB?", thundergolfer.com; docs/roofline.md).
 namespace accelerators {
 /// NVIDIA H100 SXM5 80 GB. Source: NVIDIA H100 Tensor Core GPU datasheet (BF16 Tensor Core
-/// 1,979 TFLOPS with sparsity, i.e. 989 dense; HBM3 3.35 TB/s; 80 GB) and the NVIDIA H100
-/// Tensor Core GPU Architecture whitepaper (989.4 TFLOPS dense BF16, SXM5). Memory: 81,559 MiB
+/// 1,979 TFLOPS with sparsity, i.e. 989 dense; FP8 3,958 and INT8 3,958 TOPS with sparsity,
+/// 1,979 dense; HBM3 3.35 TB/s; 80 GB) and the NVIDIA H100 Tensor Core GPU Architecture
+/// whitepaper (989.4 TFLOPS dense BF16, 1,978.9 dense FP8, SXM5). Memory: 81,559 MiB
 /// ("NVIDIA H100 80GB HBM3" in nvidia-smi).
 inline constexpr accelerator_spec h100_sxm{.name = "H100 SXM",
                                            .peak_flops_per_second = 989.4e12,
                                            .peak_bytes_per_second = 3.35e12,
-                                           .memory_bytes = 81559.0 * 1024 * 1024};
+                                           .memory_bytes = 81559.0 * 1024 * 1024,
+                                           .peak_fp8_flops_per_second = 1978.9e12,
+                                           .peak_int8_ops_per_second = 1978.9e12};
 /// NVIDIA H200 SXM 141 GB. Source: NVIDIA H200 Tensor Core GPU datasheet (BF16 Tensor Core
-/// 1,979 TFLOPS with sparsity, the H100's compute; HBM3e 4.8 TB/s; 141 GB). Memory: 143,771
-/// MiB in nvidia-smi.
+/// 1,979 TFLOPS and FP8 3,958 with sparsity, the H100's compute; HBM3e 4.8 TB/s; 141 GB).
+/// Memory: 143,771 MiB in nvidia-smi.
 inline constexpr accelerator_spec h200_sxm{.name = "H200 SXM",
                                            .peak_flops_per_second = 989.4e12,
                                            .peak_bytes_per_second = 4.8e12,
-                                           .memory_bytes = 143771.0 * 1024 * 1024};
+                                           .memory_bytes = 143771.0 * 1024 * 1024,
+                                           .peak_fp8_flops_per_second = 1978.9e12,
+                                           .peak_int8_ops_per_second = 1978.9e12};
 /// NVIDIA A100 SXM4 80 GB. Source: NVIDIA A100 Tensor Core GPU datasheet (BF16 Tensor Core
-/// 312 TFLOPS dense, 624 with sparsity; HBM2e 2,039 GB/s for the 80 GB SXM; 80 GB). Memory:
-/// 81,920 MiB in nvidia-smi ("A100-SXM4-80GB").
+/// 312 TFLOPS dense, 624 with sparsity; INT8 624 TOPS dense; no FP8; HBM2e 2,039 GB/s for the
+/// 80 GB SXM; 80 GB). Memory: 81,920 MiB in nvidia-smi ("A100-SXM4-80GB").
 inline constexpr accelerator_spec a100_80gb_sxm{.name = "A100 80GB SXM",
                                                 .peak_flops_per_second = 312e12,
                                                 .peak_bytes_per_second = 2.039e12,
-                                                .memory_bytes = 81920.0 * 1024 * 1024};
+                                                .memory_bytes = 81920.0 * 1024 * 1024,
+                                                .peak_int8_ops_per_second = 624e12};
 /// NVIDIA L40S 48 GB (PCIe). Source: NVIDIA L40S datasheet (BF16 Tensor Core 362.05 TFLOPS
-/// dense, 733 with sparsity; GDDR6 864 GB/s; 48 GB). Memory: 46,068 MiB in nvidia-smi.
+/// dense, 733 with sparsity; FP8 1,466 and INT8 1,466 TOPS with sparsity, 733 dense; GDDR6
+/// 864 GB/s; 48 GB). Memory: 46,068 MiB in nvidia-smi.
 inline constexpr accelerator_spec l40s{.name = "L40S",
                                        .peak_flops_per_second = 362.05e12,
                                        .peak_bytes_per_second = 864e9,
-                                       .memory_bytes = 46068.0 * 1024 * 1024};
+                                       .memory_bytes = 46068.0 * 1024 * 1024,
+                                       .peak_fp8_flops_per_second = 733e12,
+                                       .peak_int8_ops_per_second = 733e12};
 
 /// Every spec above, for lookup by name.
 inline constexpr std::array<accelerator_spec, 4> all{h100_sxm, h200_sxm, a100_80gb_sxm, l40s};
@@ -195,6 +265,30 @@ template <std::floating_point T = double>
 [[nodiscard]] constexpr T weight_bytes(const basic_weight_bytes_inputs<T>& inputs) {
   const T n = detail::require_non_negative("parameters", inputs.parameters);
   return n * detail::require_positive("bytes_per_parameter", inputs.bytes_per_parameter);
+}
+
+/// A weight format: its element format and, for group-wise quantization (AWQ, GPTQ), the
+/// elements that share one scale and the bytes of that scale and zero point.
+template <std::floating_point T>
+struct basic_weight_format {
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
+  numeric_format format = numeric_format::bf16;  ///< the elements' format
+  std::int64_t group_size = 0;  ///< elements per scale group (AWQ, GPTQ: 128); 0: no groups
+  T bytes_per_group = 0;        ///< a group's scale and zero point (fp16 and 4-bit: 2.5); >= 0
+};
+using weight_format = basic_weight_format<double>;
+
+/// Bytes per parameter of weights in `w`: bytes_per_element(format) + bytes_per_group /
+/// group_size. 2 for bf16; 0.5 + 2.5 / 128 = 0.51953 for 4-bit AWQ in groups of 128 with an
+/// fp16 scale and a 4-bit zero point. Checkpoints often keep the embeddings and the output
+/// layer in 16 bits: count those parameters at 2.
+template <std::floating_point T = double>
+[[nodiscard]] constexpr T bytes_per_parameter(const basic_weight_format<T>& w) {
+  const auto g = detail::require_count_at_least("group_size", w.group_size, 0);
+  const T extra = detail::require_non_negative("bytes_per_group", w.bytes_per_group);
+  if (g == 0 && extra != T(0)) detail::fail("bytes_per_group", extra, "must be 0 without groups");
+  const T element = static_cast<T>(bytes_per_element(w.format));
+  return g == 0 ? element : element + extra / static_cast<T>(g);
 }
 
 /// Inputs of kv_bytes_per_token: the shape of a model's KV cache.

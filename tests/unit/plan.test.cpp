@@ -333,9 +333,32 @@ TEST_SUITE("plan") {
     plan::problem other = p;
     other.search.requests_per_run = 500;  // another grid: another fingerprint
     CHECK(plan::fingerprint(other, stats) != plan::fingerprint(p, stats));
+    plan::problem fp8 = p;  // the same model computing in FP8: another grid
+    fp8.model.compute_format = headroom::numeric_format::fp8;
+    CHECK(plan::fingerprint(fp8, stats) != plan::fingerprint(p, stats));
     plan::problem mixture = p;  // the same model with routed experts: another grid too
     mixture.model.moe = {.experts = 8, .experts_per_token = 2, .parameters_per_expert = 0.5e9};
     CHECK(plan::fingerprint(mixture, stats) != plan::fingerprint(p, stats));
+  }
+
+  TEST_CASE("plan: a model computing in FP8 takes the accelerator's FP8 peak") {
+    // The 8B shape in FP8 on two H100s: the replica's FLOP/s peak is 2 × 1,978.9e12, twice the
+    // bf16 replica's; on two A100s (no FP8 tensor cores) it stays 2 × 312e12.
+    plan::problem p = small_problem();
+    p.model.bytes_per_parameter = 1.0;
+    p.model.compute_format = headroom::numeric_format::fp8;
+    const plan::accelerator_option& h100 = p.axes.accelerators[0];
+    const auto fp8 = plan::make_step_time(p.model, h100, 2);
+    CHECK(fp8.roofline.flops_per_second == doctest::Approx(0.5 * 2 * 1978.9e12).epsilon(1e-15));
+    CHECK(plan::replica_spec(h100.spec, 2, headroom::numeric_format::fp8).peak_flops_per_second ==
+          2 * 1978.9e12);
+    CHECK(
+        plan::replica_spec(headroom::accelerators::a100_80gb_sxm, 2, headroom::numeric_format::fp8)
+            .peak_flops_per_second == 2 * 312e12);
+    plan::model_shape bf16 = p.model;
+    bf16.compute_format = headroom::numeric_format::bf16;
+    CHECK(plan::make_step_time(bf16, h100, 2).roofline.flops_per_second ==
+          doctest::Approx(0.5 * 2 * 989.4e12).epsilon(1e-15));
   }
 
   TEST_CASE("plan: a mixture of experts runs on the mixtures' calibration, and says so") {
@@ -694,6 +717,9 @@ TEST_SUITE("plan") {
     CHECK(bad([&](plan::problem& q) {
             q.axes.accelerators[0].spec.peak_flops_per_second = huge;
           }) == "axes.accelerators[i].spec.peak_flops_per_second");
+    CHECK(bad([&](plan::problem& q) {
+            q.axes.accelerators[0].spec.peak_fp8_flops_per_second = -1.0;
+          }) == "axes.accelerators[i].spec.peak_fp8_flops_per_second");
     CHECK(bad([&](plan::problem& q) { q.axes.accelerators[0].spec.memory_bytes = denormal; }) ==
           "axes.accelerators[i].spec.memory_bytes");
     CHECK(bad([&](plan::problem& q) {

@@ -218,6 +218,49 @@ TEST_SUITE("roofline") {
       CHECK(spec.peak_bytes_per_second > 0);
       CHECK(spec.memory_bytes > 0);
     }
+    // Dense FP8 and INT8, half the datasheets' sparsity figures: H100 and H200 3,958 → 1,979
+    // (the whitepaper's 1,978.9); L40S 1,466 → 733; the A100 has INT8 (1,248 → 624), no FP8.
+    CHECK(h100_sxm.peak_fp8_flops_per_second == 1978.9e12);
+    CHECK(h200_sxm.peak_fp8_flops_per_second == 1978.9e12);
+    CHECK(l40s.peak_fp8_flops_per_second == 733e12);
+    CHECK(a100_80gb_sxm.peak_fp8_flops_per_second == 0.0);
+    CHECK(a100_80gb_sxm.peak_int8_ops_per_second == 624e12);
+    CHECK(l40s.peak_int8_ops_per_second == 733e12);
+  }
+
+  TEST_CASE("roofline: number formats, their peaks and weights' bytes") {
+    using headroom::numeric_format;
+    using namespace headroom::accelerators;
+    // The peak for a compute format: FP8's where the part has FP8 tensor cores, else bf16's
+    // (the A100 runs FP8 weights through 16-bit kernels); 4-bit formats take bf16's.
+    CHECK(headroom::peak_flops_for(h100_sxm, numeric_format::fp8) == 1978.9e12);
+    CHECK(headroom::peak_flops_for(h100_sxm, numeric_format::bf16) == 989.4e12);
+    CHECK(headroom::peak_flops_for(h100_sxm, numeric_format::fp16) == 989.4e12);
+    CHECK(headroom::peak_flops_for(a100_80gb_sxm, numeric_format::fp8) == 312e12);
+    CHECK(headroom::peak_flops_for(a100_80gb_sxm, numeric_format::int8) == 624e12);
+    CHECK(headroom::peak_flops_for(l40s, numeric_format::int4) == l40s.peak_flops_per_second);
+    static_assert(headroom::peak_flops_for(h200_sxm, numeric_format::fp8) == 1978.9e12);
+    CHECK(headroom::bytes_per_element(numeric_format::bf16) == 2.0);
+    CHECK(headroom::bytes_per_element(numeric_format::fp8) == 1.0);
+    CHECK(headroom::bytes_per_element(numeric_format::int4) == 0.5);
+    CHECK(headroom::to_string(numeric_format::fp4) == "fp4");
+    // Weights: bf16 2 bytes; FP8 1; 4-bit AWQ in groups of 128, an fp16 scale (2 bytes) and a
+    // 4-bit zero point (0.5) a group: 0.5 + 2.5 / 128 = 0.51953125.
+    CHECK(headroom::bytes_per_parameter(headroom::weight_format{}) == 2.0);
+    CHECK(headroom::bytes_per_parameter(headroom::weight_format{.format = numeric_format::fp8}) ==
+          1.0);
+    CHECK(headroom::bytes_per_parameter(headroom::weight_format{
+              .format = numeric_format::int4, .group_size = 128, .bytes_per_group = 2.5}) ==
+          0.51953125);
+    using headroom::test::rejected;
+    CHECK(rejected([] {
+            (void)headroom::bytes_per_parameter(
+                headroom::weight_format{.format = numeric_format::int4, .bytes_per_group = 2.5});
+          }) == "bytes_per_group");
+    CHECK(rejected([] {
+            (void)headroom::bytes_per_parameter(
+                headroom::weight_format{.format = numeric_format::int4, .group_size = -1});
+          }) == "group_size");
   }
 
   TEST_CASE("roofline: step time is the larger of bytes/B and FLOPs/P") {

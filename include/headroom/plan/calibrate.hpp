@@ -199,7 +199,7 @@ inline void check_row(const calibration_row& r) {
   p.steps = static_cast<double>(steps.size());
   const double tp = static_cast<double>(r.tensor_parallel);
   p.peak_bytes_per_second = r.gpu.peak_bytes_per_second * tp;
-  p.peak_flops_per_second = r.gpu.peak_flops_per_second * tp;
+  p.peak_flops_per_second = peak_flops_for(r.gpu, r.model.compute_format) * tp;
   p.all_reduces_per_step = model.all_reduces_per_step;
   if (model.all_reduces_per_step > 0.0 && r.interconnect_bytes_per_second > 0.0)
     p.seconds_per_token_on_link =

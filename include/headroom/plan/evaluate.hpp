@@ -176,8 +176,9 @@ void measure_operating_point(row& r, const stage_inputs& in, const L& sampler) {
       latencies_in_window(run, s.warm_up_fraction * span_s, span_s - s.cool_down_fraction * span_s,
                           in.bounds.tpot_kind);
   record_quantiles(r, w, in.p.target);
-  const auto u = sim::utilization_of(run.stats, in.model.roofline,
-                                     replica_spec(in.gpu.spec, r.config.tensor_parallel));
+  const auto u = sim::utilization_of(
+      run.stats, in.model.roofline,
+      replica_spec(in.gpu.spec, r.config.tensor_parallel, in.p.model.compute_format));
   r.mfu = u.mfu;
   r.mbu = u.mbu;
 }

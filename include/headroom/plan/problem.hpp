@@ -31,10 +31,16 @@ struct model_shape {
   std::int32_t layers = 0;          ///< decoder layers, >= 1 (two all-reduces each under TP)
   std::int32_t hidden_size = 0;     ///< activation width, >= 0 (0: all-reduces cost latency only)
   double kv_bytes_per_token = 0.0;  ///< m_kv of the whole model, bytes, > 0
-  double bytes_per_parameter = 2.0;  ///< weights: 2 for bf16, 1 for fp8; > 0
-  double activation_bytes = 2.0;     ///< bytes per all-reduced activation element; > 0
+  /// Weights' bytes: 2 for bf16, 1 for fp8, bytes_per_parameter(weight_format{...}) for a
+  /// group-quantized format (0.52 for 4-bit AWQ); > 0.
+  double bytes_per_parameter = 2.0;
+  double activation_bytes = 2.0;  ///< bytes per all-reduced activation element; > 0
   /// The routed experts of a mixture of experts (roofline.hpp); all zero: a dense model.
   mixture_of_experts moe{};
+  /// The format its matrix products run in: picks the accelerator's peak (peak_flops_for;
+  /// FP8 on parts with FP8 tensor cores, else bf16). Weight-only quantization (AWQ, GPTQ)
+  /// computes in 16 bits: bf16 or fp16 here, its bytes in bytes_per_parameter.
+  numeric_format compute_format = numeric_format::bf16;
 };
 
 /// The step time's free parameters: what plan::calibrate fits and what an accelerator_option

@@ -25,14 +25,18 @@ namespace headroom {
 inline namespace v0 {
 namespace plan {
 
-/// Peaks and memory of a replica of `tensor_parallel` GPUs: each figure times the count.
-[[nodiscard]] constexpr accelerator_spec replica_spec(const accelerator_spec& gpu,
-                                                      std::int32_t tensor_parallel) noexcept {
+/// Peaks and memory of a replica of `tensor_parallel` GPUs: each figure times the count, the
+/// FLOP/s peak the one for matrix products in `compute` (peak_flops_for: FP8's for FP8).
+[[nodiscard]] constexpr accelerator_spec replica_spec(
+    const accelerator_spec& gpu, std::int32_t tensor_parallel,
+    numeric_format compute = numeric_format::bf16) noexcept {
   const double n = static_cast<double>(tensor_parallel);
   return {.name = gpu.name,
-          .peak_flops_per_second = gpu.peak_flops_per_second * n,
+          .peak_flops_per_second = peak_flops_for(gpu, compute) * n,
           .peak_bytes_per_second = gpu.peak_bytes_per_second * n,
-          .memory_bytes = gpu.memory_bytes * n};
+          .memory_bytes = gpu.memory_bytes * n,
+          .peak_fp8_flops_per_second = gpu.peak_fp8_flops_per_second * n,
+          .peak_int8_ops_per_second = gpu.peak_int8_ops_per_second * n};
 }
 
 /// The step time of a tensor-parallel replica: the roofline over all its GPUs (weights and
@@ -66,7 +70,8 @@ struct tensor_parallel_step_time {
   }
 };
 
-/// The replica model of a configuration: make_roofline_step_time on replica_spec(gpu, TP)
+/// The replica model of a configuration: make_roofline_step_time on replica_spec(gpu, TP,
+/// the model's compute format)
 /// with the accelerator's resolved step-time parameters (resolve_step_time), and the
 /// all-reduce terms. Throws
 /// invalid_argument for a bad model or accelerator field.
@@ -76,7 +81,8 @@ struct tensor_parallel_step_time {
   if (tensor_parallel < 1)
     ::headroom::detail::fail("tensor_parallel", tensor_parallel, "must be >= 1");
   tensor_parallel_step_time m;
-  m.roofline = detail::roofline_of(replica_spec(gpu.spec, tensor_parallel), model, gpu);
+  m.roofline = detail::roofline_of(replica_spec(gpu.spec, tensor_parallel, model.compute_format),
+                                   model, gpu);
   m.tensor_parallel = tensor_parallel;
   m.all_reduces_per_step = tensor_parallel > 1 ? 2.0 * static_cast<double>(model.layers) : 0.0;
   m.activation_bytes_per_token = static_cast<double>(model.hidden_size) * model.activation_bytes;
