@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// libFuzzer target for headroom/prometheus/http_api.hpp. Build by hand:
+// libFuzzer target for headroom/prometheus/http_api.hpp and range.hpp. Build by hand:
 //   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude \
 //     tests/fuzz/prometheus_api.fuzz.cpp -o /tmp/prom_api_fuzz
 //   /tmp/prom_api_fuzz -max_total_time=120 tests/fuzz/corpus/prometheus_api
@@ -7,8 +7,12 @@
 // leaves no result behind; a vector's series hold one point each; labels are sorted and
 // unique, their names classic and at most 1024 bytes; an answer read under limits never holds more
 // than they allow, and one within them reads as it does without them; read_query_value agrees with
-// the result it reads.
+// the result it reads; read_deployment_window (prometheus/range.hpp) gives a window exactly when
+// it gives no reason, with requests >= 0, and window_conformance bounds within [0, 1], lower <=
+// upper.
+#include <headroom/prometheus/engines.hpp>
 #include <headroom/prometheus/http_api.hpp>
+#include <headroom/prometheus/range.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -69,6 +73,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (reading.value) {
     require(std::isfinite(*reading.value));
     require(r.ok());
+  }
+  // A deployment window from any answer: a window or a reason; its shares within [0, 1].
+  const prom::deployment_reading dw = prom::read_deployment_window(r, prom::vllm_preset);
+  require((dw.missing == prom::range_missing::none) == dw.window.has_value());
+  if (dw.window) {
+    require(dw.window->requests >= 0.0);
+    require(dw.window->start <= dw.window->end);
+    using namespace std::chrono_literals;
+    const prom::conformance_bounds b =
+        prom::window_conformance(*dw.window, {.ttft = 500ms, .tpot = 50ms});
+    require(b.lower >= 0.0 && b.lower <= b.upper && b.upper <= 1.0 && b.requests >= 0.0);
   }
   // Limits at exactly what the answer holds read it the same; one less fails.
   const prom::api_limits exact{.max_bytes = size,

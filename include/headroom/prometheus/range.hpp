@@ -148,13 +148,14 @@ struct deployment_reading {
 namespace detail {
 
 // A counter's increase over its samples: the sum of the rises, a drop read as a restart from 0
-// (the value after it counts whole). `resets` counts the drops.
+// (the value after it counts whole). `resets` counts the drops. A pair with a value no
+// counter holds (NaN, an infinity, a negative) adds nothing.
 [[nodiscard]] inline double counter_increase(const std::vector<api_point>& points,
                                              std::size_t& resets) {
   double total = 0.0;
   for (std::size_t i = 1; i < points.size(); ++i) {
     const double before = points[i - 1].value, now = points[i].value;
-    if (!std::isfinite(before) || !std::isfinite(now)) continue;
+    if (!(before >= 0.0 && now >= 0.0 && std::isfinite(before) && std::isfinite(now))) continue;
     if (now >= before) {
       total += now - before;
     } else {
@@ -300,7 +301,7 @@ namespace detail {
                                        double& lower, double& upper, double& n) {
   if (buckets.empty() || !std::isinf(buckets.back().upper_bound)) return false;
   n = buckets.back().cumulative_count;
-  if (!(n > 0.0)) return false;
+  if (!(n > 0.0) || !std::isfinite(n)) return false;
   double below = 0.0, above = n;  // counts at the edges at or below and at or above `bound`
   for (const histogram_bucket& b : buckets) {
     if (b.upper_bound <= bound) below = std::max(below, b.cumulative_count);
