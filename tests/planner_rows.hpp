@@ -43,7 +43,7 @@ struct measurement {
 }
 
 /// The rows of tests/data/planner/<file> (fidelity.csv by default; published_v017.csv,
-/// published_v017_moe.csv).
+/// published_v017_moe.csv, published_b200.csv).
 inline std::vector<measurement> measurements(const std::string& file = "fidelity.csv") {
   const std::string path = std::string(HEADROOM_TEST_DATA_DIR) + "/planner/" + file;
   std::ifstream in(path);
@@ -76,7 +76,9 @@ inline std::vector<measurement> measurements(const std::string& file = "fidelity
 /// Mistral 7B (v0.1), or the mixtures of experts Mixtral 8x7B and 8x22B (v0.1: 8 experts, 2 a
 /// token; the parameters counted from the shape below); FP8 weights and KV cache for the FP8
 /// checkpoints (Model Optimizer's PTQ quantizes the KV cache to FP8 by default), 2 bytes
-/// (fp16, bf16) otherwise.
+/// (fp16, bf16) otherwise. The FP4 checkpoints (NVFP4: 4-bit weights in groups of 16, each
+/// group with a 1-byte FP8 scale; lm_head and the embeddings left in 16 bits, as Model
+/// Optimizer leaves them) compute in FP4, with an FP8 KV cache as the FP8 checkpoints.
 inline plan::model_shape shape_of(const measurement& r) {
   struct shape {
     double parameters;
@@ -97,17 +99,28 @@ inline plan::model_shape shape_of(const measurement& r) {
                   : r.model.find("8B") != std::string::npos   ? shape{8.030261248e9, 32, 4096}
                                                               : shape{0.0, 0, 0};
   if (s.parameters == 0.0) stop("no shape for the model " + r.model);
-  const bool fp8 = r.precision == "fp8";
+  const bool fp8 = r.precision == "fp8", fp4 = r.precision == "fp4";
+  // NVFP4: the Llama vocabulary of 128,256 in the embeddings and lm_head at 2 bytes, the rest
+  // at 0.5 + 1/16 (70B: 2,101,346,304 of 70,553,706,496 parameters, 0.60532 bytes each).
+  const double edges = 2.0 * 128256.0 * static_cast<double>(s.hidden);
+  const double nvfp4 = bytes_per_parameter(
+      weight_format{.format = numeric_format::fp4, .group_size = 16, .bytes_per_group = 1.0});
+  const double fp4_bytes = (edges * 2.0 + (s.parameters - edges) * nvfp4) / s.parameters;
   plan::model_shape m{
       .name = "m",
       .parameters = s.parameters,
       .layers = s.layers,
       .hidden_size = s.hidden,
-      .kv_bytes_per_token = kv_bytes_per_token(
-          {.layers = s.layers, .kv_heads = 8, .head_dim = 128, .dtype_bytes = fp8 ? 1.0 : 2.0}),
-      .bytes_per_parameter = fp8 ? 1.0 : 2.0,
+      .kv_bytes_per_token = kv_bytes_per_token({.layers = s.layers,
+                                                .kv_heads = 8,
+                                                .head_dim = 128,
+                                                .dtype_bytes = fp8 || fp4 ? 1.0 : 2.0}),
+      .bytes_per_parameter = fp4   ? fp4_bytes
+                             : fp8 ? 1.0
+                                   : 2.0,
       .activation_bytes = 2.0,
-      .compute_format = fp8                     ? numeric_format::fp8
+      .compute_format = fp4                     ? numeric_format::fp4
+                        : fp8                   ? numeric_format::fp8
                         : r.precision == "bf16" ? numeric_format::bf16
                                                 : numeric_format::fp16};
   if (s.parameters_per_expert > 0.0)
@@ -129,9 +142,13 @@ inline accelerator_spec spec_of(const measurement& r) {
 }
 
 /// One direction of a GPU's link to its peers: NVLink 4 (900 GB/s both ways) on the Hopper
-/// parts, NVLink 3 (600) on the A100 SXM, PCIe Gen4 x16 (64) on the L40S.
+/// parts, NVLink 3 (600) on the A100 SXM, NVLink 5 (1.8 TB/s) on the B200, PCIe Gen4 x16 (64)
+/// on the L40S.
 inline double link_of(const measurement& r) {
-  return r.accelerator == "L40S" ? 32e9 : r.accelerator == "A100 80GB SXM" ? 300e9 : 450e9;
+  return r.accelerator == "L40S"            ? 32e9
+         : r.accelerator == "A100 80GB SXM" ? 300e9
+         : r.accelerator == "B200"          ? 900e9
+                                            : 450e9;
 }
 
 /// The engine's limits in that run.

@@ -59,6 +59,7 @@ struct basic_accelerator_spec {
   T memory_bytes = 0;               ///< device memory as NVML reports it, bytes
   T peak_fp8_flops_per_second = 0;  ///< dense FP8 tensor FLOP/s; 0: no FP8 tensor cores
   T peak_int8_ops_per_second = 0;   ///< dense INT8 tensor OP/s; 0: none stated
+  T peak_fp4_flops_per_second = 0;  ///< dense FP4 tensor FLOP/s; 0: no FP4 tensor cores
 };
 using accelerator_spec = basic_accelerator_spec<double>;
 
@@ -107,9 +108,9 @@ enum class numeric_format : std::uint8_t {
   return 0.5;
 }
 
-/// The dense peak of `spec` for matrix products in `compute`: the FP8 or INT8 peak where the
-/// part has one, else (no such tensor cores: the engine computes in 16 bits, as weight-only
-/// kernels do, and 4-bit formats, whose peaks the catalog does not hold) the bf16 peak.
+/// The dense peak of `spec` for matrix products in `compute`: the FP8, INT8 or FP4 peak where
+/// the part has one, else the bf16 peak (no such tensor cores: the engine computes in 16 bits,
+/// as weight-only kernels do; INT4 weights always do).
 template <std::floating_point T>
 [[nodiscard]] constexpr T peak_flops_for(const basic_accelerator_spec<T>& spec,
                                          numeric_format compute) noexcept {
@@ -117,6 +118,8 @@ template <std::floating_point T>
     return spec.peak_fp8_flops_per_second;
   if (compute == numeric_format::int8 && spec.peak_int8_ops_per_second > T(0))
     return spec.peak_int8_ops_per_second;
+  if (compute == numeric_format::fp4 && spec.peak_fp4_flops_per_second > T(0))
+    return spec.peak_fp4_flops_per_second;
   return spec.peak_flops_per_second;
 }
 
@@ -162,13 +165,24 @@ inline constexpr accelerator_spec l40s{.name = "L40S",
                                        .memory_bytes = 46068.0 * 1024 * 1024,
                                        .peak_fp8_flops_per_second = 733e12,
                                        .peak_int8_ops_per_second = 733e12};
+/// NVIDIA B200 (HGX and DGX B200, 1,000 W). Source: NVIDIA HGX B200 specifications, per GPU
+/// with sparsity: FP4 Tensor Core 18 PFLOPS, FP8 9, INT8 9 POPS, BF16 4.5, so 9, 4.5, 4.5 and
+/// 2.25 dense; HBM3e 8 TB/s (DGX B200 datasheet: 64 TB/s for eight); 180 GB. Memory: 183,359
+/// MiB in nvidia-smi ("NVIDIA B200").
+inline constexpr accelerator_spec b200{.name = "B200",
+                                       .peak_flops_per_second = 2.25e15,
+                                       .peak_bytes_per_second = 8e12,
+                                       .memory_bytes = 183359.0 * 1024 * 1024,
+                                       .peak_fp8_flops_per_second = 4.5e15,
+                                       .peak_int8_ops_per_second = 4.5e15,
+                                       .peak_fp4_flops_per_second = 9e15};
 
 /// Every spec above, for lookup by name.
-inline constexpr std::array<accelerator_spec, 4> all{h100_sxm, h200_sxm, a100_80gb_sxm, l40s};
+inline constexpr std::array<accelerator_spec, 5> all{h100_sxm, h200_sxm, a100_80gb_sxm, l40s, b200};
 }  // namespace accelerators
 
 /// The spec whose name equals `name` exactly ("H100 SXM", "H200 SXM", "A100 80GB SXM",
-/// "L40S"), or std::nullopt.
+/// "L40S", "B200"), or std::nullopt.
 [[nodiscard]] constexpr std::optional<accelerator_spec> find_accelerator(
     std::string_view name) noexcept {
   for (const auto& spec : accelerators::all)

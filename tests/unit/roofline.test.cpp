@@ -226,6 +226,15 @@ TEST_SUITE("roofline") {
     CHECK(a100_80gb_sxm.peak_fp8_flops_per_second == 0.0);
     CHECK(a100_80gb_sxm.peak_int8_ops_per_second == 624e12);
     CHECK(l40s.peak_int8_ops_per_second == 733e12);
+    // B200: half of 4.5, 9, 9 and 18 PFLOPS with sparsity (bf16, FP8, INT8, FP4); 8 TB/s;
+    // 183,359 MiB in nvidia-smi. Only it has an FP4 peak.
+    CHECK(b200.peak_flops_per_second == 2.25e15);
+    CHECK(b200.peak_fp8_flops_per_second == 4.5e15);
+    CHECK(b200.peak_fp4_flops_per_second == 9e15);
+    CHECK(b200.peak_bytes_per_second == 8e12);
+    static_assert(headroom::find_accelerator("B200")->memory_bytes == 192'265'846'784.0);
+    for (const auto& spec : all)
+      CHECK((spec.peak_fp4_flops_per_second > 0.0) == (spec.name == "B200"));
   }
 
   TEST_CASE("roofline: number formats, their peaks and weights' bytes") {
@@ -239,6 +248,12 @@ TEST_SUITE("roofline") {
     CHECK(headroom::peak_flops_for(a100_80gb_sxm, numeric_format::fp8) == 312e12);
     CHECK(headroom::peak_flops_for(a100_80gb_sxm, numeric_format::int8) == 624e12);
     CHECK(headroom::peak_flops_for(l40s, numeric_format::int4) == l40s.peak_flops_per_second);
+    CHECK(headroom::peak_flops_for(l40s, numeric_format::fp4) == l40s.peak_flops_per_second);
+    CHECK(headroom::peak_flops_for(b200, numeric_format::fp4) == 9e15);
+    CHECK(headroom::peak_flops_for(b200, numeric_format::int4) == 2.25e15);  // weight-only
+    // NVFP4: 4-bit elements in groups of 16 with a 1-byte FP8 scale: 0.5 + 1/16 = 0.5625.
+    CHECK(headroom::bytes_per_parameter(headroom::weight_format{
+              .format = numeric_format::fp4, .group_size = 16, .bytes_per_group = 1.0}) == 0.5625);
     static_assert(headroom::peak_flops_for(h200_sxm, numeric_format::fp8) == 1978.9e12);
     CHECK(headroom::bytes_per_element(numeric_format::bf16) == 2.0);
     CHECK(headroom::bytes_per_element(numeric_format::fp8) == 1.0);

@@ -78,11 +78,12 @@ struct shipped_calibration {
 /// TensorRT-LLM's published throughput tables (trtllm-bench, every request at once) and judged
 /// on their validation rows. Dense: tests/data/planner/fidelity.csv (the 1.0-era page, FP8) for
 /// the H100 and H200, published_v017.csv (version 0.17: FP8 on the L40S, FP16 on the A100) for
-/// the A100 and L40S. Mixtures of experts: published_v017_moe.csv (version 0.17's Mixtral 8x7B
+/// the A100 and L40S, published_b200.csv (the 1.0-era page, FP4) for the B200. Mixtures of
+/// experts: published_v017_moe.csv (version 0.17's Mixtral 8x7B
 /// and 8x22B rows) for all four. The test "calibrate: the shipped calibrations are the fits of
 /// their rows" refits them. Effective constants of the model, not hardware measurements: most
 /// fits put the bandwidth at its bound and the rest of the time in a per-step overhead.
-inline constexpr std::array<shipped_calibration, 8> shipped_calibrations{{
+inline constexpr std::array<shipped_calibration, 9> shipped_calibrations{{
     {.accelerator = "H100 SXM",
      .parameters = {.flops_efficiency = 0.4712,
                     .bandwidth_efficiency = 1.0,
@@ -120,6 +121,15 @@ inline constexpr std::array<shipped_calibration, 8> shipped_calibrations{{
                   "Llama 3.1 70B at TP 4 and 8, 20 rows (published_v017.csv, role calibration)",
      .validation_median_abs_log_error = 0.094,
      .validation_max_abs_log_error = 0.248},
+    {.accelerator = "B200",
+     .parameters = {.flops_efficiency = 0.3553,
+                    .bandwidth_efficiency = 1.0,
+                    .step_overhead = std::chrono::duration<double>(15.40e-3),
+                    .all_reduce_latency = std::chrono::duration<double>(52.31e-6)},
+     .fitted_on = "TensorRT-LLM 1.0 (trtllm-bench), NVFP4: Llama 3.3 70B at TP 1 and 3.1 405B at "
+                  "TP 4, 10 rows (published_b200.csv, role calibration)",
+     .validation_median_abs_log_error = 0.112,
+     .validation_max_abs_log_error = 0.180},
     {.accelerator = "H100 SXM",
      .architecture = model_architecture::mixture_of_experts,
      .parameters = {.flops_efficiency = 0.3824,

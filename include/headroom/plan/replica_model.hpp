@@ -36,7 +36,8 @@ namespace plan {
           .peak_bytes_per_second = gpu.peak_bytes_per_second * n,
           .memory_bytes = gpu.memory_bytes * n,
           .peak_fp8_flops_per_second = gpu.peak_fp8_flops_per_second * n,
-          .peak_int8_ops_per_second = gpu.peak_int8_ops_per_second * n};
+          .peak_int8_ops_per_second = gpu.peak_int8_ops_per_second * n,
+          .peak_fp4_flops_per_second = gpu.peak_fp4_flops_per_second * n};
 }
 
 /// The step time of a tensor-parallel replica: the roofline over all its GPUs (weights and

@@ -79,6 +79,9 @@ inline void validate_accelerator(const accelerator_option& a) {
   if (a.spec.peak_int8_ops_per_second != 0.0)
     require_range("axes.accelerators[i].spec.peak_int8_ops_per_second",
                   a.spec.peak_int8_ops_per_second, 1e9, 1e19);
+  if (a.spec.peak_fp4_flops_per_second != 0.0)
+    require_range("axes.accelerators[i].spec.peak_fp4_flops_per_second",
+                  a.spec.peak_fp4_flops_per_second, 1e9, 1e19);
   require_range("axes.accelerators[i].price_per_gpu_hour", a.price_per_gpu_hour, 1e-6, 1e6);
   if (a.step_time) {
     const step_time_parameters& x = *a.step_time;
