@@ -250,10 +250,14 @@ template <std::floating_point T = double>
 /// Distinct experts a step of `tokens` tokens reads in one MoE layer when each token picks k
 /// of E at random: E × (1 − (1 − k/E)^tokens) (k for one token, E in the limit; 0 for a dense
 /// model or no token). Real routers are skewed, so fewer distinct experts (and bytes) at small
-/// batches: an upper bound there.
+/// batches: an upper bound there. Throws invalid_argument naming `moe.experts_per_token` when
+/// it is not in [1, E] for E > 0.
 template <std::floating_point T = double>
 [[nodiscard]] inline T experts_read(const basic_mixture_of_experts<T>& moe, T tokens) {
-  if (moe.experts <= 0 || !(tokens > T(0))) return T(0);
+  if (moe.experts <= 0) return T(0);
+  if (moe.experts_per_token < 1 || moe.experts_per_token > moe.experts)
+    detail::fail("moe.experts_per_token", moe.experts_per_token, "must lie in [1, experts]");
+  if (!(tokens > T(0))) return T(0);
   const T e = static_cast<T>(moe.experts);
   // E × (1 − (1 − k/E)^tokens) as −E × expm1(tokens × log1p(−k/E)): accurate for small k/E,
   // and E when k = E (log1p(−1) = −inf).

@@ -344,6 +344,12 @@ TEST_SUITE("roofline") {
                 total, {.experts = -1, .experts_per_token = 0, .parameters_per_expert = 0});
           }) == "moe.experts");
     CHECK(rejected([&] {
+            (void)headroom::experts_read(
+                headroom::mixture_of_experts{
+                    .experts = 4, .experts_per_token = 5, .parameters_per_expert = 1.0},
+                3.0);
+          }) == "moe.experts_per_token");
+    CHECK(rejected([&] {
             (void)headroom::active_parameters(
                 total, {.experts = 8, .experts_per_token = 2, .parameters_per_expert = 6e9});
           }) == "moe.parameters_per_expert");
