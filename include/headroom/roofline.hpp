@@ -44,8 +44,8 @@ inline constexpr int kv_tensors_per_head = 2;
 // ============================================================================================
 
 /// Peak figures of one accelerator. peak_flops_per_second is DENSE 16-bit (bf16) tensor
-/// throughput (datasheets often print the 2:4-sparsity figure, twice as large), and the FP8
-/// and INT8 peaks likewise dense (0: the part has no such tensor cores, or none is stated);
+/// throughput (datasheets often print the 2:4-sparsity figure, twice as large), and the FP8,
+/// INT8 and FP4 peaks likewise dense (0: the part has no such tensor cores, or none is stated);
 /// peak_bytes_per_second is memory bandwidth; memory_bytes the device memory as NVML reports it
 /// (nvidia-smi's total, what trtllm-bench sizes its KV cache from), not the marketed "80 GB". A
 /// simulator's step time is max(bytes/B_eff, FLOPs/P_eff) + overhead, with the effective
@@ -123,10 +123,12 @@ template <std::floating_point T>
   return spec.peak_flops_per_second;
 }
 
-/// Published specs, dense bf16. Each peak is copied from the vendor's datasheet cited beside
-/// it; check the figures against your SKU (SXM and PCIe parts differ). Each memory is the total
-/// nvidia-smi prints for the part (MiB × 2^20), from Modal's published table of them ("Why
-/// does an NVIDIA H100 80GB card offer 85.52 GB?", thundergolfer.com; docs/roofline.md).
+/// Published specs, dense. Each peak is copied from the vendor's datasheet cited beside it;
+/// check the figures against your SKU (SXM and PCIe parts differ). Each memory is the total
+/// nvidia-smi prints for the part (MiB × 2^20): for the H100, H200, A100 and L40S from Modal's
+/// published table of them ("Why does an NVIDIA H100 80GB card offer 85.52 GB?",
+/// thundergolfer.com), for the B200 as `nvidia-smi --query-gpu=name,memory.total` prints it in
+/// published runs ("NVIDIA B200, 183359 MiB"); docs/roofline.md.
 namespace accelerators {
 /// NVIDIA H100 SXM5 80 GB. Source: NVIDIA H100 Tensor Core GPU datasheet (BF16 Tensor Core
 /// 1,979 TFLOPS with sparsity, i.e. 989 dense; FP8 3,958 and INT8 3,958 TOPS with sparsity,
@@ -247,6 +249,19 @@ template <std::floating_point T = double>
          static_cast<T>(moe.experts - moe.experts_per_token) * moe.parameters_per_expert;
 }
 
+namespace detail {
+// experts_read for a `moe` already checked (a step time's, per step): no throw.
+template <std::floating_point T>
+[[nodiscard]] inline T experts_read_unchecked(const basic_mixture_of_experts<T>& moe,
+                                              T tokens) noexcept {
+  if (moe.experts <= 0 || !(tokens > T(0))) return T(0);
+  const T e = static_cast<T>(moe.experts);
+  // E × (1 − (1 − k/E)^tokens) as −E × expm1(tokens × log1p(−k/E)): accurate for small k/E,
+  // and E when k = E (log1p(−1) = −inf).
+  return -e * std::expm1(tokens * std::log1p(-static_cast<T>(moe.experts_per_token) / e));
+}
+}  // namespace detail
+
 /// Distinct experts a step of `tokens` tokens reads in one MoE layer when each token picks k
 /// of E at random: E × (1 − (1 − k/E)^tokens) (k for one token, E in the limit; 0 for a dense
 /// model or no token). Real routers are skewed, so fewer distinct experts (and bytes) at small
@@ -254,14 +269,9 @@ template <std::floating_point T = double>
 /// it is not in [1, E] for E > 0.
 template <std::floating_point T = double>
 [[nodiscard]] inline T experts_read(const basic_mixture_of_experts<T>& moe, T tokens) {
-  if (moe.experts <= 0) return T(0);
-  if (moe.experts_per_token < 1 || moe.experts_per_token > moe.experts)
+  if (moe.experts > 0 && (moe.experts_per_token < 1 || moe.experts_per_token > moe.experts))
     detail::fail("moe.experts_per_token", moe.experts_per_token, "must lie in [1, experts]");
-  if (!(tokens > T(0))) return T(0);
-  const T e = static_cast<T>(moe.experts);
-  // E × (1 − (1 − k/E)^tokens) as −E × expm1(tokens × log1p(−k/E)): accurate for small k/E,
-  // and E when k = E (log1p(−1) = −inf).
-  return -e * std::expm1(tokens * std::log1p(-static_cast<T>(moe.experts_per_token) / e));
+  return detail::experts_read_unchecked(moe, tokens);
 }
 
 // ============================================================================================

@@ -79,9 +79,9 @@ struct shipped_calibration {
 /// on their validation rows. Dense: tests/data/planner/fidelity.csv (the 1.0-era page, FP8) for
 /// the H100 and H200, published_v017.csv (version 0.17: FP8 on the L40S, FP16 on the A100) for
 /// the A100 and L40S, published_b200.csv (the 1.0-era page, FP4) for the B200. Mixtures of
-/// experts: published_v017_moe.csv (version 0.17's Mixtral 8x7B
-/// and 8x22B rows) for all four. The test "calibrate: the shipped calibrations are the fits of
-/// their rows" refits them. Effective constants of the model, not hardware measurements: most
+/// experts: published_v017_moe.csv (version 0.17's Mixtral 8x7B and 8x22B rows) for the H100,
+/// H200, A100 and L40S. The test "calibrate: the shipped calibrations are the fits of their
+/// rows" refits them. Effective constants of the model, not hardware measurements: most
 /// fits put the bandwidth at its bound and the rest of the time in a per-step overhead.
 inline constexpr std::array<shipped_calibration, 9> shipped_calibrations{{
     {.accelerator = "H100 SXM",

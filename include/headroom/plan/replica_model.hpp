@@ -71,11 +71,10 @@ struct tensor_parallel_step_time {
   }
 };
 
-/// The replica model of a configuration: make_roofline_step_time on replica_spec(gpu, TP,
-/// the model's compute format)
-/// with the accelerator's resolved step-time parameters (resolve_step_time), and the
-/// all-reduce terms. Throws
-/// invalid_argument for a bad model or accelerator field.
+/// The replica model of a configuration: make_roofline_step_time on replica_spec(gpu, TP, the
+/// model's compute format) with the accelerator's resolved step-time parameters
+/// (resolve_step_time), and the all-reduce terms. Throws invalid_argument for a bad model or
+/// accelerator field.
 [[nodiscard]] inline tensor_parallel_step_time make_step_time(const model_shape& model,
                                                               const accelerator_option& gpu,
                                                               std::int32_t tensor_parallel) {

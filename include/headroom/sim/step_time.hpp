@@ -50,15 +50,16 @@ struct roofline_step_time {
   double flops_per_second = 0.0;    ///< P_eff, FLOP/s, > 0
   double bytes_per_second = 0.0;    ///< B_eff, bytes/s, > 0
   std::chrono::duration<double> overhead{};  ///< fixed cost of a step (scheduling, launch)
-  mixture_of_experts moe{};                  ///< the routed experts (all zero: a dense model)
-  double bytes_per_expert = 0.0;             ///< one routed expert's bytes over all MoE layers
+  /// The routed experts (all zero: a dense model), checked by make_roofline_step_time.
+  mixture_of_experts moe{};
+  double bytes_per_expert = 0.0;  ///< one routed expert's bytes over all MoE layers
 
   /// Bytes moved by a step of this shape.
   [[nodiscard]] double bytes(const step_shape& s) const noexcept {
     const double kv = static_cast<double>(s.kv_tokens) * kv_bytes_per_token;
     if (moe.experts == 0) return weight_bytes + kv;
     const auto tokens = static_cast<double>(s.prefill_tokens + s.decode_tokens);
-    return weight_bytes + experts_read(moe, tokens) * bytes_per_expert + kv;
+    return weight_bytes + detail::experts_read_unchecked(moe, tokens) * bytes_per_expert + kv;
   }
   /// FLOPs of a step of this shape.
   [[nodiscard]] constexpr double flops(const step_shape& s) const noexcept {
