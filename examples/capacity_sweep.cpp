@@ -12,10 +12,10 @@
 // 4096]) and output (median 150 tokens, σ 0.9, in [1, 2048]): our stated parameters, not a
 // fit. SLO: TTFT <= 1 s and TPOT <= 50 ms (vLLM definition), quota q = 0.9.
 //
-// Usage: capacity_sweep [--quick] [--csv PATH] [--trace FILE [--trace-format FORMAT]]
-//                       [--low RATE] [--high RATE]
-//   --trace FILE: the prompt and output lengths of a public trace (docs/traces.md), replayed
-//   in order at every rate, instead of the log-normal mix;
+// Usage: capacity_sweep [--quick] [--csv PATH] [--trace FORMAT FILE] [--low RATE] [--high RATE]
+//   --trace FORMAT FILE: the prompt and output lengths of a public trace (docs/traces.md;
+//   FORMAT azure-conv, azure-code, burstgpt or mooncake), replayed in order at every rate,
+//   instead of the log-normal mix (the spelling simulated_day takes too);
 //   default: 20 rates × 10^4 requests; --quick: 12 rates × 1500 requests (a second or less,
 //   even in a sanitized Debug build), too short for the queue to build near μ* (it reads μ*
 //   high); --low/--high: the grid's first and last rate; when no rate of the grid meets the
@@ -95,8 +95,8 @@ int main(int argc, char** argv) {
   bool quick = false;
   bool full_flag = false;
   std::string csv_path;
-  std::string trace_path;
-  std::string trace_format = "azure-conv";
+  std::vector<std::string> trace_files;  // the FILE after --trace FORMAT
+  std::string trace_format;              // empty: no trace
   double low = 5.0;  // the grid's first rate, req/s
   double high = 0;   // its last (0: 81.5, or 71 with --quick)
   example::flags f("capacity_sweep",
@@ -106,15 +106,19 @@ int main(int argc, char** argv) {
   f.toggle("--full", full_flag, "20 rates x 10000 requests (the default)")
       .toggle("--quick", quick, "12 rates x 1500 requests: fast, but reads mu* high")
       .text("--csv", csv_path, "PATH", "also write the curve as CSV (rate in requests/s)")
-      .text("--trace", trace_path, "FILE",
-            "draw the request lengths from a public trace, in order, instead of the mix")
-      .choice("--trace-format", trace_format, {"azure-conv", "azure-code", "burstgpt", "mooncake"},
-              "the format of the --trace file")
+      .choice("--trace", trace_format, {"azure-conv", "azure-code", "burstgpt", "mooncake"},
+              "draw the request lengths from a public trace FILE (the argument after the "
+              "format), in order, instead of the mix")
+      .positionals(trace_files, "FILE", "the trace file, with --trace")
       .number("--low", low, {0, 1e6, true, false}, "requests/s", "the grid's first rate")
       .number("--high", high, {0, 1e6}, "requests/s",
               "the grid's last rate (0: 81.5, or 71 with --quick)");
   f.parse(argc, argv);
   if (quick && full_flag) f.fail("--full and --quick exclude each other");
+  if (!trace_format.empty() && trace_files.size() != 1) f.fail("--trace needs exactly one FILE");
+  if (trace_format.empty() && !trace_files.empty())
+    f.fail("a FILE argument needs --trace FORMAT before it");
+  const std::string trace_path = trace_files.empty() ? std::string() : trace_files.front();
   if (high == 0) high = quick ? 71.0 : 81.5;
   if (!(high > low)) f.fail("--high must be above --low");
   const bool full = !quick;

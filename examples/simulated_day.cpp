@@ -367,6 +367,19 @@ int main(int argc, char** argv) {
       out.printf("\n");
     }
   } else {
+    if (!o.trace_format.empty()) {
+      // What was read: the minutes, the requests in them (arrivals a minute over 60 s, so
+      // each rate × 60 is a whole count), their mean and the busiest minute's rate.
+      double requests = 0.0, peak = 0.0;
+      for (const double r : traffic) {
+        requests += r * 60.0;
+        peak = std::max(peak, r);
+      }
+      out.printf("trace: %s, %.0f requests over %zu minutes: mean %.2f req/s, peak minute %.2f "
+                 "req/s\n\n",
+                 o.trace_files.front().c_str(), requests, traffic.size(),
+                 requests / (60.0 * static_cast<double>(traffic.size())), peak);
+    }
     out.printf("%-27s%7s%7s%8s%8s%7s%s\n", "policy", "hours", "short", "queued", "over", "use",
                with_cost ? "  per Mtok" : "");
     for (const auto& r : rows) {
