@@ -19,7 +19,8 @@
 //   default: 20 rates × 10^4 requests; --quick: 12 rates × 1500 requests (a second or less,
 //   even in a sanitized Debug build), too short for the queue to build near μ* (it reads μ*
 //   high); --low/--high: the grid's first and last rate; when no rate of the grid meets the
-//   SLO, the search brackets downward (or says that requests miss it even alone);
+//   SLO, the search brackets downward (or says that requests miss it even alone), and when
+//   every rate meets it, upward;
 //   --csv PATH: also write the curve (before anything is printed). --help: the flags.
 #include <headroom/capacity.hpp>
 #include <headroom/queueing.hpp>
@@ -97,8 +98,8 @@ int main(int argc, char** argv) {
   std::string csv_path;
   std::vector<std::string> trace_files;  // the FILE after --trace FORMAT
   std::string trace_format;              // empty: no trace
-  double low = 5.0;  // the grid's first rate, req/s
-  double high = 0;   // its last (0: 81.5, or 71 with --quick)
+  double low = 5.0;                      // the grid's first rate, req/s
+  double high = 0;                       // its last (0: 81.5, or 71 with --quick)
   example::flags f("capacity_sweep",
                    "The capacity curve of one simulated continuous-batching replica (8e9 "
                    "parameters, H100 SXM),\nswept over open-loop Poisson rates: mu*, its "
@@ -244,9 +245,18 @@ int main(int argc, char** argv) {
     out.printf("\nmu* = %.1f req/s on the grid (by the intervals: at least %.1f, at most %.1f)%s\n",
                mu_star, point.confident_per_second.value_or(0.0),
                point.plausible_per_second.value_or(0.0),
-               point.saturated ? "" : "  -- every rate passed: extend the grid");
+               point.saturated ? "" : "  -- every rate passed: searching above the grid");
     if (!point.monotone_within_noise) out.printf("warning: the curve rises beyond its noise\n");
-    if (point.saturated && *at + 1 < sweep.curve.size()) {
+    if (!point.saturated) {
+      // Every rate of the grid passed: bracket upward from its highest rate (the search
+      // doubles its high rate while it passes), then bisect.
+      search.rate_low_per_second = rates.back();
+      search.rate_high_per_second = 2.0 * rates.back();
+      search.max_measurements = 48;
+      const auto found = headroom::search_capacity(measure, search);
+      report("above the grid", found);
+      if (found.capacity_per_second) mu_star = *found.capacity_per_second;
+    } else if (*at + 1 < sweep.curve.size()) {
       search.rate_low_per_second = mu_star;
       search.rate_high_per_second = sweep.curve[*at + 1].rate_per_second;
       report("bisected", headroom::search_capacity(measure, search));
