@@ -163,6 +163,18 @@ TEST_SUITE("measurements") {
     CHECK(f.runs[1].load.request_rate_per_second == 4.0);
   }
 
+  TEST_CASE("vllm: intended sends never before the first nor after their own send") {
+    // start 1000.4 less queue 0.4 is the earliest intended send (1000.0 in decimal, not in
+    // binary): sent − queue computed after the origin came out −2.3e-14 (a fuzzer's input).
+    const m::benchmark_file f = m::read_vllm_bench(
+        edited("\"queue_times\": [0.0, 0.0, 0.1", "\"queue_times\": [0.0, 0.4, 0.1"));
+    REQUIRE(f.ok());
+    for (const auto& q : f.runs.at(0).requests) {
+      CHECK(q.intended_arrival.count() >= 0.0);
+      CHECK(q.intended_arrival <= q.sent);
+    }
+  }
+
   TEST_CASE("vllm: hostile and broken files give one named error") {
     const auto error_of = [](const std::string& text) {
       const m::benchmark_file f = m::read_vllm_bench(text);

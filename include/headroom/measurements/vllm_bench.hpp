@@ -249,7 +249,9 @@ class vllm_object_reader {
     using seconds = std::chrono::duration<double>;
     for (const raw& x : r) {
       const double sent = starts.present() ? x.start - origin : 0.0;
-      const double intended = starts.present() ? sent - x.queue : 0.0;
+      // (start − queue) − origin, as origin was taken: >= 0 and <= sent in floating point too
+      // (sent − queue could round below 0, or the intended time past the send).
+      const double intended = starts.present() ? (x.start - x.queue) - origin : 0.0;
       const bool error = x.error || (x.ttft == 0.0 && x.out == 0);
       const double end = latencies.present() && x.latency > 0.0 ? x.latency : x.ttft + x.gaps;
       run_.requests.push_back({.intended_arrival = seconds(intended),
