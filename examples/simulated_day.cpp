@@ -375,10 +375,11 @@ int main(int argc, char** argv) {
         requests += r * 60.0;
         peak = std::max(peak, r);
       }
-      out.printf("trace: %s, %.0f requests over %zu minutes: mean %.2f req/s, peak minute %.2f "
-                 "req/s\n\n",
-                 o.trace_files.front().c_str(), requests, traffic.size(),
-                 requests / (60.0 * static_cast<double>(traffic.size())), peak);
+      out.printf(
+          "trace: %s, %.0f requests over %zu minutes: mean %.2f req/s, peak minute %.2f "
+          "req/s\n\n",
+          o.trace_files.front().c_str(), requests, traffic.size(),
+          requests / (60.0 * static_cast<double>(traffic.size())), peak);
     }
     out.printf("%-27s%7s%7s%8s%8s%7s%s\n", "policy", "hours", "short", "queued", "over", "use",
                with_cost ? "  per Mtok" : "");

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "../detail/json.hpp"
+#include "detail/json_file.hpp"
 #include "run.hpp"
 
 namespace headroom {
@@ -354,27 +355,12 @@ class genai_perf_reader {
 /// output_tokens counts the events with text (token_counts_known false).
 [[nodiscard]] inline benchmark_file read_genai_perf(std::string_view text,
                                                     const read_options& options = {}) {
-  using ::headroom::detail::json_document;
-  using ::headroom::detail::json_errc;
-  benchmark_file out;
-  if (options.max_bytes != 0 && text.size() > options.max_bytes) {
-    out.error = read_error{.offset = options.max_bytes,
-                           .reason = std::string(describe(json_errc::too_large))};
-    return out;
-  }
-  const json_document doc =
-      json_document::parse(text, {.max_bytes = 0, .max_string_bytes = options.max_string_bytes});
-  if (!doc.ok()) {
-    out.error =
-        read_error{.offset = doc.error().offset, .reason = std::string(describe(doc.error().code))};
-    return out;
-  }
-  read_error error;
-  if (!detail::genai_perf_reader(text, doc.root(), options, out.runs, error).read()) {
-    out.runs.clear();
-    out.error = std::move(error);
-  }
-  return out;
+  return detail::read_json_file(
+      text, options, ::headroom::detail::json_non_finite::refuse,
+      [&](::headroom::detail::json_value root, std::vector<benchmark_run>& runs,
+          read_error& error) {
+        return detail::genai_perf_reader(text, root, options, runs, error).read();
+      });
 }
 
 }  // namespace measurements

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "../detail/json.hpp"
+#include "detail/json_file.hpp"
 #include "run.hpp"
 
 namespace headroom {
@@ -373,29 +374,11 @@ class guidellm_reader {
 /// earliest intended send (`targeted_start`).
 [[nodiscard]] inline benchmark_file read_guidellm(std::string_view text,
                                                   const read_options& options = {}) {
-  using ::headroom::detail::json_document;
-  using ::headroom::detail::json_errc;
-  benchmark_file out;
-  if (options.max_bytes != 0 && text.size() > options.max_bytes) {
-    out.error = read_error{.offset = options.max_bytes,
-                           .reason = std::string(describe(json_errc::too_large))};
-    return out;
-  }
-  const json_document doc =
-      json_document::parse(text, {.max_bytes = 0,
-                                  .max_string_bytes = options.max_string_bytes,
-                                  .non_finite = ::headroom::detail::json_non_finite::python});
-  if (!doc.ok()) {
-    out.error =
-        read_error{.offset = doc.error().offset, .reason = std::string(describe(doc.error().code))};
-    return out;
-  }
-  read_error error;
-  if (!detail::guidellm_reader(doc.root(), out.runs, error).read()) {
-    out.runs.clear();
-    out.error = std::move(error);
-  }
-  return out;
+  return detail::read_json_file(
+      text, options, ::headroom::detail::json_non_finite::python,
+      [](::headroom::detail::json_value root, std::vector<benchmark_run>& runs, read_error& error) {
+        return detail::guidellm_reader(root, runs, error).read();
+      });
 }
 
 }  // namespace measurements

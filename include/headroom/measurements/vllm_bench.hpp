@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "../detail/json.hpp"
+#include "detail/json_file.hpp"
 #include "run.hpp"
 
 namespace headroom {
@@ -282,11 +283,7 @@ class vllm_object_reader {
       .max_string_bytes = options.max_string_bytes,
       .non_finite = ::headroom::detail::json_non_finite::python};
   benchmark_file out;
-  if (options.max_bytes != 0 && text.size() > options.max_bytes) {
-    out.error = read_error{.offset = options.max_bytes,
-                           .reason = std::string(describe(json_errc::too_large))};
-    return out;
-  }
+  if (detail::too_large(text, options, out)) return out;
   const auto read_object = [&](std::string_view part, std::size_t base) {
     const json_document doc = json_document::parse(part, limits);
     if (!doc.ok()) {
