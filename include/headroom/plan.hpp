@@ -3,6 +3,7 @@
 // tensor-parallel size and batch limits serve it at the lowest cost. Includes every header
 // of plan/, and nothing else:
 //   plan/problem.hpp        what the caller states: model, grid, SLO, traffic, fleet, search
+//   plan/model_card.hpp     a Hugging Face config.json read into a model_shape, with counts
 //   plan/configuration.hpp  the grid's configurations in canonical order, keys and seeds
 //   plan/replica_model.hpp  the roofline over a replica's GPUs plus the all-reduces, KV budget
 //   plan/lengths.hpp        the length mix's statistics and where the μ* search starts
@@ -37,6 +38,7 @@
 #include "plan/grid.hpp"
 #include "plan/lengths.hpp"
 #include "plan/merge.hpp"
+#include "plan/model_card.hpp"
 #include "plan/problem.hpp"
 #include "plan/replica_model.hpp"
 #include "plan/row.hpp"

@@ -60,6 +60,9 @@ struct basic_accelerator_spec {
   T peak_fp8_flops_per_second = 0;  ///< dense FP8 tensor FLOP/s; 0: no FP8 tensor cores
   T peak_int8_ops_per_second = 0;   ///< dense INT8 tensor OP/s; 0: none stated
   T peak_fp4_flops_per_second = 0;  ///< dense FP4 tensor FLOP/s; 0: no FP4 tensor cores
+  /// One direction of one GPU's link to its tensor-parallel peers, bytes/s (NVLink 4's 900 GB/s
+  /// both ways: 450e9); 0: none stated.
+  T interconnect_bytes_per_second = 0;
 };
 using accelerator_spec = basic_accelerator_spec<double>;
 
@@ -125,66 +128,129 @@ template <std::floating_point T>
 
 /// Published specs, dense. Each peak is copied from the vendor's datasheet cited beside it;
 /// check the figures against your SKU (SXM and PCIe parts differ). Each memory is the total
-/// nvidia-smi prints for the part (MiB × 2^20): for the H100, H200, A100 and L40S from Modal's
+/// the driver reports for the part (nvidia-smi's memory.total in MiB × 2^20 on current
+/// drivers; rocm-smi's VRAM total for AMD): for the H100, H200, A100, L40S and L4 from Modal's
 /// published table of them ("Why does an NVIDIA H100 80GB card offer 85.52 GB?",
-/// thundergolfer.com), for the B200 as `nvidia-smi --query-gpu=name,memory.total` prints it in
-/// published runs ("NVIDIA B200, 183359 MiB"); docs/roofline.md.
+/// thundergolfer.com; modal-labs/modal-client pull request 2797), for the others as the
+/// drivers print it in published runs. Each link is ONE direction of what one GPU can send to
+/// its peers: NVLink through a switch, else the PCIe slot. docs/roofline.md, "The catalog".
 namespace accelerators {
 /// NVIDIA H100 SXM5 80 GB. Source: NVIDIA H100 Tensor Core GPU datasheet (BF16 Tensor Core
 /// 1,979 TFLOPS with sparsity, i.e. 989 dense; FP8 3,958 and INT8 3,958 TOPS with sparsity,
-/// 1,979 dense; HBM3 3.35 TB/s; 80 GB) and the NVIDIA H100 Tensor Core GPU Architecture
-/// whitepaper (989.4 TFLOPS dense BF16, 1,978.9 dense FP8, SXM5). Memory: 81,559 MiB
-/// ("NVIDIA H100 80GB HBM3" in nvidia-smi).
+/// 1,979 dense; HBM3 3.35 TB/s; 80 GB; NVLink 900 GB/s) and the NVIDIA H100 Tensor Core GPU
+/// Architecture whitepaper (989.4 TFLOPS dense BF16, 1,978.9 dense FP8, SXM5). Memory: 81,559
+/// MiB ("NVIDIA H100 80GB HBM3" in nvidia-smi).
 inline constexpr accelerator_spec h100_sxm{.name = "H100 SXM",
                                            .peak_flops_per_second = 989.4e12,
                                            .peak_bytes_per_second = 3.35e12,
                                            .memory_bytes = 81559.0 * 1024 * 1024,
                                            .peak_fp8_flops_per_second = 1978.9e12,
-                                           .peak_int8_ops_per_second = 1978.9e12};
+                                           .peak_int8_ops_per_second = 1978.9e12,
+                                           .interconnect_bytes_per_second = 450e9};
+/// NVIDIA H100 PCIe 80 GB. Source: NVIDIA H100 Tensor Core GPU datasheet, PCIe column (BF16
+/// 1,513 TFLOPS, FP8 3,026 and INT8 3,026 TOPS, all with sparsity; HBM2e 2.0 TB/s; NVLink
+/// bridge 600 GB/s between PAIRS of cards; PCIe Gen5 128 GB/s). The link is the PCIe slot's
+/// 64 GB/s a direction: a tensor-parallel group larger than a bridged pair goes over PCIe.
+/// Memory: 81,559 MiB ("NVIDIA H100 PCIe").
+inline constexpr accelerator_spec h100_pcie{.name = "H100 PCIe",
+                                            .peak_flops_per_second = 756.5e12,
+                                            .peak_bytes_per_second = 2.0e12,
+                                            .memory_bytes = 81559.0 * 1024 * 1024,
+                                            .peak_fp8_flops_per_second = 1513e12,
+                                            .peak_int8_ops_per_second = 1513e12,
+                                            .interconnect_bytes_per_second = 64e9};
 /// NVIDIA H200 SXM 141 GB. Source: NVIDIA H200 Tensor Core GPU datasheet (BF16 Tensor Core
-/// 1,979 TFLOPS and FP8 3,958 with sparsity, the H100's compute; HBM3e 4.8 TB/s; 141 GB).
-/// Memory: 143,771 MiB in nvidia-smi.
+/// 1,979 TFLOPS and FP8 3,958 with sparsity, the H100's compute; HBM3e 4.8 TB/s; 141 GB;
+/// NVLink 900 GB/s). Memory: 143,771 MiB in nvidia-smi ("NVIDIA H200").
 inline constexpr accelerator_spec h200_sxm{.name = "H200 SXM",
                                            .peak_flops_per_second = 989.4e12,
                                            .peak_bytes_per_second = 4.8e12,
                                            .memory_bytes = 143771.0 * 1024 * 1024,
                                            .peak_fp8_flops_per_second = 1978.9e12,
-                                           .peak_int8_ops_per_second = 1978.9e12};
+                                           .peak_int8_ops_per_second = 1978.9e12,
+                                           .interconnect_bytes_per_second = 450e9};
 /// NVIDIA A100 SXM4 80 GB. Source: NVIDIA A100 Tensor Core GPU datasheet (BF16 Tensor Core
 /// 312 TFLOPS dense, 624 with sparsity; INT8 624 TOPS dense; no FP8; HBM2e 2,039 GB/s for the
-/// 80 GB SXM; 80 GB). Memory: 81,920 MiB in nvidia-smi ("A100-SXM4-80GB").
+/// 80 GB SXM; 80 GB; NVLink 3 600 GB/s). Memory: 81,920 MiB in nvidia-smi ("A100-SXM4-80GB";
+/// drivers before R535 print 81,251).
 inline constexpr accelerator_spec a100_80gb_sxm{.name = "A100 80GB SXM",
                                                 .peak_flops_per_second = 312e12,
                                                 .peak_bytes_per_second = 2.039e12,
                                                 .memory_bytes = 81920.0 * 1024 * 1024,
-                                                .peak_int8_ops_per_second = 624e12};
+                                                .peak_int8_ops_per_second = 624e12,
+                                                .interconnect_bytes_per_second = 300e9};
+/// NVIDIA A100 SXM4 40 GB. Source: NVIDIA A100 Tensor Core GPU datasheet (the 80 GB part's
+/// compute; HBM2 1,555 GB/s; 40 GB; NVLink 3 600 GB/s). Memory: 40,960 MiB in nvidia-smi
+/// ("A100-SXM4-40GB"; drivers before R535 print 40,536).
+inline constexpr accelerator_spec a100_40gb_sxm{.name = "A100 40GB SXM",
+                                                .peak_flops_per_second = 312e12,
+                                                .peak_bytes_per_second = 1.555e12,
+                                                .memory_bytes = 40960.0 * 1024 * 1024,
+                                                .peak_int8_ops_per_second = 624e12,
+                                                .interconnect_bytes_per_second = 300e9};
 /// NVIDIA L40S 48 GB (PCIe). Source: NVIDIA L40S datasheet (BF16 Tensor Core 362.05 TFLOPS
 /// dense, 733 with sparsity; FP8 1,466 and INT8 1,466 TOPS with sparsity, 733 dense; GDDR6
-/// 864 GB/s; 48 GB). Memory: 46,068 MiB in nvidia-smi.
+/// 864 GB/s; 48 GB; no NVLink, PCIe Gen4 x16 64 GB/s both ways). Memory: 46,068 MiB.
 inline constexpr accelerator_spec l40s{.name = "L40S",
                                        .peak_flops_per_second = 362.05e12,
                                        .peak_bytes_per_second = 864e9,
                                        .memory_bytes = 46068.0 * 1024 * 1024,
                                        .peak_fp8_flops_per_second = 733e12,
-                                       .peak_int8_ops_per_second = 733e12};
+                                       .peak_int8_ops_per_second = 733e12,
+                                       .interconnect_bytes_per_second = 32e9};
+/// NVIDIA L4 24 GB (PCIe). Source: NVIDIA L4 Tensor Core GPU datasheet (BF16 242 TFLOPS, FP8
+/// 485 and INT8 485 TOPS, all with sparsity; GDDR6 300 GB/s; 24 GB; PCIe Gen4 x16, no NVLink).
+/// Memory: 23,034 MiB ("NVIDIA L4").
+inline constexpr accelerator_spec l4{.name = "L4",
+                                     .peak_flops_per_second = 121e12,
+                                     .peak_bytes_per_second = 300e9,
+                                     .memory_bytes = 23034.0 * 1024 * 1024,
+                                     .peak_fp8_flops_per_second = 242.5e12,
+                                     .peak_int8_ops_per_second = 242.5e12,
+                                     .interconnect_bytes_per_second = 32e9};
 /// NVIDIA B200 (HGX and DGX B200, 1,000 W). Source: NVIDIA HGX B200 specifications, per GPU
 /// with sparsity: FP4 Tensor Core 18 PFLOPS, FP8 9, INT8 9 POPS, BF16 4.5, so 9, 4.5, 4.5 and
-/// 2.25 dense; HBM3e 8 TB/s (DGX B200 datasheet: 64 TB/s for eight); 180 GB. Memory: 183,359
-/// MiB in nvidia-smi ("NVIDIA B200").
+/// 2.25 dense; HBM3e 8 TB/s (DGX B200 datasheet: 64 TB/s for eight); 180 GB; NVLink 5 1.8 TB/s
+/// a GPU. Memory: 183,359 MiB in nvidia-smi ("NVIDIA B200").
 inline constexpr accelerator_spec b200{.name = "B200",
                                        .peak_flops_per_second = 2.25e15,
                                        .peak_bytes_per_second = 8e12,
                                        .memory_bytes = 183359.0 * 1024 * 1024,
                                        .peak_fp8_flops_per_second = 4.5e15,
                                        .peak_int8_ops_per_second = 4.5e15,
-                                       .peak_fp4_flops_per_second = 9e15};
+                                       .peak_fp4_flops_per_second = 9e15,
+                                       .interconnect_bytes_per_second = 900e9};
+/// AMD Instinct MI300X 192 GB (OAM). Source: AMD ROCm documentation, "AMD Instinct MI300
+/// series microarchitecture" (peak matrix BF16 1,307.4 TFLOPS, FP8 2,614.9, INT8 2,614.9 TOPS,
+/// dense; 5.3 TB/s; seven Infinity Fabric links to the other seven GPUs of a platform) and the
+/// MI300X data sheet (896 GB/s of Infinity Fabric a GPU, 128 GB/s a link both ways). The link
+/// figure is the aggregate over all seven peers: a TP group of 8 uses all of it, one of 2 only
+/// one link. Memory: 206,141,652,992 bytes in rocm-smi on bare metal (192 GiB less 16 MiB).
+inline constexpr accelerator_spec mi300x{.name = "MI300X",
+                                         .peak_flops_per_second = 1307.4e12,
+                                         .peak_bytes_per_second = 5.3e12,
+                                         .memory_bytes = 206141652992.0,
+                                         .peak_fp8_flops_per_second = 2614.9e12,
+                                         .peak_int8_ops_per_second = 2614.9e12,
+                                         .interconnect_bytes_per_second = 448e9};
+/// AMD Instinct MI325X 256 GB (OAM). Source: AMD Instinct MI325X product page and data sheet
+/// (the MI300X's 304 compute units and peaks: BF16 1,307.4 TFLOPS, FP8 2,614.9, dense; HBM3E
+/// 6 TB/s; 256 GB; seven Infinity Fabric links, as the MI300X). Memory: 262,128 MiB in amd-smi
+/// (256 GiB less 16 MiB). INT8 is not stated separately: 0.
+inline constexpr accelerator_spec mi325x{.name = "MI325X",
+                                         .peak_flops_per_second = 1307.4e12,
+                                         .peak_bytes_per_second = 6.0e12,
+                                         .memory_bytes = 262128.0 * 1024 * 1024,
+                                         .peak_fp8_flops_per_second = 2614.9e12,
+                                         .interconnect_bytes_per_second = 448e9};
 
 /// Every spec above, for lookup by name.
-inline constexpr std::array<accelerator_spec, 5> all{h100_sxm, h200_sxm, a100_80gb_sxm, l40s, b200};
+inline constexpr std::array<accelerator_spec, 10> all{
+    h100_sxm, h100_pcie, h200_sxm, a100_80gb_sxm, a100_40gb_sxm, l40s, l4, b200, mi300x, mi325x};
 }  // namespace accelerators
 
-/// The spec whose name equals `name` exactly ("H100 SXM", "H200 SXM", "A100 80GB SXM",
-/// "L40S", "B200"), or std::nullopt.
+/// The spec whose name equals `name` exactly ("H100 SXM", "H100 PCIe", "H200 SXM", "A100 80GB
+/// SXM", "A100 40GB SXM", "L40S", "L4", "B200", "MI300X", "MI325X"), or std::nullopt.
 [[nodiscard]] constexpr std::optional<accelerator_spec> find_accelerator(
     std::string_view name) noexcept {
   for (const auto& spec : accelerators::all)

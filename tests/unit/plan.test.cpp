@@ -489,7 +489,10 @@ TEST_SUITE("plan") {
     // The CSV keeps every row, infeasible ones included, with its reason.
     const auto stats = plan::sample_lengths(mix, fast.search.length_draws, fast.search.seed);
     const std::string csv = plan::write_csv(fast, stats, {}, f.rows, &f.outcome);
-    CHECK(std::count(csv.begin(), csv.end(), '\n') == 2 + 4);
+    CHECK(std::count(csv.begin(), csv.end(), '\n') == 1 + 4);  // the column names, 4 rows
+    const std::string commented = plan::write_csv(fast, stats, {}, f.rows, &f.outcome,
+                                                  {.layout = plan::csv_layout::commented});
+    CHECK(std::count(commented.begin(), commented.end(), '\n') == 2 + 4);  // + the header
     CHECK(csv.find("slo_unmet_at_zero_load") != std::string::npos);
 
     // Zero load passes, but two load tests of 100 requests cannot show conformance >= 0.9
@@ -604,27 +607,57 @@ TEST_SUITE("plan") {
     rows[0].capacity_per_second = 0.1 + 0.2;  // not a short decimal
     rows[0].capacity_high_per_second = INFINITY;
     rows[0].latency_margin = -0.25;
-    const std::string text = plan::write_csv(p, stats, {.index = 1, .count = 12}, rows);
-    const auto read = plan::read_csv(text);
-    REQUIRE(read.ok());
-    REQUIRE(read.blocks.size() == 1);
-    CHECK(read.blocks[0].part.index == 1);
-    CHECK(read.blocks[0].part.count == 12);
-    CHECK(read.blocks[0].configurations == 12);
-    CHECK(read.blocks[0].model_name == "Llama-3.1-8B");
-    CHECK(read.blocks[0].rows[0].capacity_per_second == 0.1 + 0.2);
-    CHECK(read.blocks[0].rows[0].capacity_high_per_second == INFINITY);
-    CHECK(read.blocks[0].rows[0].latency_margin == -0.25);
-    CHECK(plan::write_csv(p, stats, {.index = 1, .count = 12}, read.blocks[0].rows) == text);
+    for (const auto layout : {plan::csv_layout::plain, plan::csv_layout::commented}) {
+      CAPTURE(static_cast<int>(layout));
+      const std::string text =
+          plan::write_csv(p, stats, {.index = 1, .count = 12}, rows, nullptr, {.layout = layout});
+      const auto read = plan::read_csv(text);
+      REQUIRE(read.ok());
+      REQUIRE(read.blocks.size() == 1);
+      CHECK(read.blocks[0].part.index == 1);
+      CHECK(read.blocks[0].part.count == 12);
+      CHECK(read.blocks[0].configurations == 12);
+      CHECK(read.blocks[0].model_name == "Llama-3.1-8B");
+      CHECK(read.blocks[0].plan_name == p.name);
+      CHECK(read.blocks[0].rows[0].capacity_per_second == 0.1 + 0.2);
+      CHECK(read.blocks[0].rows[0].capacity_high_per_second == INFINITY);
+      CHECK(read.blocks[0].rows[0].latency_margin == -0.25);
+      CHECK(plan::write_csv(p, stats, {.index = 1, .count = 12}, read.blocks[0].rows, nullptr,
+                            {.layout = layout}) == text);
+      std::string cut = text;
+      cut.resize(cut.size() - 3);  // the last row loses a field
+      cut += "\n";
+      // Plain: the column names, then the row; commented: the header line first.
+      CHECK(plan::read_csv(cut).error_line == (layout == plan::csv_layout::plain ? 2u : 3u));
+    }
+    // Plain: no '#' line, the metadata first on every row; two grids continue one table and
+    // read back as two blocks.
+    const std::string plain = plan::write_csv(p, stats, {.index = 1, .count = 12}, rows);
+    CHECK(plain.find('#') == std::string::npos);
+    CHECK(plain.rfind("headroom_version,plan,model,fingerprint,configurations,shard,index,key,",
+                      0) == 0);
+    const std::string second_row = plain.substr(plain.find('\n') + 1);
+    CHECK(second_row.rfind(std::string(headroom::version_string) + "," + p.name + ",Llama-3.1-8B,",
+                           0) == 0);
+    plan::problem other = p;
+    other.name = "other-grid";
+    std::string two = plain;
+    plan::append_csv(two, other, stats, {.index = 1, .count = 12}, rows, nullptr,
+                     {.column_names = false});
+    CHECK(std::count(two.begin(), two.end(), '\n') == 3);
+    const auto both = plan::read_csv(two);
+    REQUIRE(both.ok());
+    REQUIRE(both.blocks.size() == 2);
+    CHECK(both.blocks[1].plan_name == "other-grid");
+    CHECK(both.blocks[1].rows.size() == 1);
 
     const auto header = plan::read_csv("# not a plan\n");
     CHECK(header.error_line == 1);
     CHECK(header.error == "not a headroom plan header");
-    std::string cut = text;
-    cut.resize(cut.size() - 3);  // the last row loses a field
-    cut += "\n";
-    CHECK(plan::read_csv(cut).error_line == 3);
-    CHECK(plan::read_csv("1,2,3\n").error == "a row before any '# headroom' header");
+    CHECK(plan::read_csv("1,2,3\n").error ==
+          "a row before any column names or '# headroom' header");
+    CHECK(plan::read_csv(std::string(plan::metadata_columns) + ",x\n").error ==
+          "a row before any column names or '# headroom' header");
   }
 
   TEST_CASE("plan: every row says where its step time came from") {

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reading CSV blocks back: the header, the rows, or the first bad line and why.
+// Reading CSV back, in either layout (plain: metadata columns on every row; commented: a
+// '# headroom' line before each block): the blocks and their rows, or the first bad line and
+// why.
 #pragma once
 
 #include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
@@ -200,16 +202,57 @@ inline void read_measurements(row_reader& in, row& r) {
 [[nodiscard]] inline std::size_t columns_of(std::string_view line) {
   const std::size_t row_fields = split(row_columns, ',').size();
   if (line == row_columns) return row_fields;
-  const std::string with_decision = std::string(row_columns) + "," + std::string(decision_columns);
+  std::string with_decision(row_columns);
+  with_decision += ',';
+  with_decision += decision_columns;
   return line == with_decision ? row_fields + split(decision_columns, ',').size() : 0;
+}
+
+// A plain table's column line: the fields a row has (metadata included), or 0 when the names
+// are not metadata_columns followed by what columns_of takes.
+[[nodiscard]] inline std::size_t plain_columns_of(std::string_view line) {
+  if (line.size() <= metadata_columns.size() ||
+      line.substr(0, metadata_columns.size()) != metadata_columns ||
+      line[metadata_columns.size()] != ',')
+    return 0;
+  const std::size_t rest = columns_of(line.substr(metadata_columns.size() + 1));
+  return rest == 0 ? 0 : rest + split(metadata_columns, ',').size();
+}
+
+// A plain row's metadata fields as a block (no rows), or why not.
+[[nodiscard]] inline header_read read_metadata(const std::vector<std::string_view>& fields) {
+  header_read out;
+  csv_block& b = out.block;
+  b.version = std::string(fields[0]);
+  b.plan_name = std::string(fields[1]);
+  b.model_name = std::string(fields[2]);
+  const auto fingerprint = parse_fingerprint(fields[3]);
+  const auto part = parse_shard(fields[5]);
+  if (!fingerprint)
+    out.error = "the fingerprint needs 16 hex digits";
+  else if (!parse_integer(fields[4], b.configurations))
+    out.error = "bad configuration count '" + std::string(fields[4]) + "'";
+  else if (!part)
+    out.error = "bad shard '" + std::string(fields[5]) + "'";
+  else
+    b.fingerprint = *fingerprint, b.part = *part;
+  return out;
+}
+
+// Whether `a` and `b` name the same grid and shard.
+[[nodiscard]] inline bool same_block(const csv_block& a, const csv_block& b) noexcept {
+  return a.version == b.version && a.plan_name == b.plan_name && a.model_name == b.model_name &&
+         a.fingerprint == b.fingerprint && a.configurations == b.configurations &&
+         a.part.index == b.part.index && a.part.count == b.part.count;
 }
 
 }  // namespace detail
 
-/// Reads blocks written by write_csv (several may follow each other, e.g. one per model or
-/// concatenated shards). Lines may end in "\r\n"; blank lines are skipped. Verdict columns,
-/// when present, are ignored (merge and decide recompute them). Never throws for bad text:
-/// the error names the line.
+/// Reads blocks written by write_csv, in either layout (several may follow each other, e.g.
+/// one per model or concatenated shards; a plain table's rows form one block per run of equal
+/// metadata, and its column line may repeat). Lines may end in "\r\n"; blank lines are
+/// skipped. Verdict columns, when present, are ignored (merge and decide recompute them).
+/// Never throws for bad text: the error names the line.
 [[nodiscard]] inline csv_read_result read_csv(std::string_view text) {
   csv_read_result result;
   auto fail_at = [&result](std::size_t line, std::string why) {
@@ -218,8 +261,10 @@ inline void read_measurements(row_reader& in, row& r) {
     result.error = std::move(why);
     return result;
   };
+  const std::size_t metadata_fields = detail::split(metadata_columns, ',').size();
   std::size_t number = 0;
   bool expect_columns = false;
+  bool plain = false;
   std::size_t columns = 0;
   while (!text.empty()) {
     ++number;
@@ -233,9 +278,18 @@ inline void read_measurements(row_reader& in, row& r) {
       if (!header.error.empty()) return fail_at(number, std::move(header.error));
       result.blocks.push_back(std::move(header.block));
       expect_columns = true;
+      plain = false;
       continue;
     }
-    if (result.blocks.empty()) return fail_at(number, "a row before any '# headroom' header");
+    if (!expect_columns) {
+      if (const std::size_t n = detail::plain_columns_of(line); n != 0) {
+        columns = n;
+        plain = true;
+        continue;
+      }
+    }
+    if (!plain && result.blocks.empty())
+      return fail_at(number, "a row before any column names or '# headroom' header");
     if (expect_columns) {
       columns = detail::columns_of(line);
       if (columns == 0) return fail_at(number, "unexpected column names");
@@ -246,9 +300,19 @@ inline void read_measurements(row_reader& in, row& r) {
     if (fields.size() != columns)
       return fail_at(number, "expected " + std::to_string(columns) + " fields, found " +
                                  std::to_string(fields.size()));
+    std::size_t first = 0;  // the row's first field after any metadata
+    if (plain) {
+      detail::header_read meta = detail::read_metadata(fields);
+      if (!meta.error.empty()) return fail_at(number, std::move(meta.error));
+      if (result.blocks.empty() || !detail::same_block(result.blocks.back(), meta.block))
+        result.blocks.push_back(std::move(meta.block));
+      first = metadata_fields;
+    }
+    const std::vector<std::string_view> row_fields(
+        fields.begin() + static_cast<std::ptrdiff_t>(first), fields.end());
     csv_block& b = result.blocks.back();
     row r;
-    detail::row_reader in(fields);
+    detail::row_reader in(row_fields);
     detail::read_configuration(in, r, b.accelerators);
     detail::read_measurements(in, r);
     if (!in.good()) return fail_at(number, "a field is malformed");

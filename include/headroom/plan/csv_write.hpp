@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Writing rows as CSV blocks: a header line naming the grid, its fingerprint, version and
-// shard, the column names, one line per row (with the verdicts when decided).
+// Writing rows as CSV: plain (one table whose rows each carry their grid's version, name,
+// model, fingerprint and shard in leading columns) or commented (a '# headroom' line naming
+// the grid before each block's column names); one line per row, with the verdicts when
+// decided.
 #pragma once
 
 #include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
@@ -39,18 +41,44 @@ inline constexpr std::string_view row_columns =
 /// The columns a decided CSV appends.
 inline constexpr std::string_view decision_columns = "verdict,dominated_by,replicas_frontier";
 
-/// The first line of a CSV block: `# headroom <version> plan <name> model <model>
+/// How a CSV block says which grid and shard its rows belong to.
+enum class csv_layout : std::uint8_t {
+  /// One table any CSV reader takes: the column names once, then rows whose first columns
+  /// (metadata_columns) name the version, grid, model, fingerprint, size and shard.
+  plain,
+  /// A `# headroom …` line (csv_header) before each block's column names; no metadata columns.
+  commented,
+};
+
+/// The columns a plain-layout row starts with, in order.
+inline constexpr std::string_view metadata_columns =
+    "headroom_version,plan,model,fingerprint,configurations,shard";
+
+/// How append_csv writes.
+struct csv_options {
+  csv_layout layout = csv_layout::plain;  ///< plain or commented
+  /// Plain layout: write the column-names line first; false when `out` already holds a table
+  /// with the same columns that these rows continue (another grid's block, say).
+  bool column_names = true;
+};
+
+namespace detail {
+// 16 lowercase hex digits.
+[[nodiscard]] inline std::string fingerprint_hex(std::uint64_t f) {
+  std::string hex(16, '0');
+  for (std::size_t i = 0; i < 16; ++i) hex[i] = "0123456789abcdef"[(f >> (60 - 4 * i)) & 0xf];
+  return hex;
+}
+}  // namespace detail
+
+/// The first line of a commented CSV block: `# headroom <version> plan <name> model <model>
 /// fingerprint <16 hex digits> configurations <N> shard <k>/<n>`.
 [[nodiscard]] inline std::string csv_header(const problem& p, const length_statistics& l,
                                             std::size_t configurations, shard part) {
   std::string out = "# headroom ";
   out += version_string;
   out += " plan " + p.name + " model " + p.model.name + " fingerprint ";
-  char hex[17];
-  const std::uint64_t f = fingerprint(p, l);
-  for (int i = 0; i < 16; ++i) hex[i] = "0123456789abcdef"[(f >> (60 - 4 * i)) & 0xf];
-  hex[16] = '\0';
-  out += hex;
+  out += detail::fingerprint_hex(fingerprint(p, l));
   out += " configurations " + std::to_string(configurations) + " shard " +
          std::to_string(part.index) + "/" + std::to_string(part.count) + "\n";
   return out;
@@ -146,26 +174,44 @@ inline void check_csv_block(const problem& p, std::span<const row> rows, const d
 }
 }  // namespace detail
 
-/// Appends a CSV block to `out`: the header line, the column names, one line per row; with
-/// a decision (of exactly these rows), the verdict columns too. Numbers in shortest
+/// Appends a CSV block to `out`: in the plain layout the column names (unless
+/// options.column_names is false) and one line per row, each starting with the grid's
+/// metadata_columns; in the commented layout the header line, the column names, one line per
+/// row. With a decision (of exactly these rows), the verdict columns too. Numbers in shortest
 /// round-trip form, so read_csv gives back the same doubles. Throws invalid_argument for a
 /// name or key that would break a line, an accelerator index outside the grid, or a decision
 /// of other rows; a refused call leaves `out` as it was.
 inline void append_csv(std::string& out, const problem& p, const length_statistics& l, shard part,
-                       std::span<const row> rows, const decision* decided = nullptr) {
+                       std::span<const row> rows, const decision* decided = nullptr,
+                       const csv_options& options = {}) {
   detail::check_csv_block(p, rows, decided);
   const std::size_t total = p.axes.accelerators.size() * p.axes.tensor_parallel.size() *
                             p.axes.max_batch.size() * p.axes.max_batched_tokens.size() *
                             p.axes.prefill.size() * p.axes.kv.size();
   ::headroom::detail::append_guard guard(out);  // out of memory midway: taken back
-  out += csv_header(p, l, total, part);
-  out += row_columns;
-  if (decided) {
-    out += ',';
-    out += decision_columns;
+  const bool plain = options.layout == csv_layout::plain;
+  std::string metadata;  // the plain layout's leading fields, each followed by a ','
+  if (plain) {
+    metadata = std::string(version_string) + "," + p.name + "," + p.model.name + "," +
+               detail::fingerprint_hex(fingerprint(p, l)) + "," + std::to_string(total) + "," +
+               std::to_string(part.index) + "/" + std::to_string(part.count) + ",";
+  } else {
+    out += csv_header(p, l, total, part);
   }
-  out += '\n';
+  if (!plain || options.column_names) {
+    if (plain) {
+      out += metadata_columns;
+      out += ',';
+    }
+    out += row_columns;
+    if (decided) {
+      out += ',';
+      out += decision_columns;
+    }
+    out += '\n';
+  }
   for (std::size_t i = 0; i < rows.size(); ++i) {
+    out += metadata;
     detail::append_row(out, p.axes, rows[i]);
     if (decided) detail::append_verdict(out, rows, *decided, i);
     out.back() = '\n';
@@ -176,9 +222,10 @@ inline void append_csv(std::string& out, const problem& p, const length_statisti
 /// The CSV block as a new string (see append_csv).
 [[nodiscard]] inline std::string write_csv(const problem& p, const length_statistics& l, shard part,
                                            std::span<const row> rows,
-                                           const decision* decided = nullptr) {
+                                           const decision* decided = nullptr,
+                                           const csv_options& options = {}) {
   std::string out;
-  append_csv(out, p, l, part, rows, decided);
+  append_csv(out, p, l, part, rows, decided, options);
   return out;
 }
 

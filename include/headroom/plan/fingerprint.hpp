@@ -88,11 +88,10 @@ inline void hash_number(std::uint64_t& h, double v) {
     hash_text(h, a.spec.name);
     const resolved_step_time x = resolve_step_time(a, m);  // the parameters used, and whence
     hash_text(h, to_string(x.source));
-    for (const double v :
-         {peak_flops_for(a.spec, m.compute_format), a.spec.peak_bytes_per_second,
-          a.spec.memory_bytes, a.price_per_gpu_hour, x.parameters.flops_efficiency,
-          x.parameters.bandwidth_efficiency, x.parameters.step_overhead.count(),
-          a.interconnect_bytes_per_second, x.parameters.all_reduce_latency.count()})
+    for (const double v : {peak_flops_for(a.spec, m.compute_format), a.spec.peak_bytes_per_second,
+                           a.spec.memory_bytes, a.price_per_gpu_hour, x.parameters.flops_efficiency,
+                           x.parameters.bandwidth_efficiency, x.parameters.step_overhead.count(),
+                           interconnect_of(a), x.parameters.all_reduce_latency.count()})
       hash_number(h, v);
   }
   for (const auto v : p.axes.tensor_parallel) hash_number(h, static_cast<double>(v));

@@ -63,9 +63,15 @@ struct accelerator_option {
   /// uncalibrated_step_time; every row says which (row::calibration).
   std::optional<step_time_parameters> step_time{};
   /// One direction of one GPU's link to its peers, bytes/s, >= 0 (> 0 when TP > 1 and the
-  /// model has a hidden size): NVLink 4 is 900 GB/s both ways, 450e9 here.
-  double interconnect_bytes_per_second = 0.0;
+  /// model has a hidden size): NVLink 4 is 900 GB/s both ways, 450e9 here. nullopt: the spec's
+  /// (accelerator_spec::interconnect_bytes_per_second, the catalog's datasheet link).
+  std::optional<double> interconnect_bytes_per_second{};
 };
+
+/// The link `gpu` uses: its stated interconnect_bytes_per_second, else its spec's.
+[[nodiscard]] constexpr double interconnect_of(const accelerator_option& gpu) noexcept {
+  return gpu.interconnect_bytes_per_second.value_or(gpu.spec.interconnect_bytes_per_second);
+}
 
 /// The grid: every combination of the axes is one configuration. Every axis non-empty.
 struct grid {

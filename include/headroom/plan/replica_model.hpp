@@ -86,7 +86,7 @@ struct tensor_parallel_step_time {
   m.tensor_parallel = tensor_parallel;
   m.all_reduces_per_step = tensor_parallel > 1 ? 2.0 * static_cast<double>(model.layers) : 0.0;
   m.activation_bytes_per_token = static_cast<double>(model.hidden_size) * model.activation_bytes;
-  m.interconnect_bytes_per_second = gpu.interconnect_bytes_per_second;
+  m.interconnect_bytes_per_second = interconnect_of(gpu);
   m.all_reduce_latency = resolve_step_time(gpu, model).parameters.all_reduce_latency;
   return m;
 }

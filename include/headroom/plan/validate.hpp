@@ -93,8 +93,8 @@ inline void validate_accelerator(const accelerator_option& a) {
     require_range("axes.accelerators[i].step_time.all_reduce_latency", x.all_reduce_latency.count(),
                   0.0, 1.0);
   }
-  require_range("axes.accelerators[i].interconnect_bytes_per_second",
-                a.interconnect_bytes_per_second, 0.0, 1e15);
+  require_range("axes.accelerators[i].interconnect_bytes_per_second", interconnect_of(a), 0.0,
+                1e15);
 }
 
 inline void validate_axes_sizes(const grid& g) {
@@ -121,8 +121,8 @@ inline void validate_grid(const grid& g, const model_shape& m) {
   for (std::size_t i = 0; i < g.accelerators.size(); ++i) {
     const accelerator_option& a = g.accelerators[i];
     validate_accelerator(a);
-    if (all_reduces && !(a.interconnect_bytes_per_second > 0))
-      fail("axes.accelerators[i].interconnect_bytes_per_second", a.interconnect_bytes_per_second,
+    if (all_reduces && !(interconnect_of(a) > 0))
+      fail("axes.accelerators[i].interconnect_bytes_per_second", interconnect_of(a),
            "must be > 0 when a tensor-parallel size > 1 all-reduces a hidden size > 0");
     for (std::size_t j = 0; j < i; ++j)
       if (g.accelerators[j].spec.name == g.accelerators[i].spec.name)
