@@ -13,16 +13,23 @@
 // fit. SLO: TTFT <= 1 s and TPOT <= 50 ms (vLLM definition), quota q = 0.9.
 //
 // Usage: capacity_sweep [--quick] [--csv PATH] [--trace FORMAT FILE] [--low RATE] [--high RATE]
+//                       [--rates R,...] [--model FILE] [--accelerator NAME] [--tensor-parallel N]
+//                       [--precision F] [--kv-cache F] [--ttft S] [--tpot S] [--quantile Q]
 //   --trace FORMAT FILE: the prompt and output lengths of a public trace (docs/traces.md;
 //   FORMAT azure-conv, azure-code, burstgpt or mooncake), replayed in order at every rate,
-//   instead of the log-normal mix (the spelling simulated_day takes too);
+//   instead of the log-normal mix (the spelling simulated_day and plan_deployment take too);
 //   default: 20 rates × 10^4 requests; --quick: 12 rates × 1500 requests (a second or less,
 //   even in a sanitized Debug build), too short for the queue to build near μ* (it reads μ*
-//   high); --low/--high: the grid's first and last rate; when no rate of the grid meets the
-//   SLO, the search brackets downward (or says that requests miss it even alone), and when
-//   every rate meets it, upward;
+//   high); --low/--high: the grid's first and last rate, or --rates the grid itself; when no
+//   rate of the grid meets the SLO, the search brackets downward (or says that requests miss
+//   it even alone), and when every rate meets it, upward;
+//   --model FILE: a Hugging Face config.json instead of the stated model, on --accelerator
+//   (a catalog name) at --tensor-parallel N, with its shipped calibration where there is one
+//   (plan_deployment's model, accelerator and SLO flags, one value each);
 //   --csv PATH: also write the curve (before anything is printed). --help: the flags.
 #include <headroom/capacity.hpp>
+#include <headroom/plan/calibrations.hpp>
+#include <headroom/plan/replica_model.hpp>
 #include <headroom/queueing.hpp>
 #include <headroom/roofline.hpp>
 #include <headroom/sim/replica.hpp>
@@ -38,14 +45,15 @@
 #include <vector>
 
 #include "flags.hpp"
+#include "inputs.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
 namespace sim = headroom::sim;
 
-constexpr double parameters = 8e9;
-constexpr double quota = 0.9;
+namespace plan = headroom::plan;
+
 constexpr double rho_target = 0.8;  // operate at 80 % of μ*
 
 // Writes the curve to path (nothing when path is empty); a failure is f's one-line failure.
@@ -74,90 +82,139 @@ struct lengths_source {
   }
 };
 
-// The trace's lengths (0 tokens become 1); a bad file is f's one-line failure.
-std::vector<sim::request_lengths> trace_lengths(const example::flags& f, const std::string& path,
-                                                const std::string& format) {
-  const headroom::trace_format parsed = format == "burstgpt"   ? headroom::trace_format::burstgpt
-                                        : format == "mooncake" ? headroom::trace_format::mooncake
-                                                               : headroom::trace_format::azure;
-  try {
-    auto lengths =
-        headroom::read_trace_lengths<sim::request_lengths>(parsed, headroom::trace_file(path));
-    if (lengths.empty()) f.fail("'" + path + "' holds no request");
-    return lengths;
-  } catch (const std::exception& e) {  // "file:line: reason", or a file that cannot be read
-    f.fail(e.what());
-  }
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   bool quick = false;
   bool full_flag = false;
   std::string csv_path;
-  std::vector<std::string> trace_files;  // the FILE after --trace FORMAT
-  std::string trace_format;              // empty: no trace
-  double low = 5.0;                      // the grid's first rate, req/s
-  double high = 0;                       // its last (0: 81.5, or 71 with --quick)
+  std::string trace_format;  // empty: no trace
+  std::string trace_path;    // the FILE after --trace FORMAT
+  double low = 5.0;          // the grid's first rate, req/s
+  double high = 0;           // its last (0: 81.5, or 71 with --quick)
+  std::vector<double> grid;  // --rates: the grid itself
+  std::string model_file;    // empty: the stated 8e9-parameter model
+  std::string accelerator = "H100 SXM";
+  std::int32_t tensor_parallel = 1;
+  std::string precision = "auto", kv_cache = "auto";
+  double ttft_seconds = 1.0, tpot_seconds = 0.05, quota = 0.9;
   example::flags f("capacity_sweep",
-                   "The capacity curve of one simulated continuous-batching replica (8e9 "
-                   "parameters, H100 SXM),\nswept over open-loop Poisson rates: mu*, its "
-                   "interval, L* and MFU/MBU at the operating point.");
+                   "The capacity curve of one simulated continuous-batching replica (by default "
+                   "8e9 parameters\non an H100 SXM), swept over open-loop Poisson rates: mu*, its "
+                   "interval, L* and MFU/MBU at\nthe operating point.");
   f.toggle("--full", full_flag, "20 rates x 10000 requests (the default)")
       .toggle("--quick", quick, "12 rates x 1500 requests: fast, but reads mu* high")
       .text("--csv", csv_path, "PATH", "also write the curve as CSV (rate in requests/s)")
-      .choice("--trace", trace_format, {"azure-conv", "azure-code", "burstgpt", "mooncake"},
-              "draw the request lengths from a public trace FILE (the argument after the "
-              "format), in order, instead of the mix")
-      .positionals(trace_files, "FILE", "the trace file, with --trace")
+      .choice_and_file("--trace", trace_format, example::trace_formats, trace_path,
+                       "draw the request lengths from a public trace FILE in FORMAT "
+                       "(docs/traces.md), in order, instead of the log-normal mix")
       .number("--low", low, {0, 1e6, true, false}, "requests/s", "the grid's first rate")
       .number("--high", high, {0, 1e6}, "requests/s",
-              "the grid's last rate (0: 81.5, or 71 with --quick)");
+              "the grid's last rate (0: 81.5, or 71 with --quick)")
+      .numbers("--rates", grid, {0, 1e6, true, false}, "requests/s",
+               "the grid's rates, increasing (instead of --low and --high)")
+      .text("--model", model_file, "FILE", "a Hugging Face config.json to measure",
+            "8e9 parameters in bf16, 32 layers, KV 128 KiB/token, at stated efficiencies")
+      .text("--accelerator", accelerator, "NAME",
+            "the replica's GPU, by its catalog name (H100 SXM, H100 PCIe, H200 SXM, A100 80GB "
+            "SXM, A100 40GB SXM, L40S, L4, B200, MI300X, MI325X)")
+      .whole("--tensor-parallel", tensor_parallel, {1, 64}, "GPUs", "GPUs of the replica")
+      .choice("--precision", precision, {"auto", "bf16", "fp16", "fp8"},
+              "with --model: the weights' format (auto: the card's; fp8 quantizes on load)")
+      .choice("--kv-cache", kv_cache, {"auto", "bf16", "fp16", "fp8"},
+              "with --model: the KV cache's format (auto: the card's dtype)")
+      .number("--ttft", ttft_seconds, {0, 3600, true, false}, "seconds",
+              "the SLO's time-to-first-token bound")
+      .number("--tpot", tpot_seconds, {0, 3600, true, false}, "seconds",
+              "the SLO's TPOT bound (each request's mean inter-token latency, ITL)")
+      .number("--quantile", quota, {0, 1, true, true}, "share",
+              "the share of requests that must meet both bounds");
   f.parse(argc, argv);
   if (quick && full_flag) f.fail("--full and --quick exclude each other");
-  if (!trace_format.empty() && trace_files.size() != 1) f.fail("--trace needs exactly one FILE");
-  if (trace_format.empty() && !trace_files.empty())
-    f.fail("a FILE argument needs --trace FORMAT before it");
-  const std::string trace_path = trace_files.empty() ? std::string() : trace_files.front();
   if (high == 0) high = quick ? 71.0 : 81.5;
   if (!(high > low)) f.fail("--high must be above --low");
+  for (std::size_t i = 1; i < grid.size(); ++i)
+    if (!(grid[i] > grid[i - 1])) f.fail("--rates must increase");
+  if (model_file.empty() && (precision != "auto" || kv_cache != "auto"))
+    f.fail("--precision and --kv-cache need --model FILE");
+  const auto spec = headroom::find_accelerator(accelerator);
+  if (!spec)
+    f.fail("--accelerator must be one of " + example::catalog_names() + ", got '" + accelerator +
+           "'");
   const bool full = !quick;
   example::output_buffer out;
 
-  const auto& gpu = headroom::accelerators::h100_sxm;
-  const double kv_per_token = headroom::kv_bytes_per_token(
-      {.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0});
-  const auto model =
-      sim::make_roofline_step_time(gpu, parameters, 2.0, kv_per_token, 0.5, 0.8, 1ms);
+  // The replica: the stated model at stated efficiencies (50 % of peak FLOP/s, 80 % of peak
+  // bandwidth, 1 ms a step), or a model card's with the accelerator's resolved step time.
+  plan::accelerator_option gpu{.spec = *spec};
+  plan::model_shape shape{.name = "stated",
+                          .parameters = 8e9,
+                          .layers = 32,
+                          .hidden_size = 4096,
+                          .kv_bytes_per_token = headroom::kv_bytes_per_token(
+                              {.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0}),
+                          .bytes_per_parameter = 2.0};
+  if (model_file.empty()) {
+    gpu.step_time = plan::step_time_parameters{
+        .flops_efficiency = 0.5, .bandwidth_efficiency = 0.8, .step_overhead = 1ms};
+  } else {
+    shape = example::read_model(f, model_file, precision, kv_cache).shape;
+  }
+  plan::tensor_parallel_step_time model;
+  std::optional<std::size_t> budget;
+  try {
+    model = plan::make_step_time(shape, gpu, tensor_parallel);
+    budget = plan::replica_kv_budget(shape, gpu, tensor_parallel, 0.9);
+  } catch (const std::exception& e) {
+    f.fail(e.what());
+  }
+  if (!budget)
+    f.fail(shape.name + "'s weights do not fit " + std::to_string(tensor_parallel) + " x " +
+           accelerator + " (90 % of its memory)");
+  const auto replica_gpu = plan::replica_spec(*spec, tensor_parallel, shape.compute_format);
   const sim::replica_config replica{.max_batch = 256,
-                                    .kv_budget_tokens = sim::kv_budget_tokens(
-                                        gpu.memory_bytes, 0.9, model.weight_bytes, kv_per_token),
+                                    .kv_budget_tokens = *budget,
                                     .max_batched_tokens = 8192,
                                     .prefill = sim::prefill_mode::chunked,
                                     .kv = sim::kv_policy::preempt_youngest};
-  const std::vector<sim::request_lengths> replay = trace_path.empty()
-                                                       ? std::vector<sim::request_lengths>{}
-                                                       : trace_lengths(f, trace_path, trace_format);
+  const std::vector<sim::request_lengths> replay =
+      trace_format.empty() ? std::vector<sim::request_lengths>{}
+                           : example::read_trace_lengths(f, trace_format, trace_path);
   lengths_source mix{.mix = sim::lognormal_lengths(200.0, 1.0, 150.0, 0.9,
                                                    {.prompt_tokens = 4, .output_tokens = 1},
                                                    {.prompt_tokens = 4096, .output_tokens = 2048})};
   if (!replay.empty()) mix.trace.emplace(replay);
-  const headroom::slo objective{.ttft = 1s, .tpot = 50ms};
+  const headroom::slo objective{.ttft = std::chrono::duration<double>(ttft_seconds),
+                                .tpot = std::chrono::duration<double>(tpot_seconds)};
 
-  std::vector<double> rates;
+  std::vector<double> rates = grid;
   const std::size_t points = full ? 20 : 12;
-  for (std::size_t i = 0; i < points; ++i)
+  for (std::size_t i = 0; grid.empty() && i < points; ++i)
     rates.push_back(low + (high - low) * static_cast<double>(i) / static_cast<double>(points - 1));
   const sim::sweep_options options{.requests_per_point = full ? 10000u : 1500u, .seed = 2024};
 
-  out.printf("%s, %.0e parameters bf16, KV %.0f KiB/token, budget %zu tokens\n", gpu.name.data(),
-             parameters, kv_per_token / 1024.0, replica.kv_budget_tokens);
+  if (model_file.empty()) {
+    out.printf("%s, %.0e parameters bf16, KV %.0f KiB/token, budget %zu tokens\n",
+               spec->name.data(), shape.parameters, shape.kv_bytes_per_token / 1024.0,
+               replica.kv_budget_tokens);
+  } else {
+    const auto step = plan::resolve_step_time(gpu, shape);
+    out.printf(
+        "%s on %d x %s: %.3ge9 parameters, %.3g bytes each, %s products, KV %.0f "
+        "KiB/token, budget %zu tokens\nstep time: %s\n",
+        shape.name.c_str(), tensor_parallel, spec->name.data(), shape.parameters / 1e9,
+        shape.bytes_per_parameter, std::string(headroom::to_string(shape.compute_format)).c_str(),
+        shape.kv_bytes_per_token / 1024.0, replica.kv_budget_tokens,
+        step.source == plan::calibration_source::shipped
+            ? "the accelerator's shipped calibration (plan/calibrations.hpp)"
+            : "UNCALIBRATED: 50 % of peak FLOP/s, 80 % of bandwidth, 1 ms a step (no "
+              "published measurement of this part)");
+  }
   if (!replay.empty())
     out.printf("lengths: %zu requests of %s, replayed in order\n", replay.size(),
                trace_path.c_str());
-  out.printf("SLO: TTFT <= 1 s, TPOT <= 50 ms, q = %.2f; %zu requests per rate\n\n", quota,
-             options.requests_per_point);
+  out.printf("SLO: TTFT <= %g s, TPOT <= %g ms, q = %.2f; %zu requests per rate\n\n", ttft_seconds,
+             1000.0 * tpot_seconds, quota, options.requests_per_point);
   const auto sweep = sim::sweep_capacity(replica, model, rates, mix, objective, options);
 
   out.printf("%8s %9s %19s %7s %9s %9s %9s %6s\n", "rate/s", "conform", "95% interval", "ESS",
@@ -165,7 +222,7 @@ int main(int argc, char** argv) {
   for (std::size_t i = 0; i < sweep.curve.size(); ++i) {
     const auto& p = sweep.curve[i];
     const auto& s = sweep.stats[i];
-    const auto u = sim::utilization_of(s, model, gpu);
+    const auto u = sim::utilization_of(s, model.roofline, replica_gpu);
     out.printf("%8.1f %9.3f   [%6.3f, %6.3f] %7.0f %9.3f %9zu %9llu %6.1f\n", p.rate_per_second,
                p.conformance.share, p.conformance.lower, p.conformance.upper,
                p.conformance.effective_sample_size, p.conformance.mean_latency.count(),
@@ -268,7 +325,7 @@ int main(int argc, char** argv) {
   const double operating = rho_target * mu_star;
   const std::vector<double> operating_rate{operating};
   const auto op = sim::sweep_capacity(replica, model, operating_rate, mix, objective, options);
-  const auto u = sim::utilization_of(op.stats[0], model, gpu);
+  const auto u = sim::utilization_of(op.stats[0], model.roofline, replica_gpu);
   const auto mean_w = op.curve[0].conformance.mean_latency;
   out.printf("L* = %.1f in flight per replica at rho* = %.2f (W = %.3f s at rho*.mu*)\n",
              headroom::target_concurrency({.target_utilization = rho_target,

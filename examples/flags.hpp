@@ -203,10 +203,68 @@ class flags {
     return *this;
   }
 
-  /// Free text (a name, a file); `metavar` names it in --help.
-  flags& text(std::string name, std::string& value, std::string metavar, std::string help) {
+  /// A comma-separated list of whole numbers, each in `accepted`, in `unit`.
+  template <class Integer>
+  flags& wholes(std::string name, std::vector<Integer>& values, range accepted, std::string unit,
+                std::string help) {
+    const std::string what = "comma-separated whole numbers in " + accepted.text() +
+                             (unit.empty() ? "" : " (" + unit + ")");
+    std::string shown;
+    for (const Integer v : values) {
+      if (!shown.empty()) shown += ',';
+      shown += std::to_string(v);
+    }
+    add(std::move(name), "N,...", std::move(help), what, shown,
+        [this, &values, accepted, what](const std::string& flag, std::string_view text) {
+          std::vector<Integer> read;
+          for (std::size_t start = 0; start <= text.size();) {
+            const std::size_t comma = std::min(text.find(',', start), text.size());
+            double v = 0;
+            if (!parse_number(text.substr(start, comma - start), v) || !accepted.contains(v) ||
+                v != std::floor(v))
+              invalid(flag, what, text);
+            read.push_back(static_cast<Integer>(v));  // whole and inside accepted: exact
+            start = comma + 1;
+          }
+          values = std::move(read);
+        });
+    return *this;
+  }
+
+  /// Free text that may be given more than once, each use appended to `values` (files).
+  flags& texts(std::string name, std::vector<std::string>& values, std::string metavar,
+               std::string help, std::string shown_default = "none") {
+    add(std::move(name), std::move(metavar), std::move(help), "may be repeated",
+        std::move(shown_default),
+        [&values](const std::string&, std::string_view text) { values.emplace_back(text); });
+    return *this;
+  }
+
+  /// A flag with two values, `--name CHOICE FILE`: one of `options`, then free text (a file).
+  flags& choice_and_file(std::string name, std::string& choice, std::vector<std::string> options,
+                         std::string& file, std::string help) {
+    std::string list;
+    for (const auto& o : options) list += (list.empty() ? "" : ", ") + o;
+    const std::string what = "FORMAT one of " + list;  // for --help
+    add(std::move(name), "FORMAT FILE", std::move(help), what, "none",
+        [this, &choice, options, list](const std::string& flag, std::string_view text) {
+          for (const auto& o : options)
+            if (o == text) {
+              choice = o;
+              return;
+            }
+          fail(flag + " FORMAT must be one of " + list + ", got '" + std::string(text) + "'");
+        });
+    specs_.back().second = [&file](std::string_view text) { file = std::string(text); };
+    return *this;
+  }
+
+  /// Free text (a name, a file); `metavar` names it in --help, `shown_default` what an empty
+  /// value means there (default "none").
+  flags& text(std::string name, std::string& value, std::string metavar, std::string help,
+              std::string shown_default = "none") {
     add(std::move(name), std::move(metavar), std::move(help), "",
-        value.empty() ? "none" : "'" + value + "'",
+        value.empty() ? std::move(shown_default) : "'" + value + "'",
         [&value](const std::string&, std::string_view text) { value = std::string(text); });
     return *this;
   }
@@ -271,6 +329,14 @@ class flags {
       if (s->toggle != nullptr) {
         if (equals != std::string_view::npos) fail(name + " takes no value (see --help)");
         *s->toggle = true;
+        continue;
+      }
+      if (s->second) {  // --name CHOICE FILE: two arguments, never '='
+        if (equals != std::string_view::npos || i + 2 >= argc)
+          fail(name + " needs " + s->metavar + " (see --help)");
+        s->set(name, argv[i + 1]);
+        s->second(argv[i + 2]);
+        i += 2;
         continue;
       }
       std::string_view value;
@@ -340,6 +406,7 @@ class flags {
     std::string accepts;        // "a number in (0, 1]", "one of table, csv"; "" for text
     std::string shown_default;  // as --help shows it
     std::function<void(const std::string&, std::string_view)> set;
+    std::function<void(std::string_view)> second;  // a two-value flag's second value
     bool* toggle = nullptr;
   };
 

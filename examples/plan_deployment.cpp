@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// The deployment planner: which accelerator, tensor-parallel size and batch limits serve the
-// demo's day of traffic under an SLO at the lowest cost, for a 70B-class and an 8B-class
-// model (plan.hpp). Each configuration's capacity μ* comes from the simulated replica, its
-// replica-hours from the simulated day, its price per million tokens from cost.hpp.
+// The deployment planner: which accelerator, tensor-parallel size and batch limits serve a day
+// of traffic under an SLO at the lowest cost, for the models you name by their Hugging Face
+// config.json (plan.hpp, plan/model_card.hpp). Each configuration's capacity μ* comes from the
+// simulated replica, its replica-hours from the simulated day, its price per million tokens
+// from cost.hpp. Without flags: the demo, Llama 3.1 70B and 8B on four accelerators.
 //
-//   plan_deployment                      both grids, the frontiers and the winners
-//   plan_deployment --format csv         every configuration's row, with why it lost
-//   plan_deployment --svg plan.svg       the frontiers, cost against latency margin
-//   plan_deployment --shard 2/3          one third of the grid, as CSV rows for a merge
+//   plan_deployment --model config.json --accelerators prices.csv --tpot 0.05
+//                                         your model, your prices, your SLO
+//   plan_deployment --format csv          every configuration's row, with why it lost
+//   plan_deployment --svg plan.svg        the frontiers, cost against latency margin
+//   plan_deployment --shard 2/3           one third of the grid, as CSV rows for a merge
 //   plan_deployment --merge a.csv b.csv c.csv   the shards, decided
 //
 // Run `plan_deployment --help` for every flag. See docs/planner.md.
@@ -30,6 +32,7 @@
 #include <vector>
 
 #include "flags.hpp"
+#include "inputs.hpp"
 
 namespace {
 
@@ -48,16 +51,59 @@ struct options {
   bool merge = false;
   std::vector<std::string> merge_files;
   std::size_t requests = 4000;
+  std::vector<std::string> model_files;
+  std::string prices_file;
+  std::string currency = "USD";
+  std::vector<std::int32_t> tensor_parallel{1, 2, 4, 8};
+  std::vector<std::size_t> max_batch{64, 128, 256};
+  std::vector<std::size_t> max_batched_tokens{512, 2048};
+  std::string precision = "auto";
+  std::string kv_cache = "auto";
   double ttft_seconds = 2.0;
+  double tpot_seconds = 0.0;  // 0: each demo model's own, 0.1 s for a --model card
+  double quantile = 0.99;
+  example::traffic_input traffic;
+  bool csv_comments = false;
 };
 
 // Every flag through the examples' shared parser (examples/flags.hpp): an unknown flag or a
 // bad value is one line on stderr and exit status 2, with nothing on stdout.
 options parse_flags(example::flags& f, int argc, char** argv) {
   options o;
+  f.texts("--model", o.model_files, "FILE", "a Hugging Face config.json to plan for, one grid each",
+          "the demo's Llama 3.1 70B and 8B")
+      .text("--accelerators", o.prices_file, "PRICES.csv",
+            "the accelerators to consider and their prices: a CSV "
+            "'accelerator,price_per_gpu_hour' naming catalog parts (sample: examples/prices.csv)",
+            "the sample's four: H100 SXM 3.00, H200 SXM 3.80, A100 80GB SXM 1.80, L40S 1.00")
+      .text("--currency", o.currency, "NAME", "the prices' currency, for the headers and axes")
+      .wholes("--tensor-parallel", o.tensor_parallel, {.low = 1, .high = 64}, "GPUs",
+              "tensor-parallel sizes to try")
+      .wholes("--max-batch", o.max_batch, {.low = 1, .high = 65536}, "sequences",
+              "max running sequences to try")
+      .wholes("--max-batched-tokens", o.max_batched_tokens, {.low = 16, .high = 1048576}, "tokens",
+              "step token budgets (chunked-prefill sizes) to try")
+      .choice("--precision", o.precision, {"auto", "bf16", "fp16", "fp8"},
+              "the weights' format: auto keeps the card's; fp8 quantizes a 16-bit card on load "
+              "and multiplies in FP8 where the part can")
+      .choice("--kv-cache", o.kv_cache, {"auto", "bf16", "fp16", "fp8"},
+              "the KV cache's format (auto: the card's dtype)")
+      .number("--ttft", o.ttft_seconds, {.low = 0, .high = 3600, .low_open = true}, "seconds",
+              "the SLO's time-to-first-token bound")
+      .number("--tpot", o.tpot_seconds, {.low = 0, .high = 3600}, "seconds",
+              "the SLO's TPOT bound (each request's mean inter-token latency, ITL); 0: the "
+              "demo models' own (0.2 s for the 70B, 0.1 s for the 8B), 0.1 s for a --model")
+      .number("--quantile", o.quantile, {.low = 0, .high = 1, .low_open = true, .high_open = true},
+              "share", "the share of requests that must meet both bounds")
+      .whole("--requests", o.requests, {.low = 100, .high = 10000000}, "requests",
+             "requests per simulated load test");
+  example::traffic_flags(f, o.traffic);
   f.choice("--format", o.format, {"table", "csv"},
            "table: the frontiers and the winners; csv: every configuration's row with its "
            "verdict and what dominates it")
+      .toggle("--csv-comments", o.csv_comments,
+              "write each CSV block after a '# headroom' line naming its grid, instead of "
+              "plain CSV whose first columns name it")
       .text("--svg", o.svg_file, "FILE",
             "also write the frontiers (cost per million tokens against latency margin, the "
             "winner marked) as a self-contained SVG")
@@ -68,12 +114,8 @@ options parse_flags(example::flags& f, int argc, char** argv) {
             "(for --merge); 1 <= K <= N")
       .toggle("--merge", o.merge,
               "read the shard CSV files named after the flags and decide the whole grid, as an "
-              "unsharded run would; nothing is simulated")
-      .positionals(o.merge_files, "FILE", "a shard's CSV, written by --shard (with --merge)")
-      .whole("--requests", o.requests, {.low = 100, .high = 10000000}, "requests",
-             "requests per simulated load test")
-      .number("--ttft", o.ttft_seconds, {.low = 0, .high = 3600, .low_open = true}, "seconds",
-              "the TTFT bound of both SLOs");
+              "unsharded run would (give the same flags as the shards); nothing is simulated")
+      .positionals(o.merge_files, "FILE", "a shard's CSV, written by --shard (with --merge)");
   f.parse(argc, argv);
   if (!o.shard_text.empty()) {
     o.part = plan::parse_shard(o.shard_text);
@@ -84,81 +126,156 @@ options parse_flags(example::flags& f, int argc, char** argv) {
     f.fail("unexpected argument '" + o.merge_files.front() + "' (see --help)");
   if (o.part && o.merge) f.fail("--shard and --merge exclude each other");
   if (o.part && !o.svg_file.empty()) f.fail("--svg needs the whole grid: use it with --merge");
+  if (o.currency.empty() || o.currency.size() > 16 ||
+      o.currency.find_first_of("<>&\"'\n") != std::string::npos)
+    f.fail("--currency must be 1 to 16 characters without <>&\"' or a newline, got '" + o.currency +
+           "'");
+  if (o.traffic.trace_format.empty() &&
+      (o.traffic.speed != 1.0 || o.traffic.from_minutes != 0 || o.traffic.to_minutes != 0))
+    f.fail("--speed, --from and --to need --trace FORMAT FILE");
   return o;
 }
 
-// ---- the two problems -------------------------------------------------------------------------
+// ---- the problems -----------------------------------------------------------------------------
 
-// Hourly prices per GPU: our stated assumptions, within 2026 on-demand list ranges (H100 SXM
-// 2.49-3.99, A100 80GB SXM 1.49-2.49 per hour); put yours here.
+// Hourly prices per GPU when no --accelerators file is given (examples/prices.csv holds the
+// same): our stated assumptions, within 2026 on-demand list ranges (H100 SXM 2.49-3.99, A100
+// 80GB SXM 1.49-2.49 per hour). Each part's link is its datasheet's (headroom::accelerators).
 // Step times: no parameters are stated here, so each accelerator takes its shipped calibration
 // (plan/calibrations.hpp: fitted on published TensorRT-LLM rows, FP8 on the H100, H200 and
 // L40S, FP16 on the A100) or, for a part with none, the uncalibrated fallback; the tables and
 // the winner line say which.
-// Links: NVLink 4 900 GB/s and NVLink 3 600 GB/s both ways (one direction: half), PCIe Gen4
-// x16 64 GB/s both ways.
-std::vector<plan::accelerator_option> accelerators() {
-  const auto option = [](const headroom::accelerator_spec& spec, double price, double link) {
-    return plan::accelerator_option{
-        .spec = spec, .price_per_gpu_hour = price, .interconnect_bytes_per_second = link};
-  };
+std::vector<plan::accelerator_option> accelerators(const example::flags& f, const options& o) {
+  if (!o.prices_file.empty()) return example::read_prices(f, o.prices_file);
   namespace gpus = headroom::accelerators;
-  return {option(gpus::h100_sxm, 3.00, 450e9), option(gpus::h200_sxm, 3.80, 450e9),
-          option(gpus::a100_80gb_sxm, 1.80, 300e9), option(gpus::l40s, 1.00, 32e9)};
+  return {{.spec = gpus::h100_sxm, .price_per_gpu_hour = 3.00},
+          {.spec = gpus::h200_sxm, .price_per_gpu_hour = 3.80},
+          {.spec = gpus::a100_80gb_sxm, .price_per_gpu_hour = 1.80},
+          {.spec = gpus::l40s, .price_per_gpu_hour = 1.00}};
 }
 
-// Llama 3.1 70B and 8B shapes (their config.json: layers, hidden size, 8 KV heads of 128),
-// bf16 weights and KV cache. SLOs: MLPerf Inference's server-scenario bounds for these
-// models (mlcommons/inference mlperf.conf: llama2-70b TTFT 2 s, TPOT 200 ms; llama3_1-8b
-// TTFT 2 s, TPOT 100 ms), met by 99 % of requests.
-std::vector<plan::problem> problems(const options& o) {
-  const plan::grid axes{.accelerators = accelerators(),
-                        .tensor_parallel = {1, 2, 4, 8},
-                        .max_batch = {64, 128, 256},
-                        .max_batched_tokens = {512, 2048},
-                        .prefill = {sim::prefill_mode::chunked},
-                        .kv = {sim::kv_policy::preempt_youngest},
-                        .memory_fraction = 0.9};
-  const plan::traffic_profile day{
-      .rates_per_second = sim::reference_day_traffic(),
-      .step = 1min,
-      .lengths_description =
-          "lognormal prompt 200 sigma 1.0 [4,4096] output 150 sigma 0.9 "
-          "[1,2048]"};
-  const plan::fleet_options fleet{
-      .policy = sim::chase(8min), .target_utilization = 0.8, .scale_down_window_steps = 5};
-  const auto make = [&](std::string name, plan::model_shape model, std::chrono::milliseconds tpot) {
-    return plan::problem{.name = std::move(name),
-                         .model = std::move(model),
-                         .axes = axes,
-                         .target = {.ttft = std::chrono::duration<double>(o.ttft_seconds),
-                                    .tpot = tpot,
-                                    .quota = 0.99},
-                         .traffic = day,
-                         .fleet = fleet,
-                         .search = {.requests_per_run = o.requests}};
-  };
-  return {make("demo-day-70b",
-               {.name = "Llama-3.1-70B",
-                .parameters = 70.553706496e9,
-                .layers = 80,
-                .hidden_size = 8192,
-                .kv_bytes_per_token = headroom::kv_bytes_per_token(
-                    {.layers = 80, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0})},
-               200ms),
-          make("demo-day-8b",
-               {.name = "Llama-3.1-8B",
-                .parameters = 8.030261248e9,
-                .layers = 32,
-                .hidden_size = 4096,
-                .kv_bytes_per_token = headroom::kv_bytes_per_token(
-                    {.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0})},
-               100ms)};
+// The demo's two models, stated as the model-card fields their shapes need (the Llama 3.1
+// config.json values), read by the same reader as a --model file. SLOs: MLPerf Inference's
+// server-scenario bounds for these models (mlcommons/inference mlperf.conf: llama2-70b TTFT
+// 2 s, TPOT 200 ms; llama3_1-8b TTFT 2 s, TPOT 100 ms).
+struct demo_model {
+  const char* plan_name;
+  const char* model_name;
+  const char* card;
+  std::chrono::milliseconds tpot;
+};
+constexpr demo_model demo_models[] = {
+    {"demo-day-70b", "Llama-3.1-70B",
+     R"({"model_type": "llama", "hidden_size": 8192, "num_hidden_layers": 80,
+         "num_attention_heads": 64, "num_key_value_heads": 8, "intermediate_size": 28672,
+         "vocab_size": 128256, "tie_word_embeddings": false, "torch_dtype": "bfloat16"})",
+     200ms},
+    {"demo-day-8b", "Llama-3.1-8B",
+     R"({"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
+         "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336,
+         "vocab_size": 128256, "tie_word_embeddings": false, "torch_dtype": "bfloat16"})",
+     100ms}};
+
+// What a grid is planned for, besides the grid itself.
+struct model_entry {
+  std::string plan_name;
+  plan::model_shape shape;
+  std::vector<std::string> notes;  // the card reader's assumptions
+  std::chrono::duration<double> tpot;
+};
+
+std::vector<model_entry> models(const example::flags& f, const options& o) {
+  std::vector<model_entry> out;
+  const std::chrono::duration<double> stated(o.tpot_seconds);
+  if (o.model_files.empty()) {
+    for (const demo_model& d : demo_models) {
+      const auto read = plan::read_model_card(d.card);
+      try {
+        out.push_back(
+            {d.plan_name,
+             plan::to_model_shape(*read.card, {.name = d.model_name,
+                                               .precision = example::format_flag(o.precision),
+                                               .kv_cache = example::format_flag(o.kv_cache)}),
+             {},
+             o.tpot_seconds > 0 ? stated : std::chrono::duration<double>(d.tpot)});
+      } catch (const std::exception& e) {
+        f.fail(e.what());
+      }
+    }
+    return out;
+  }
+  for (const std::string& file : o.model_files) {
+    example::model_input m = example::read_model(f, file, o.precision, o.kv_cache);
+    for (const auto& other : out)
+      if (other.shape.name == m.shape.name)
+        f.fail("two --model files are named '" + m.shape.name + "': rename one");
+    out.push_back({m.shape.name, std::move(m.shape), std::move(m.card.notes),
+                   o.tpot_seconds > 0 ? stated : std::chrono::duration<double>(0.1)});
+  }
+  return out;
 }
 
 // The demo's length mix: ShareGPT-like log-normal prompts and outputs (our stated
-// parameters, as in examples/capacity_sweep.cpp).
+// parameters, as in examples/capacity_sweep.cpp), or a trace's lengths replayed in order.
 const sim::lognormal_lengths mix(200.0, 1.0, 150.0, 0.9, {4, 1}, {4096, 2048});
+constexpr const char* mix_description =
+    "lognormal prompt 200 sigma 1.0 [4,4096] output 150 sigma 0.9 [1,2048]";
+
+struct lengths_source {
+  sim::lognormal_lengths lognormal = mix;
+  std::optional<sim::replayed_lengths> trace{};
+  template <class G>
+  sim::request_lengths operator()(G& engine) {
+    return trace ? (*trace)(engine) : lognormal(engine);
+  }
+};
+
+// The grids: one per model, over the same accelerators, limits, SLO quantile and day.
+struct inputs {
+  std::vector<model_entry> entries;
+  std::vector<plan::problem> problems;
+  std::vector<sim::request_lengths> trace_lengths;  // replayed (empty: the log-normal mix)
+  lengths_source lengths;
+  std::string traffic_description;
+};
+
+void build(inputs& in, const example::flags& f, const options& o) {
+  in.entries = models(f, o);
+  const plan::grid axes{.accelerators = accelerators(f, o),
+                        .tensor_parallel = o.tensor_parallel,
+                        .max_batch = o.max_batch,
+                        .max_batched_tokens = o.max_batched_tokens,
+                        .prefill = {sim::prefill_mode::chunked},
+                        .kv = {sim::kv_policy::preempt_youngest},
+                        .memory_fraction = 0.9};
+  plan::traffic_profile day{.rates_per_second = example::read_traffic(f, o.traffic),
+                            .step = 1min,
+                            .lengths_description = mix_description};
+  in.traffic_description = "the reference day";
+  if (!o.traffic.traffic_file.empty()) in.traffic_description = o.traffic.traffic_file;
+  if (!o.traffic.trace_format.empty()) {
+    in.trace_lengths = example::read_trace_lengths(f, o.traffic.trace_format, o.traffic.trace_file,
+                                                   example::trace_window(o.traffic));
+    in.traffic_description = "trace " + o.traffic.trace_file;
+    // The fingerprint cannot hash a sampler: the description names the replayed lengths.
+    day.lengths_description = "trace " + o.traffic.trace_format + " " +
+                              example::model_name_of(o.traffic.trace_file) + " " +
+                              std::to_string(in.trace_lengths.size()) + " requests replayed";
+  }
+  const plan::fleet_options fleet{
+      .policy = sim::chase(8min), .target_utilization = 0.8, .scale_down_window_steps = 5};
+  for (const model_entry& m : in.entries)
+    in.problems.push_back({.name = m.plan_name,
+                           .model = m.shape,
+                           .axes = axes,
+                           .target = {.ttft = std::chrono::duration<double>(o.ttft_seconds),
+                                      .tpot = m.tpot,
+                                      .quota = o.quantile},
+                           .traffic = day,
+                           .fleet = fleet,
+                           .search = {.requests_per_run = o.requests}});
+  if (!in.trace_lengths.empty()) in.lengths.trace.emplace(in.trace_lengths);
+}
 
 // ---- output ---------------------------------------------------------------------------------
 
@@ -192,21 +309,54 @@ void print_frontier(example::output_buffer& out, const planned& g,
                g.outcome.winner && *g.outcome.winner == i ? "*" : " ", label(*g.problem, r).c_str(),
                r.capacity_per_second, interval, static_cast<long long>(r.replicas_for_peak),
                r.gpu_hours, r.cost, r.cost_per_million_tokens, r.latency_margin, 100.0 * r.mfu,
-               100.0 * r.mbu, std::string(plan::to_string(r.calibration)).c_str());
+               100.0 * r.mbu,
+               r.calibration == plan::calibration_source::uncalibrated
+                   ? "UNCALIBRATED"
+                   : std::string(plan::to_string(r.calibration)).c_str());
   }
 }
 
-void print_table(example::output_buffer& out, const planned& g) {
+void print_table(example::output_buffer& out, const planned& g, const inputs& in,
+                 const options& o) {
   const plan::problem& p = *g.problem;
   const plan::decision& d = g.outcome;
-  out.printf("\n%s (%.1fe9 parameters, %g bytes each, %d layers, KV %.0f KiB/token)\n",
-             p.model.name.c_str(), p.model.parameters / 1e9, p.model.bytes_per_parameter,
-             p.model.layers, p.model.kv_bytes_per_token / 1024.0);
+  out.printf("\n%s (%.2fe9 parameters", p.model.name.c_str(), p.model.parameters / 1e9);
+  if (p.model.moe.experts > 0)
+    out.printf(", %.2fe9 active: %lld of %lld experts a token",
+               headroom::active_parameters(p.model.parameters, p.model.moe) / 1e9,
+               static_cast<long long>(p.model.moe.experts_per_token),
+               static_cast<long long>(p.model.moe.experts));
+  out.printf(", %.3g bytes each, %s products, %d layers, KV %.0f KiB/token)\n",
+             p.model.bytes_per_parameter,
+             std::string(headroom::to_string(p.model.compute_format)).c_str(), p.model.layers,
+             p.model.kv_bytes_per_token / 1024.0);
+  for (const model_entry& m : in.entries)
+    if (m.plan_name == p.name)
+      for (const std::string& note : m.notes) out.printf("  note: %s\n", note.c_str());
   out.printf(
-      "  SLO: TTFT <= %g s, TPOT <= %g ms for %g %% of requests; the demo's day, chased\n"
-      "  with an 8-minute start at rho* = %.1f; mean lengths %.0f in, %.0f out\n",
+      "  SLO: TTFT <= %g s, TPOT <= %g ms for %g %% of requests; traffic: %s, chased\n"
+      "  with an 8-minute start at rho* = %.1f; mean lengths %.0f in, %.0f out; prices in %s\n",
       p.target.ttft->count(), 1000.0 * p.target.tpot->count(), 100.0 * p.target.quota,
-      p.fleet.target_utilization, g.lengths.mean_prompt_tokens, g.lengths.mean_output_tokens);
+      in.traffic_description.c_str(), p.fleet.target_utilization, g.lengths.mean_prompt_tokens,
+      g.lengths.mean_output_tokens, o.currency.c_str());
+  out.printf(
+      "  mu*: the highest arrival rate (req/s) at which one replica meets the SLO for that share "
+      "of\n"
+      "       requests, with the 95 %% interval its load tests leave\n"
+      "  margin: 1 - (the quantile's latency at rho*.mu*) / (its bound), the tighter of TTFT and "
+      "TPOT;\n"
+      "       0 is at the bound, 0.5 is half of it\n");
+  std::string uncalibrated;
+  for (const auto& a : p.axes.accelerators)
+    if (plan::resolve_step_time(a, p.model).source == plan::calibration_source::uncalibrated) {
+      if (!uncalibrated.empty()) uncalibrated += ", ";
+      uncalibrated += a.spec.name;
+    }
+  if (!uncalibrated.empty())
+    out.printf(
+        "  UNCALIBRATED for this model's architecture: %s (no published measurement; stated\n"
+        "       constants: 50 %% of peak FLOP/s, 80 %% of bandwidth, 1 ms a step)\n",
+        uncalibrated.c_str());
   std::size_t winners = 0, frontier = 0, dominated = 0;
   for (const auto v : d.verdicts) {
     winners += v == plan::verdict::winner;
@@ -254,10 +404,12 @@ void print_table(example::output_buffer& out, const planned& g) {
 }
 
 // The frontiers, one panel per model: every feasible configuration as a grey dot at (latency
-// margin, cost per million tokens, log scale), the frontier joined, the winner ringed.
-std::string render_svg(const std::vector<planned>& grids) {
+// margin, cost per million tokens, log scale), the frontier joined, the winner ringed. Every
+// text lies outside the plot's box (class "plot"): titles above it, ticks beside and below,
+// the legend and the winner's name under the axis title, so no label overprints a point.
+std::string render_svg(const std::vector<planned>& grids, const std::string& currency) {
   std::ostringstream svg;
-  const double width = 900, panel_height = 380, top = 30;
+  const double width = 900, panel_height = 400, top = 30;
   const double height = top + panel_height * static_cast<double>(grids.size()) + 20;
   char b[1024];
   std::snprintf(b, sizeof b,
@@ -269,7 +421,7 @@ std::string render_svg(const std::vector<planned>& grids) {
   for (std::size_t k = 0; k < grids.size(); ++k) {
     const planned& g = grids[k];
     const double x0 = 90, w = width - 130, y0 = top + panel_height * static_cast<double>(k) + 30,
-                 h = panel_height - 90;
+                 h = panel_height - 115;
     double lo = INFINITY, hi = 0, mlo = 0, mhi = 1;
     for (std::size_t i = 0; i < g.rows.size(); ++i) {
       if (g.rows[i].status != plan::feasibility::feasible) continue;
@@ -285,8 +437,9 @@ std::string render_svg(const std::vector<planned>& grids) {
     const auto py = [&](double c) { return y0 + h - (std::log10(c) - ylo) / (yhi - ylo) * h; };
     std::snprintf(b, sizeof b,
                   "<text x=\"%.0f\" y=\"%.0f\" font-size=\"14\" font-weight=\"bold\">%s: cost per "
-                  "million tokens against latency margin</text>\n<rect x=\"%.0f\" y=\"%.0f\" "
-                  "width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"#444\"/>\n",
+                  "million tokens against latency margin</text>\n<rect class=\"plot\" "
+                  "x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" "
+                  "stroke=\"#444\"/>\n",
                   x0, y0 - 10, g.problem->model.name.c_str(), x0, y0, w, h);
     svg << b;
     for (double e = ylo; e <= yhi + 1e-9; e += 1) {
@@ -308,8 +461,8 @@ std::string render_svg(const std::vector<planned>& grids) {
                   "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\">latency "
                   "margin at rho*.mu* (1 - q-quantile / bound, the tightest bound)</text>\n<text "
                   "transform=\"translate(%.1f,%.1f) rotate(-90)\" font-size=\"12\" "
-                  "text-anchor=\"middle\">cost per million tokens</text>\n",
-                  x0 + w / 2, y0 + h + 32, x0 - 55, y0 + h / 2);
+                  "text-anchor=\"middle\">cost per million tokens (%s, log scale)</text>\n",
+                  x0 + w / 2, y0 + h + 32, x0 - 55, y0 + h / 2, currency.c_str());
     svg << b;
     for (const auto& r : g.rows) {
       if (r.status != plan::feasibility::feasible) continue;
@@ -329,30 +482,28 @@ std::string render_svg(const std::vector<planned>& grids) {
                     px(g.rows[i].latency_margin), py(g.rows[i].cost_per_million_tokens));
       svg << b;
     }
+    // The winner ringed; its name on the legend's second line, under the axis.
+    const double ly = y0 + h + 50;
     if (g.outcome.winner) {
       const plan::row& r = g.rows[*g.outcome.winner];
-      const double x = px(r.latency_margin), y = py(r.cost_per_million_tokens);
-      const bool right = x > x0 + 0.6 * w;  // keep the label inside the panel
       std::snprintf(b, sizeof b,
                     "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"8\" fill=\"none\" stroke=\"#d62728\" "
-                    "stroke-width=\"2.5\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" "
-                    "fill=\"#d62728\" text-anchor=\"%s\">winner: %s</text>\n",
-                    x, y, right ? x - 12 : x + 12, y - 10, right ? "end" : "start",
-                    label(*g.problem, r).c_str());
+                    "stroke-width=\"2.5\"/>\n<circle cx=\"%.1f\" cy=\"%.1f\" r=\"7\" "
+                    "fill=\"none\" stroke=\"#d62728\" stroke-width=\"2\"/><text x=\"%.1f\" "
+                    "y=\"%.1f\" font-size=\"11\" fill=\"#d62728\">the winner (cheapest per "
+                    "million tokens): %s, %.3f %s per million tokens</text>\n",
+                    px(r.latency_margin), py(r.cost_per_million_tokens), x0 + 5, ly + 14, x0 + 14,
+                    ly + 18, label(*g.problem, r).c_str(), r.cost_per_million_tokens,
+                    currency.c_str());
       svg << b;
     }
-    // The legend, under the axis title.
-    const double ly = y0 + h + 50;
     std::snprintf(b, sizeof b,
                   "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#bbb\"/><text x=\"%.1f\" "
                   "y=\"%.1f\" font-size=\"11\">meets the SLO</text><circle cx=\"%.1f\" "
                   "cy=\"%.1f\" r=\"4\" fill=\"#1f77b4\"/><text x=\"%.1f\" y=\"%.1f\" "
                   "font-size=\"11\">the frontier (no cheaper configuration has more margin)"
-                  "</text><circle cx=\"%.1f\" cy=\"%.1f\" r=\"7\" fill=\"none\" "
-                  "stroke=\"#d62728\" stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\" "
-                  "font-size=\"11\">the winner (cheapest per million tokens)</text>\n",
-                  x0 + 5, ly - 4, x0 + 14, ly, x0 + 130, ly - 4, x0 + 140, ly, x0 + 500, ly - 4,
-                  x0 + 512, ly);
+                  "</text>\n",
+                  x0 + 5, ly - 4, x0 + 14, ly, x0 + 130, ly - 4, x0 + 140, ly);
     svg << b;
   }
   svg << "</svg>\n";
@@ -361,45 +512,40 @@ std::string render_svg(const std::vector<planned>& grids) {
 
 [[noreturn]] void die(const std::string& message) { example::fail("plan_deployment", message); }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) die("cannot read '" + path + "'");
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-// The grids from shard files: read, merged, matched to this build's problems by
-// fingerprint, decided.
-std::vector<planned> merged(const std::vector<plan::problem>& all,
+// The grids from shard files: read, merged, matched to this run's problems by fingerprint,
+// decided.
+std::vector<planned> merged(const inputs& in, const example::flags& f,
                             const std::vector<std::string>& files) {
   std::vector<plan::csv_block> blocks;
   for (const auto& file : files) {
-    auto read = plan::read_csv(read_file(file));
+    auto read = plan::read_csv(example::read_whole_file(f, file));
     if (!read.ok()) die(file + ":" + std::to_string(read.error_line) + ": " + read.error);
     for (auto& b : read.blocks) blocks.push_back(std::move(b));
   }
   auto merge = plan::merge(blocks);
   if (!merge.ok()) die(merge.error);
   std::vector<planned> grids;
-  for (const auto& p : all) {
-    const auto lengths = plan::sample_lengths(mix, p.search.length_draws, p.search.seed);
+  for (const auto& p : in.problems) {
+    const auto lengths = plan::sample_lengths(in.lengths, p.search.length_draws, p.search.seed);
     const std::uint64_t print = plan::fingerprint(p, lengths);
     const auto it = std::find_if(merge.grids.begin(), merge.grids.end(),
                                  [&](const auto& m) { return m.fingerprint == print; });
     if (it == merge.grids.end())
       die("no shard of grid '" + p.name +
-          "' with this build's fingerprint (another version, grid or --requests?)");
+          "' with this run's fingerprint (another version, model, grid, SLO, traffic or "
+          "--requests?)");
     grids.push_back({&p, lengths, it->rows, plan::decide(it->rows)});
   }
   return grids;
 }
 
 // The grids (or this process's shard of them) searched on --threads threads, decided.
-std::vector<planned> searched(const std::vector<plan::problem>& all, const options& o) {
+std::vector<planned> searched(const inputs& in, const options& o) {
   const plan::execution run{.threads = o.threads, .part = o.part.value_or(plan::shard{})};
   std::vector<planned> grids;
-  for (const auto& p : all) {
-    auto rows = plan::evaluate_grid(p, mix, run);
-    const auto lengths = plan::sample_lengths(mix, p.search.length_draws, p.search.seed);
+  for (const auto& p : in.problems) {
+    auto rows = plan::evaluate_grid(p, in.lengths, run);
+    const auto lengths = plan::sample_lengths(in.lengths, p.search.length_draws, p.search.seed);
     const plan::decision d = plan::decide(rows);
     grids.push_back({&p, lengths, std::move(rows), d});
   }
@@ -410,16 +556,18 @@ std::vector<planned> searched(const std::vector<plan::problem>& all, const optio
 
 int main(int argc, char** argv) {
   example::flags f("plan_deployment",
-                   "Which accelerator, tensor-parallel size and batch limits serve the demo's day "
-                   "of traffic\nunder an SLO at the lowest cost, for Llama 3.1 70B and 8B "
-                   "(docs/planner.md).");
+                   "Which accelerator, tensor-parallel size and batch limits serve a day of "
+                   "traffic under an SLO\nat the lowest cost, for the models named by their "
+                   "config.json (without --model: the demo's\nLlama 3.1 70B and 8B); "
+                   "docs/planner.md.");
   const options o = parse_flags(f, argc, argv);
-  const std::vector<plan::problem> all = problems(o);
+  inputs in;
+  build(in, f, o);
 
   std::vector<planned> grids;
   const auto started = std::chrono::steady_clock::now();
   try {
-    grids = o.merge ? merged(all, o.merge_files) : searched(all, o);
+    grids = o.merge ? merged(in, f, o.merge_files) : searched(in, o);
   } catch (const std::exception& e) {
     die(e.what());
   }
@@ -429,12 +577,14 @@ int main(int argc, char** argv) {
   // Everything is computed (and the figure written) before stdout sees a byte.
   example::output_buffer out;
   std::string csv;
-  if (o.part) {  // a shard: its rows only, to be merged
-    for (const auto& g : grids) plan::append_csv(csv, *g.problem, g.lengths, *o.part, g.rows);
-    out.append(csv);
-  } else if (o.format == "csv") {
-    for (const auto& g : grids)
-      plan::append_csv(csv, *g.problem, g.lengths, {}, g.rows, &g.outcome);
+  const plan::csv_layout layout =
+      o.csv_comments ? plan::csv_layout::commented : plan::csv_layout::plain;
+  if (o.part || o.format == "csv") {  // a shard's rows (to be merged), or every row decided
+    for (std::size_t k = 0; k < grids.size(); ++k) {
+      const planned& g = grids[k];
+      plan::append_csv(csv, *g.problem, g.lengths, o.part.value_or(plan::shard{}), g.rows,
+                       o.part ? nullptr : &g.outcome, {.layout = layout, .column_names = k == 0});
+    }
     out.append(csv);
   } else {
     std::size_t configurations = 0;
@@ -446,9 +596,10 @@ int main(int argc, char** argv) {
       out.printf("searched %zu configurations in %.1f s on %u threads\n", configurations, seconds,
                  o.threads ? static_cast<unsigned>(o.threads)
                            : std::max(1u, std::thread::hardware_concurrency()));
-    for (const auto& g : grids) print_table(out, g);
+    for (const auto& g : grids) print_table(out, g, in, o);
   }
-  if (!o.svg_file.empty()) example::write_file(f.program(), o.svg_file, render_svg(grids));
+  if (!o.svg_file.empty())
+    example::write_file(f.program(), o.svg_file, render_svg(grids, o.currency));
   out.print(f.program());
   // A grid without a winner: the run itself succeeded, but it answers "nothing fits".
   int status = 0;

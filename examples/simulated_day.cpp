@@ -29,18 +29,14 @@
 #include <vector>
 
 #include "flags.hpp"
+#include "inputs.hpp"
 
 namespace {
 
 namespace sim = headroom::sim;
 
 struct options {
-  std::string traffic_file;
-  std::string trace_format;
-  std::vector<std::string> trace_files;
-  double trace_speed = 1.0;
-  double trace_from_minutes = 0.0;
-  double trace_to_minutes = 0.0;  // 0: to the end of the trace
+  example::traffic_input traffic;  // --traffic, --trace FORMAT FILE, --speed, --from, --to
   double mu = 8.0;
   double target = 0.8;
   long window = 5;
@@ -55,21 +51,9 @@ struct options {
 
 options parse_options(example::flags& f, int argc, char** argv) {
   options o;
-  f.text("--traffic", o.traffic_file, "FILE",
-         "traffic CSV: one row per minute, the rate in requests/s in the last column, a "
-         "header line allowed; none: the reference day")
-      .choice("--trace", o.trace_format, {"azure-conv", "azure-code", "burstgpt", "mooncake"},
-              "read the traffic from a public trace FILE (the argument after the format): "
-              "its arrivals per minute")
-      .number("--speed", o.trace_speed, {0, 1e6, true, false}, "times",
-              "with --trace: replay the trace this many times faster")
-      .number("--from", o.trace_from_minutes, {0, 1e8}, "minutes",
-              "with --trace: start this long after the trace's first request")
-      .number("--to", o.trace_to_minutes, {0, 1e8}, "minutes",
-              "with --trace: stop this long after the trace's first request (0: its end)")
-      .positionals(o.trace_files, "FILE", "the trace file, with --trace")
-      .number("--mu", o.mu, {0, 1e9, true, false}, "requests/s",
-              "mu*, the capacity of one replica within the SLO")
+  example::traffic_flags(f, o.traffic);
+  f.number("--mu", o.mu, {0, 1e9, true, false}, "requests/s",
+           "mu*, the capacity of one replica within the SLO")
       .number("--target", o.target, {0, 1, true, false}, "fraction",
               "rho*, the utilization a replica is run at")
       .whole("--window", o.window, {1, 1e6}, "minutes",
@@ -87,38 +71,6 @@ options parse_options(example::flags& f, int argc, char** argv) {
       .text("--svg", o.svg_file, "FILE", "also write the figure, a self-contained SVG");
   f.parse(argc, argv);
   return o;
-}
-
-// The trace's arrivals per minute (after the speed-up), from its first row.
-std::vector<double> load_trace(const example::flags& f, const options& o) {
-  if (o.trace_files.size() != 1) f.fail("--trace needs exactly one FILE");
-  if (!o.traffic_file.empty()) f.fail("--trace and --traffic exclude each other");
-  const headroom::trace_format format =
-      o.trace_format == "burstgpt"   ? headroom::trace_format::burstgpt
-      : o.trace_format == "mooncake" ? headroom::trace_format::mooncake
-                                     : headroom::trace_format::azure;
-  using minutes = std::chrono::duration<double, std::ratio<60>>;
-  headroom::trace_options window{.speed = o.trace_speed, .from = minutes(o.trace_from_minutes)};
-  if (o.trace_to_minutes > 0) window.to = minutes(o.trace_to_minutes);
-  try {
-    return headroom::read_trace_rates(format, headroom::trace_file(o.trace_files.front()), window);
-  } catch (const std::exception& e) {  // "file:line: reason", or a file that cannot be read
-    f.fail(e.what());
-  }
-}
-
-std::vector<double> load_traffic(const example::flags& f, const options& o) {
-  if (!o.trace_format.empty()) return load_trace(f, o);
-  if (!o.trace_files.empty()) f.fail("a FILE argument needs --trace FORMAT before it");
-  if (o.traffic_file.empty()) return sim::reference_day_traffic();
-  std::ifstream in(o.traffic_file, std::ios::binary);
-  if (!in) f.fail("cannot read traffic file '" + o.traffic_file + "'");
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) f.fail("cannot read traffic file '" + o.traffic_file + "'");
-  auto parsed = sim::parse_traffic_csv(text);
-  if (!parsed.ok())
-    f.fail(o.traffic_file + ":" + std::to_string(parsed.error_line) + ": " + parsed.error);
-  return std::move(parsed.rates_per_second);
 }
 
 struct row {
@@ -311,7 +263,10 @@ int main(int argc, char** argv) {
                    "always at peak,\nchasing it with a fast and a slow start, with spare "
                    "replicas, and with a calendar of events.");
   const options o = parse_options(f, argc, argv);
-  const std::vector<double> traffic = load_traffic(f, o);
+  if (o.traffic.trace_format.empty() &&
+      (o.traffic.speed != 1.0 || o.traffic.from_minutes != 0 || o.traffic.to_minutes != 0))
+    f.fail("--speed, --from and --to need --trace FORMAT FILE");
+  const std::vector<double> traffic = example::read_traffic(f, o.traffic);
 
   // Everything is computed, and the figure written, before anything is printed: bad input
   // leaves stdout empty and says why in one line.
@@ -347,7 +302,8 @@ int main(int argc, char** argv) {
     sim::fleet_day_simulator simulator(config);
     for (auto& r : rows) r.summary = simulator.run(traffic, r.policy, &r.trace);
     if (!o.svg_file.empty())
-      svg = render_svg(traffic, rows[2], rows[4], largest_jump(traffic), !o.trace_format.empty());
+      svg = render_svg(traffic, rows[2], rows[4], largest_jump(traffic),
+                       !o.traffic.trace_format.empty());
     step_up = largest_step_up(rows[1].trace);
   } catch (const std::exception& e) {
     f.fail(e.what());
@@ -367,7 +323,7 @@ int main(int argc, char** argv) {
       out.printf("\n");
     }
   } else {
-    if (!o.trace_format.empty()) {
+    if (!o.traffic.trace_format.empty()) {
       // What was read: the minutes, the requests in them (arrivals a minute over 60 s, so
       // each rate × 60 is a whole count), their mean and the busiest minute's rate.
       double requests = 0.0, peak = 0.0;
@@ -378,7 +334,7 @@ int main(int argc, char** argv) {
       out.printf(
           "trace: %s, %.0f requests over %zu minutes: mean %.2f req/s, peak minute %.2f "
           "req/s\n\n",
-          o.trace_files.front().c_str(), requests, traffic.size(),
+          o.traffic.trace_file.c_str(), requests, traffic.size(),
           requests / (60.0 * static_cast<double>(traffic.size())), peak);
     }
     out.printf("%-27s%7s%7s%8s%8s%7s%s\n", "policy", "hours", "short", "queued", "over", "use",

@@ -7,6 +7,7 @@
 
 #include "support.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <functional>
@@ -235,6 +236,49 @@ TEST_SUITE("roofline") {
     static_assert(headroom::find_accelerator("B200")->memory_bytes == 192'265'846'784.0);
     for (const auto& spec : all)
       CHECK((spec.peak_fp4_flops_per_second > 0.0) == (spec.name == "B200"));
+    // H100 PCIe: half of 1,513 (bf16) and 3,026 (FP8, INT8) with sparsity; 2.0 TB/s.
+    CHECK(h100_pcie.peak_flops_per_second == 1513e12 / 2);
+    CHECK(h100_pcie.peak_fp8_flops_per_second == 3026e12 / 2);
+    CHECK(h100_pcie.peak_int8_ops_per_second == 3026e12 / 2);
+    CHECK(h100_pcie.peak_bytes_per_second == 2.0e12);
+    // A100 40GB: the 80 GB part's compute, 1,555 GB/s, 40,960 MiB = 42,949,672,960 bytes.
+    CHECK(a100_40gb_sxm.peak_flops_per_second == a100_80gb_sxm.peak_flops_per_second);
+    CHECK(a100_40gb_sxm.peak_bytes_per_second == 1.555e12);
+    static_assert(headroom::find_accelerator("A100 40GB SXM")->memory_bytes == 42'949'672'960.0);
+    // L4: half of 242 (bf16), 485 (FP8) and 485 (INT8) with sparsity; 300 GB/s; 23,034 MiB.
+    CHECK(l4.peak_flops_per_second == 242e12 / 2);
+    CHECK(l4.peak_fp8_flops_per_second == 485e12 / 2);
+    CHECK(l4.peak_bytes_per_second == 300e9);
+    static_assert(headroom::find_accelerator("L4")->memory_bytes == 24'152'899'584.0);
+    // MI300X and MI325X: AMD's dense matrix peaks, 5.3 and 6 TB/s; 192 GiB less 16 MiB and
+    // 256 GiB less 16 MiB as the drivers report them.
+    CHECK(mi300x.peak_flops_per_second == 1307.4e12);
+    CHECK(mi300x.peak_fp8_flops_per_second == 2614.9e12);
+    static_assert(headroom::find_accelerator("MI300X")->memory_bytes ==
+                  192.0 * 1024 * 1024 * 1024 - 16.0 * 1024 * 1024);
+    static_assert(headroom::find_accelerator("MI325X")->memory_bytes ==
+                  256.0 * 1024 * 1024 * 1024 - 16.0 * 1024 * 1024);
+    CHECK(mi325x.peak_bytes_per_second == 6e12);
+    // Links, one direction: NVLink 4 900 GB/s both ways → 450e9; NVLink 3 600 → 300e9; NVLink
+    // 5 1.8 TB/s → 900e9; PCIe Gen5 x16 128 GB/s → 64e9, Gen4 64 → 32e9; seven Infinity
+    // Fabric links of 128 GB/s both ways → 7 × 64e9.
+    CHECK(h100_sxm.interconnect_bytes_per_second == 900e9 / 2);
+    CHECK(h200_sxm.interconnect_bytes_per_second == 900e9 / 2);
+    CHECK(a100_80gb_sxm.interconnect_bytes_per_second == 600e9 / 2);
+    CHECK(b200.interconnect_bytes_per_second == 1.8e12 / 2);
+    CHECK(h100_pcie.interconnect_bytes_per_second == 128e9 / 2);
+    CHECK(l40s.interconnect_bytes_per_second == 64e9 / 2);
+    CHECK(l4.interconnect_bytes_per_second == 64e9 / 2);
+    CHECK(mi300x.interconnect_bytes_per_second == 7 * 128e9 / 2);
+    // Every name is found, and is found once.
+    for (const auto& spec : all) {
+      CAPTURE(spec.name);
+      REQUIRE(headroom::find_accelerator(spec.name).has_value());
+      CHECK(headroom::find_accelerator(spec.name)->memory_bytes == spec.memory_bytes);
+      CHECK(std::count_if(all.begin(), all.end(),
+                          [&](const auto& other) { return other.name == spec.name; }) == 1);
+      CHECK(spec.interconnect_bytes_per_second > 0);
+    }
   }
 
   TEST_CASE("roofline: number formats, their peaks and weights' bytes") {
