@@ -340,12 +340,9 @@ void print_table(example::output_buffer& out, const planned& g, const inputs& in
       in.traffic_description.c_str(), p.fleet.target_utilization, g.lengths.mean_prompt_tokens,
       g.lengths.mean_output_tokens, o.currency.c_str());
   out.printf(
-      "  mu*: the highest arrival rate (req/s) at which one replica meets the SLO for that share "
-      "of\n"
-      "       requests, with the 95 %% interval its load tests leave\n"
-      "  margin: 1 - (the quantile's latency at rho*.mu*) / (its bound), the tighter of TTFT and "
-      "TPOT;\n"
-      "       0 is at the bound, 0.5 is half of it\n");
+      "  mu*: the highest rate (req/s) one replica serves within the SLO, [its 95 %% interval)\n"
+      "  margin: 1 - (quantile latency at rho*.mu*) / bound, the tighter of TTFT and TPOT; 0 is "
+      "at the bound\n");
   std::string uncalibrated;
   for (const auto& a : p.axes.accelerators)
     if (plan::resolve_step_time(a, p.model).source == plan::calibration_source::uncalibrated) {
