@@ -35,8 +35,8 @@ inline constexpr double infinity = std::numeric_limits<double>::infinity();
 // algorithmically (libstdc++ and libc++ draw different numbers from one engine), so a seeded
 // test would see different inputs on each standard library; these are the same everywhere.
 template <class Engine>
-concept engine64 = Engine::min()
-== 0 && Engine::max() == std::numeric_limits<std::uint64_t>::max();
+concept engine64 = (Engine::min() == 0) &&
+                   (Engine::max() == std::numeric_limits<std::uint64_t>::max());
 
 /// A double in [0, 1): the top 53 bits of one draw, times 2^-53.
 template <engine64 Engine>

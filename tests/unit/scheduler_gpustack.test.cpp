@@ -70,11 +70,11 @@ struct proposal {
 };
 }  // namespace theirs
 
+// Only the members whose names differ; vram_reserved_bytes (absent: 0) is the default's.
 template <>
-struct headroom::gpu_traits<theirs::card> {
+struct headroom::gpu_traits<theirs::card> : headroom::default_gpu_traits<theirs::card> {
   static std::uint32_t index(const theirs::card& c) noexcept { return c.slot; }
   static std::uint64_t vram_total_bytes(const theirs::card& c) noexcept { return c.bytes; }
-  static std::uint64_t vram_reserved_bytes(const theirs::card&) noexcept { return 0; }
   static std::string_view type(const theirs::card& c) noexcept { return c.kind; }
 };
 template <>

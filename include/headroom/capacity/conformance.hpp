@@ -40,7 +40,6 @@ inline constexpr double min_batch_design_effects = 8.0;
 inline constexpr double max_batch_correlation = 0.9;
 /// Below this |skewness/6| Willink's adjustment is the identity (and would divide by ~0).
 inline constexpr double negligible_skewness = 1e-12;
-/// From this many degrees of freedom the t quantile is the Cornish–Fisher expansion.
 }  // namespace detail
 
 // ---- conformance and its interval ------------------------------------------------------------

@@ -103,6 +103,23 @@ inline void validate_search_options(const capacity_search_options& options) {
     fail("options.request_budget", *options.request_budget, "must be > 0");
 }
 
+/// Whether a measure can be called with a capacity_probe or a rate and returns a
+/// conformance_estimate or a double.
+template <class Measure>
+consteval bool measure_shape_ok() {
+  const auto returns_ok = [](auto tag) {
+    using value = typename decltype(tag)::type;
+    return std::is_convertible_v<value, conformance_estimate> ||
+           std::is_convertible_v<value, double>;
+  };
+  if constexpr (std::is_invocable_v<Measure&, capacity_probe>)
+    return returns_ok(std::type_identity<std::invoke_result_t<Measure&, capacity_probe>>{});
+  else if constexpr (std::is_invocable_v<Measure&, double>)
+    return returns_ok(std::type_identity<std::invoke_result_t<Measure&, double>>{});
+  else
+    return false;
+}
+
 /// One search_capacity call: the measure, the validated options, the bracket [low, high)
 /// and the undecided rates inside it. Each stage of the search is one member function.
 template <class Measure>
@@ -279,11 +296,19 @@ class capacity_search {
 /// stay inside the bracket and the gaps on their two sides are bisected to that tolerance
 /// instead. Assumes conformance falls with λ.
 template <class Measure>
-requires std::is_invocable_v<Measure&, capacity_probe> || std::is_invocable_v<Measure&, double>
 [[nodiscard]] capacity_search_result search_capacity(Measure&& measure,
                                                      const capacity_search_options& options) {
-  detail::validate_search_options(options);
-  return detail::capacity_search<std::remove_reference_t<Measure>>(measure, options).run();
+  using M = std::remove_reference_t<Measure>;
+  if constexpr (!detail::measure_shape_ok<M>()) {
+    static_assert(detail::measure_shape_ok<M>(),
+                  "headroom: search_capacity's measure must be callable as "
+                  "measure(headroom::capacity_probe) or measure(double rate_per_second), and "
+                  "return a headroom::conformance_estimate or a double (an exact conformance)");
+    return {};
+  } else {
+    detail::validate_search_options(options);
+    return detail::capacity_search<M>(measure, options).run();
+  }
 }
 
 }  // namespace v0

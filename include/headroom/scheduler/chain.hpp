@@ -81,10 +81,6 @@ template <class S>
   else
     return true;
 }
-/// totals += weight × normalise(column): the one accumulation both chain forms share.
-/// Normalisation and sum in one pass (each total gets the same operations, in the same
-/// order, as with a normalised column stored first); column is left as scored. A constant
-/// column under min_max carries no information and adds nothing.
 /// The extremes of a column as min-max normalisation takes them: lo and hi start at
 /// column[0] (the caller's when it continues an earlier part of the column) and take
 /// std::min/std::max of every value, in four independent lanes (no chain of dependent
@@ -113,6 +109,10 @@ inline void extend_extremes(std::span<const double> column, double& lo_all,
   lo_all = lo[0];
   hi_all = hi[0];
 }
+/// totals += weight × normalise(column): the one accumulation both chain forms share.
+/// Normalisation and sum in one pass (each total gets the same operations, in the same
+/// order, as with a normalised column stored first); column is left as scored. A constant
+/// column under min_max carries no information and adds nothing.
 inline void accumulate(std::span<double> totals, std::span<const double> column, double weight,
                        normalization mode) noexcept {
   const std::size_t n = totals.size();

@@ -113,8 +113,7 @@ template <class T>
 /// GPUStack names its models). A model's instances name it with the same kind of value.
 template <class T>
 concept ModelId = std::integral<std::remove_cvref_t<T>> || std::is_enum_v<std::remove_cvref_t<T>> ||
-                  std::convertible_to < const std::remove_cvref_t<T>
-&, std::string_view > ;
+    (std::convertible_to<const std::remove_cvref_t<T>&, std::string_view>);
 
 /// Reads one GPU claim {index, VRAM bytes}. Primary template: members index, vram_bytes.
 template <class C>
@@ -138,10 +137,10 @@ struct gpu_ref_traits {
   { return static_cast<std::uint32_t>(r.index); }
 };
 
-/// Reads a GPU. Primary template: members index, vram_total_bytes and, optionally,
-/// vram_reserved_bytes and type. Specialize it to adapt a foreign type.
+/// Reads a GPU, by default: members index, vram_total_bytes and, optionally,
+/// vram_reserved_bytes and type. gpu_traits derives from it.
 template <class G>
-struct gpu_traits {
+struct default_gpu_traits {
   /// The GPU's index on its worker (as instances and explicit selections name it).
   static constexpr std::uint32_t index(const G& g) noexcept requires requires { g.index; }
   { return static_cast<std::uint32_t>(g.index); }
@@ -167,12 +166,17 @@ struct gpu_traits {
   }
 };
 
+/// The gpu_traits the library reads: default_gpu_traits unless specialized. Specialize it for your
+/// type and derive from default_gpu_traits<G> to replace only the members whose names differ.
+template <class G>
+struct gpu_traits : default_gpu_traits<G> {};
+
 /// Reads a worker. Primary template: members id, cluster, state (worker_state),
 /// ram_total_bytes, gpus (a range of Gpu); optional: labels (pairs .first/.second),
 /// ram_reserved_bytes, vram_reserved_bytes (per GPU, GPUStack's system_reserved.vram) and
 /// ready_files (a range of file keys).
 template <class W>
-struct worker_traits {
+struct default_worker_traits {
   /// A unique id.
   static constexpr std::uint64_t id(const W& w) noexcept requires requires { w.id; }
   { return static_cast<std::uint64_t>(w.id); }
@@ -223,6 +227,12 @@ struct worker_traits {
   }
 };
 
+/// The worker_traits the library reads: default_worker_traits unless specialized. Specialize it for
+/// your type and derive from default_worker_traits<W> to replace only the members whose names
+/// differ.
+template <class W>
+struct worker_traits : default_worker_traits<W> {};
+
 /// true iff a worker in state s takes new instances (GPUStack's status filter).
 [[nodiscard]] constexpr bool is_ready(worker_state s) noexcept { return s == worker_state::ready; }
 
@@ -232,7 +242,7 @@ struct worker_traits {
 /// gpu_selector.gpus_per_replica, 0 = the selection's size), replicas, placement
 /// (placement_policy), local_path (bool), files and draft_files (file keys, 0 = none).
 template <class M>
-struct model_traits {
+struct default_model_traits {
   /// The model's identity (its instances name it in instance_traits::model_id).
   static constexpr decltype(auto) id(const M& m) noexcept requires requires { m.id; }
   { return (m.id); }
@@ -299,6 +309,12 @@ struct model_traits {
   }
 };
 
+/// The model_traits the library reads: default_model_traits unless specialized. Specialize it for
+/// your type and derive from default_model_traits<M> to replace only the members whose names
+/// differ.
+template <class M>
+struct model_traits : default_model_traits<M> {};
+
 /// Placeholder element type of an instance without subordinates (never instantiated).
 struct no_subordinate {
   std::uint64_t worker_id = 0;
@@ -332,7 +348,7 @@ struct subordinate_traits {
 /// (text; "" = unknown), total_layers and offload_layers (std::optional, or integers with
 /// total_layers 0 = no layer metadata).
 template <class I>
-struct instance_traits {
+struct default_instance_traits {
   /// A unique id.
   static constexpr std::uint64_t id(const I& i) noexcept requires requires { i.id; }
   { return static_cast<std::uint64_t>(i.id); }
@@ -391,6 +407,12 @@ struct instance_traits {
       return std::nullopt;
   }
 };
+
+/// The instance_traits the library reads: default_instance_traits unless specialized. Specialize it
+/// for your type and derive from default_instance_traits<I> to replace only the members whose names
+/// differ.
+template <class I>
+struct instance_traits : default_instance_traits<I> {};
 
 /// Reads one row of a model-file table kept beside the workers (GPUStack's model_files):
 /// which worker holds which files and whether they are READY. Primary template: members
