@@ -112,9 +112,11 @@ void run_place(benchmark::State& state, Chain chain, bool indexed,
   const auto n = static_cast<std::size_t>(state.range(0));
   const cluster c = make_cluster(n);
   auto up = scheduler(basic_filters(), estimator, std::move(chain), options);
-  placement_result r = up.place(c.workers, c.instances, model);  // indexed and warm
+  headroom::workspace up_ws;
+  placement_result r = up.place(up_ws, c.workers, c.instances, model);  // indexed and warm
   for (auto _ : state) {
-    r = indexed ? up.place(c.workers, model) : up.place(c.workers, c.instances, model);
+    r = indexed ? up.place(up_ws, c.workers, model)
+                : up.place(up_ws, c.workers, c.instances, model);
     benchmark::DoNotOptimize(r);
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));
@@ -238,7 +240,8 @@ class traffic {
 
 std::size_t default_candidates(const cluster& c) {
   auto up = scheduler(basic_filters(), estimator, default_scale_up_chain(), trusted());
-  return up.place(c.workers, c.instances, model).candidates;
+  headroom::workspace up_ws;
+  return up.place(up_ws, c.workers, c.instances, model).candidates;
 }
 
 void memory_floor(benchmark::State& state) {
@@ -299,12 +302,14 @@ void place_default_indexed_scaling(benchmark::State& state) {
   const cluster cs = make_cluster(static_cast<std::size_t>(state.range(0)));
   const cluster cl = make_cluster(static_cast<std::size_t>(state.range(1)));
   auto small = scheduler(basic_filters(), estimator, default_scale_up_chain(), trusted());
+  headroom::workspace small_ws;
   auto large = scheduler(basic_filters(), estimator, default_scale_up_chain(), trusted());
-  (void)small.place(cs.workers, cs.instances, model);  // indexed
-  (void)large.place(cl.workers, cl.instances, model);
+  headroom::workspace large_ws;
+  (void)small.place(small_ws, cs.workers, cs.instances, model);  // indexed
+  (void)large.place(large_ws, cl.workers, cl.instances, model);
   paired_scaling(
-      state, [&] { benchmark::DoNotOptimize(small.place(cs.workers, model)); },
-      [&] { benchmark::DoNotOptimize(large.place(cl.workers, model)); });
+      state, [&] { benchmark::DoNotOptimize(small.place(small_ws, cs.workers, model)); },
+      [&] { benchmark::DoNotOptimize(large.place(large_ws, cl.workers, model)); });
 }
 
 // memory_floor at range(0) and range(1) workers, paired the same way.
@@ -332,11 +337,12 @@ void rank_scale_down(benchmark::State& state) {
   cluster c = make_cluster(n);
   for (auto& i : c.instances) i.model_id = 7;
   auto down = gpustack_scale_down_ranker(stale_check::none);
-  (void)down.rank(c.workers, c.instances, model);  // indexed and warm
+  headroom::workspace down_ws;
+  (void)down.rank(down_ws, c.workers, c.instances, model);  // indexed and warm
   const std::size_t count = state.range(1) == 2 ? n / 10 : every_instance;
   for (auto _ : state) {
-    auto ranked = state.range(1) == 0 ? down.rank(c.workers, c.instances, model)
-                                      : down.rank(c.workers, count);
+    auto ranked = state.range(1) == 0 ? down.rank(down_ws, c.workers, c.instances, model)
+                                      : down.rank(down_ws, c.workers, count);
     benchmark::DoNotOptimize(ranked.data());
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));

@@ -4,8 +4,8 @@
 // (filters, an estimator made from each model's own sizes, the default chain), places the
 // models one after another, each decision explained; each placement becomes one of the
 // caller's instances, which the next model's decision counts. Two more replicas of one
-// model are then placed on the scheduler's kept index, each committed to it. Last, the
-// replicas of that model are ranked for scale down, and the first model's decision is shown
+// model are then placed on the index kept in the caller's workspace, each committed to it. Last,
+// the replicas of that model are ranked for scale down, and the first model's decision is shown
 // with the gpustack preset (GPUStack's own candidate list, scores and pick). Runs with no
 // arguments (--help says so).
 #include <cstdint>
@@ -164,32 +164,34 @@ int main(int argc, char** argv) {
   };
   // The backend needs an NVIDIA runtime everywhere here; a real caller checks its own data.
   const auto nvidia = [](const my_worker& w, const my_model&) { return !w.gpus.empty(); };
-  auto up = default_scheduler(&size_of, basic_filters(nvidia));
+  const auto up = default_scheduler(&size_of, basic_filters(nvidia));
+  headroom::workspace up_ws;           // the policy is const; its index and results live here
   std::vector<my_instance> instances;  // the cluster's instances: none yet
   std::uint64_t next_id = 1;
 
   out.printf("Placing models with the default chain (best fit / anti-affinity, normalised):\n");
   for (const my_model& m : models) {
-    const auto [r, why] = up.explain(workers, instances, m);
+    const auto [r, why] = up.explain(up_ws, workers, instances, m);
     print_placement(out, workers, m, r, why);
     if (r) instances.push_back(instance_of(r, m, next_id++));
   }
   // Two more replicas of the spread model on the kept index (indexed by the last decision
   // for another model: index it for this one, then commit each placement to it).
   const my_model& spread = models[1];
-  up.index(workers, instances, spread);
+  up.index(up_ws, workers, instances, spread);
   for (int k = 0; k < 2; ++k) {
-    const auto [r, why] = up.explain(workers, spread);
+    const auto [r, why] = up.explain(up_ws, workers, spread);
     print_placement(out, workers, spread, r, why);
     if (!r) continue;
     instances.push_back(instance_of(r, spread, next_id++));
-    up.commit(r);  // anti-affinity sends the next replica elsewhere
+    up.commit(up_ws, r);  // anti-affinity sends the next replica elsewhere
   }
   instances.back().state = instance_state::starting;
 
   // Scale llama-3.2-3b down from 3 replicas to 1.
-  auto down = gpustack_scale_down_ranker();
-  const auto ranked = down.rank(workers, instances, spread);
+  const auto down = gpustack_scale_down_ranker();
+  headroom::workspace down_ws;
+  const auto ranked = down.rank(down_ws, workers, instances, spread);
   out.printf("\nScale down %s from %zu to 1 replica (lowest score removed first):\n",
              spread.name.c_str(), ranked.size());
   for (std::size_t i = 0; i < ranked.size(); ++i) {
@@ -205,14 +207,16 @@ int main(int argc, char** argv) {
   // The gpustack preset on the empty cluster: GPUStack lists every GPU that fits, in its
   // order, and the first highest total wins (the default listing groups equivalent GPUs).
   const my_model& first = models[0];
-  auto gpustack = gpustack_scheduler(&size_of, basic_filters(nvidia));
-  const placement_result r = gpustack.place(workers, std::vector<my_instance>{}, first);
+  const auto gpustack = gpustack_scheduler(&size_of, basic_filters(nvidia));
+  headroom::workspace gpustack_ws;
+  const placement_result r =
+      gpustack.place(gpustack_ws, workers, std::vector<my_instance>{}, first);
   out.printf("\n%s with the gpustack preset (GPUStack's candidates, scores and pick):\n",
              first.name.c_str());
-  const scored_candidates scored = score_candidates(gpustack.chain(), gpustack.workspace());
-  const cluster_view v = gpustack.workspace().view();
-  for (std::size_t i = 0; i < gpustack.workspace().candidates().size(); ++i) {
-    const placement_part& p = v.parts_of(gpustack.workspace().candidates()[i])[0];
+  const scored_candidates scored = score_candidates(gpustack.chain(), gpustack_ws);
+  const cluster_view v = gpustack_ws.view();
+  for (std::size_t i = 0; i < gpustack_ws.candidates().size(); ++i) {
+    const placement_part& p = v.parts_of(gpustack_ws.candidates()[i])[0];
     out.printf("  %s %s GPU %u, score %.3f\n", i == scored.best ? "->" : "  ",
                workers[p.worker].name.c_str(), v.claims_of(p)[0].index, scored.totals[i]);
   }

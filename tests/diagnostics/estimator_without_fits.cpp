@@ -15,6 +15,7 @@ struct estimator {
 
 int main() {
   auto up = headroom::default_scheduler(estimator{});
-  (void)up.place(std::vector<headroom::archetypes::worker>{},
+  headroom::workspace up_ws;
+  (void)up.place(up_ws, std::vector<headroom::archetypes::worker>{},
                  std::vector<headroom::archetypes::instance>{}, headroom::archetypes::model(7));
 }

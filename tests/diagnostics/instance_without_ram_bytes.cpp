@@ -15,6 +15,7 @@ struct instance {
 
 int main() {
   auto down = headroom::gpustack_scale_down_ranker();
-  (void)down.rank(std::vector<headroom::archetypes::worker>{}, std::vector<instance>{},
+  headroom::workspace down_ws;
+  (void)down.rank(down_ws, std::vector<headroom::archetypes::worker>{}, std::vector<instance>{},
                   headroom::archetypes::model(7));
 }

@@ -9,6 +9,7 @@
 int main() {
   auto up = headroom::scheduler(headroom::basic_filters(), headroom::archetypes::estimator(1),
                                 headroom::gpustack_scale_down_chain());
-  (void)up.place(std::vector<headroom::archetypes::worker>{},
+  headroom::workspace up_ws;
+  (void)up.place(up_ws, std::vector<headroom::archetypes::worker>{},
                  std::vector<headroom::archetypes::instance>{}, headroom::archetypes::model(7));
 }

@@ -29,7 +29,8 @@ struct instance {
 
 int main() {
   auto up = headroom::default_scheduler(headroom::vllm_estimator(16ull << 30, 0.9, 32));
+  headroom::workspace up_ws;
   const std::vector<worker> workers;
   const std::vector<instance> instances;
-  return static_cast<bool>(up.place(workers, instances, model{7, 0})) ? 0 : 1;
+  return static_cast<bool>(up.place(up_ws, workers, instances, model{7, 0})) ? 0 : 1;
 }

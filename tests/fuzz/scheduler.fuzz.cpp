@@ -789,6 +789,7 @@ template <class Static, class Dynamic>
 struct forms {
   Static fresh, kept;
   Dynamic fresh_dyn, kept_dyn;
+  hr::workspace fresh_ws, kept_ws, fresh_dyn_ws, kept_dyn_ws;  // one per policy
 };
 /// Every decision maker of one input: the gpustack chain, the default chain and the
 /// gpustack preset scaling up, both scale-down chains. The kept default scheduler is kept
@@ -821,39 +822,46 @@ struct deciders {
   static forms<static_up<E, Chain>, dynamic_up<E>> up(filters_t& f, dyn_filters_t& df, const E& e,
                                                       Chain& chain, hr::dynamic_scale_up_chain& dyn,
                                                       const hr::scheduler_options& o) {
-    return {{f, e, chain, o}, {f, e, chain, o}, {df, e, dyn, o}, {df, e, dyn, o}};
+    return {{f, e, chain, o}, {f, e, chain, o}, {df, e, dyn, o}, {df, e, dyn, o}, {}, {}, {}, {}};
   }
   template <class Chain>
   static forms<static_down<Chain>, dynamic_down> down(Chain& chain,
                                                       hr::dynamic_scale_down_chain& dyn,
                                                       hr::stale_check stale) {
-    return {static_down<Chain>(chain, stale), static_down<Chain>(chain, stale),
-            dynamic_down(dyn, stale), dynamic_down(dyn, stale)};
+    return {static_down<Chain>(chain, stale),
+            static_down<Chain>(chain, stale),
+            dynamic_down(dyn, stale),
+            dynamic_down(dyn, stale),
+            {},
+            {},
+            {},
+            {}};
   }
   /// Every kept index but the committing one (df.kept).
   std::array<hr::workspace*, 9> kept_by_adding() {
-    return {
-        &gs.kept.workspace(),          &gs.kept_dyn.workspace(),  &preset.kept.workspace(),
-        &preset.kept_dyn.workspace(),  &df.kept_dyn.workspace(),  &gs_down.kept.workspace(),
-        &gs_down.kept_dyn.workspace(), &df_down.kept.workspace(), &df_down.kept_dyn.workspace()};
+    return {&gs.kept_ws,          &gs.kept_dyn_ws,  &preset.kept_ws,
+            &preset.kept_dyn_ws,  &df.kept_dyn_ws,  &gs_down.kept_ws,
+            &gs_down.kept_dyn_ws, &df_down.kept_ws, &df_down.kept_dyn_ws};
   }
   /// Every kept index.
   std::array<hr::workspace*, 10> kept() {
-    std::array<hr::workspace*, 10> all{&df.kept.workspace()};
+    std::array<hr::workspace*, 10> all{&df.kept_ws};
     const auto others = kept_by_adding();
     std::copy(others.begin(), others.end(), all.begin() + 1);
     return all;
   }
   /// Indexes every kept decision maker afresh.
   void reindex(const state& st) {
-    for (auto* s : {&gs.kept, &preset.kept}) s->index(st.workers, st.instances, st.model);
-    for (auto* s : {&gs.kept_dyn, &preset.kept_dyn, &df.kept_dyn})
-      s->index(st.workers, st.instances, st.model);
-    df.kept.index(st.workers, st.instances, st.model);
-    gs_down.kept.index(st.workers, st.instances, st.model);
-    df_down.kept.index(st.workers, st.instances, st.model);
-    for (auto* r : {&gs_down.kept_dyn, &df_down.kept_dyn})
-      r->index(st.workers, st.instances, st.model);
+    gs.kept.index(gs.kept_ws, st.workers, st.instances, st.model);
+    preset.kept.index(preset.kept_ws, st.workers, st.instances, st.model);
+    gs.kept_dyn.index(gs.kept_dyn_ws, st.workers, st.instances, st.model);
+    preset.kept_dyn.index(preset.kept_dyn_ws, st.workers, st.instances, st.model);
+    df.kept_dyn.index(df.kept_dyn_ws, st.workers, st.instances, st.model);
+    df.kept.index(df.kept_ws, st.workers, st.instances, st.model);
+    gs_down.kept.index(gs_down.kept_ws, st.workers, st.instances, st.model);
+    df_down.kept.index(df_down.kept_ws, st.workers, st.instances, st.model);
+    gs_down.kept_dyn.index(gs_down.kept_dyn_ws, st.workers, st.instances, st.model);
+    df_down.kept_dyn.index(df_down.kept_dyn_ws, st.workers, st.instances, st.model);
   }
   /// Sets the stale check of every kept decision maker.
   void set_stale(hr::stale_check stale) {
@@ -937,16 +945,16 @@ snapshot decide_up(Forms& f, const state& st, const Spec& spec, bool judge, bool
   const auto& [ws, is, m] = std::tie(st.workers, st.instances, st.model);
   snapshot s;
   if (explain) {
-    const auto [r, why] = f.fresh.explain(ws, is, m);
+    const auto [r, why] = f.fresh.explain(f.fresh_ws, ws, is, m);
     s = snap(r);
     check_explanation(why, st, s);
   } else {
-    s = snap(f.fresh.place(ws, is, m));
+    s = snap(f.fresh.place(f.fresh_ws, ws, is, m));
   }
   check_decision(s, st, spec, judge, listing);
-  require_same(s, snap(f.fresh_dyn.place(ws, is, m)));
-  require_same(s, snap(f.kept.place(ws, m)));
-  require_same(s, snap(f.kept_dyn.place(ws, m)));
+  require_same(s, snap(f.fresh_dyn.place(f.fresh_dyn_ws, ws, is, m)));
+  require_same(s, snap(f.kept.place(f.kept_ws, ws, m)));
+  require_same(s, snap(f.kept_dyn.place(f.kept_dyn_ws, ws, m)));
   return s;
 }
 
@@ -963,7 +971,7 @@ void decide_preset(deciders<E>& d, const state& st, const Spec& spec) {
   if (refused && eligible > 0) {
     // GPUStack's _set_gpu_count refuses the model: invalid_argument naming gpus_per_replica.
     try {
-      (void)d.preset.fresh.place(ws, is, m);
+      (void)d.preset.fresh.place(d.preset.fresh_ws, ws, is, m);
       violated("a selection whose size differs from the world size was accepted", __LINE__);
     } catch (const hr::invalid_argument& x) {
       REQUIRE_INV(std::string_view(x.parameter()) == "gpus_per_replica");
@@ -973,8 +981,8 @@ void decide_preset(deciders<E>& d, const state& st, const Spec& spec) {
   const snapshot gp = decide_up(d.preset, st, spec, false, false, hr::candidate_listing::gpustack);
   if (!gp.placed) return;
   // The first candidate with the highest total wins (the fresh schedulers decided last).
-  const hr::scored_candidates sc = hr::score_candidates(
-      d.preset.fresh.chain(), d.preset.fresh.workspace(), hr::tie_break::first_listed);
+  const hr::scored_candidates sc =
+      hr::score_candidates(d.preset.fresh.chain(), d.preset.fresh_ws, hr::tie_break::first_listed);
   REQUIRE_INV(sc.totals.size() == gp.candidates);
   for (std::size_t k = 0; k < sc.totals.size(); ++k)
     REQUIRE_INV(k < sc.best ? sc.totals[k] < sc.totals[sc.best]
@@ -988,16 +996,16 @@ void decide_down(Forms& f, const state& st, std::size_t count) {
   const auto& [ws, is, m] = std::tie(st.workers, st.instances, st.model);
   std::size_t mine = 0;
   for (const fz_instance& i : is) mine += i.model_id == m.id ? 1u : 0u;
-  const ranking full = copy_ranking(f.fresh.rank(ws, is, m));
+  const ranking full = copy_ranking(f.fresh.rank(f.fresh_ws, ws, is, m));
   check_ranking(full, st);
-  require_same_order(full, copy_ranking(f.fresh_dyn.rank(ws, is, m)), mine);
-  require_same_order(full, copy_ranking(f.kept.rank(ws)), mine);
-  const ranking part = copy_ranking(f.fresh.rank(ws, is, m, count));
+  require_same_order(full, copy_ranking(f.fresh_dyn.rank(f.fresh_dyn_ws, ws, is, m)), mine);
+  require_same_order(full, copy_ranking(f.kept.rank(f.kept_ws, ws)), mine);
+  const ranking part = copy_ranking(f.fresh.rank(f.fresh_ws, ws, is, m, count));
   REQUIRE_INV(part.ids.size() == std::min(count, mine));
   require_same_order(full, part, part.ids.size());
   for (std::size_t k = 0; k < part.ids.size(); ++k)
     REQUIRE_INV(part.positions[k] == full.positions[k]);
-  const ranking kept = copy_ranking(f.kept_dyn.rank(ws, count));
+  const ranking kept = copy_ranking(f.kept_dyn.rank(f.kept_dyn_ws, ws, count));
   REQUIRE_INV(kept.ids.size() == part.ids.size());
   require_same_order(full, kept, kept.ids.size());
 }
@@ -1035,7 +1043,7 @@ void decide_all(const state& st, deciders<E>& d, const Spec& spec, reader& in) {
 /// Places with the default chain on the committing index and records the new instance.
 template <class E>
 void place_and_commit(state& st, deciders<E>& d) {
-  const hr::placement_result r = d.df.kept.place(st.workers, st.model);
+  const hr::placement_result r = d.df.kept.place(d.df.kept_ws, st.workers, st.model);
   if (!r) return;
   fz_instance placed;
   placed.id = st.next_id++;
@@ -1054,7 +1062,7 @@ void place_and_commit(state& st, deciders<E>& d) {
     else
       placed.subordinates.push_back({.worker_id = wk.id, .gpus = std::move(claims)});
   }
-  d.df.kept.commit(r);
+  d.df.kept.commit(d.df.kept_ws, r);
   for (hr::workspace* w : d.kept_by_adding()) w->add_instance(placed);
   st.instances.push_back(std::move(placed));
 }
@@ -1130,7 +1138,7 @@ void unannounced_change(state& st, deciders<E>& d, reader& in) {
   d.set_stale(hr::stale_check::refuse);
   bool refused = false;
   try {
-    (void)d.df.kept.place(st.workers, st.model);
+    (void)d.df.kept.place(d.df.kept_ws, st.workers, st.model);
   } catch (const hr::invalid_argument& x) {
     REQUIRE_INV(std::string_view(x.parameter()) == "workers");
     refused = true;
@@ -1142,28 +1150,29 @@ void unannounced_change(state& st, deciders<E>& d, reader& in) {
   // Refreshed, every kept decision maker decides as a fresh one (decide_all checks), and
   // is current again: refuse finds nothing.
   d.set_stale(hr::stale_check::refresh);
-  const snapshot fresh = snap(d.df.fresh.place(st.workers, st.instances, st.model));
-  require_same(fresh, snap(d.df.kept.place(st.workers, st.model)));
-  require_same(fresh, snap(d.df.kept_dyn.place(st.workers, st.model)));
-  (void)d.gs.kept.place(st.workers, st.model);
-  (void)d.gs.kept_dyn.place(st.workers, st.model);
+  const snapshot fresh = snap(d.df.fresh.place(d.df.fresh_ws, st.workers, st.instances, st.model));
+  require_same(fresh, snap(d.df.kept.place(d.df.kept_ws, st.workers, st.model)));
+  require_same(fresh, snap(d.df.kept_dyn.place(d.df.kept_dyn_ws, st.workers, st.model)));
+  (void)d.gs.kept.place(d.gs.kept_ws, st.workers, st.model);
+  (void)d.gs.kept_dyn.place(d.gs.kept_dyn_ws, st.workers, st.model);
   if constexpr (hr::GpustackEstimator<E>) {  // the preset needs one; refused selections throw
     try {
-      (void)d.preset.kept.place(st.workers, st.model);
-      (void)d.preset.kept_dyn.place(st.workers, st.model);
+      (void)d.preset.kept.place(d.preset.kept_ws, st.workers, st.model);
+      (void)d.preset.kept_dyn.place(d.preset.kept_dyn_ws, st.workers, st.model);
     } catch (const hr::invalid_argument& x) {
       REQUIRE_INV(std::string_view(x.parameter()) == "gpus_per_replica");
     }
   } else {  // re-read without deciding
-    for (hr::workspace* w : {&d.preset.kept.workspace(), &d.preset.kept_dyn.workspace()})
+    for (hr::workspace* w : {&d.preset.kept_ws, &d.preset.kept_dyn_ws})
       for (const fz_worker& each : st.workers) (void)w->update_worker(each);
   }
-  for (auto* r : {&d.gs_down.kept}) (void)r->rank(st.workers);
-  (void)d.df_down.kept.rank(st.workers);
-  for (auto* r : {&d.gs_down.kept_dyn, &d.df_down.kept_dyn}) (void)r->rank(st.workers);
+  (void)d.gs_down.kept.rank(d.gs_down.kept_ws, st.workers);
+  (void)d.df_down.kept.rank(d.df_down.kept_ws, st.workers);
+  (void)d.gs_down.kept_dyn.rank(d.gs_down.kept_dyn_ws, st.workers);
+  (void)d.df_down.kept_dyn.rank(d.df_down.kept_dyn_ws, st.workers);
   d.set_stale(hr::stale_check::refuse);
-  (void)d.df.kept.place(st.workers, st.model);
-  (void)d.gs_down.kept.rank(st.workers);
+  (void)d.df.kept.place(d.df.kept_ws, st.workers, st.model);
+  (void)d.gs_down.kept.rank(d.gs_down.kept_ws, st.workers);
   d.set_stale(st.options.stale);
 }
 

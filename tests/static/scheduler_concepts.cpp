@@ -147,12 +147,13 @@ void instantiate(const std::vector<archetypes::worker>& workers,
   auto up =
       scheduler(filter_chain<archetypes::filter>(archetypes::filter{}), archetypes::estimator(1),
                 archetype_chain(normalization::min_max, weighted<archetypes::scorer>{}));
-  const placement_result r = up.place(workers, instances, m);
-  up.commit(r);
-  (void)up.place(workers, m);
-  (void)up.explain(workers, instances, m);
-  (void)up.explain(workers, m);
-  workspace& ws = up.workspace();
+  workspace up_ws;
+  const placement_result r = up.place(up_ws, workers, instances, m);
+  up.commit(up_ws, r);
+  (void)up.place(up_ws, workers, m);
+  (void)up.explain(up_ws, workers, instances, m);
+  (void)up.explain(up_ws, workers, m);
+  workspace& ws = up_ws;
   ws.add_instance(instances.front());
   ws.remove_instance(instances.front());
   (void)ws.update_worker(workers.front());
@@ -162,7 +163,8 @@ void instantiate(const std::vector<archetypes::worker>& workers,
   (void)fit(ws, archetypes::estimator(1));
   auto down = scale_down_ranker(
       archetype_down(normalization::none, weighted<archetypes::instance_scorer>{}));
-  (void)down.rank(workers, instances, m);
-  (void)down.rank(workers);
+  workspace down_ws;
+  (void)down.rank(down_ws, workers, instances, m);
+  (void)down.rank(down_ws, workers);
 }
 }  // namespace scheduler_archetype_check

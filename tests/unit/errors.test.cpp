@@ -1812,17 +1812,18 @@ TEST_SUITE("errors") {
     const std::vector<archetypes::instance> no_instances{};
     const archetypes::model m(1);
     auto up = gpustack_scheduler(vllm_estimator(16 * gib_bytes, 0.9, 32));
-    const auto empty = up.place(none, no_instances, m);
+    headroom::workspace up_ws;
+    const auto empty = up.place(up_ws, none, no_instances, m);
     CHECK_FALSE(empty);
     CHECK(empty.reason == no_placement_reason::no_workers);
     const std::vector<archetypes::worker> small{
         archetypes::worker(1, 64 * gib_bytes, {archetypes::gpu(0, 8 * gib_bytes)})};
-    const auto r = up.place(small, no_instances, m);
+    const auto r = up.place(up_ws, small, no_instances, m);
     CHECK_FALSE(r);
     CHECK(r.reason == no_placement_reason::insufficient_resources);
     // A decision on a kept index is for the indexed model, over the indexed workers.
-    CHECK_REJECTS(up.place(small, archetypes::model(2)), "model");
-    CHECK_REJECTS(up.place(none, m), "workers");
+    CHECK_REJECTS(up.place(up_ws, small, archetypes::model(2)), "model");
+    CHECK_REJECTS(up.place(up_ws, none, m), "workers");
   }
 
   TEST_CASE("errors: scheduler index") {
@@ -1852,16 +1853,18 @@ TEST_SUITE("errors") {
     const archetypes::model m(1);
     auto up = gpustack_scheduler(vllm_estimator(16 * gib_bytes, 0.9, 32), basic_filters(),
                                  stale_check::refuse);
-    up.index(workers, std::vector<archetypes::instance>{}, m);
+    headroom::workspace up_ws;
+    up.index(up_ws, workers, std::vector<archetypes::instance>{}, m);
     workers[0] = archetypes::worker(1, 64 * gib_bytes, {archetypes::gpu(0, 8 * gib_bytes)});
-    CHECK_REJECTS(up.place(workers, m), "workers");
+    CHECK_REJECTS(up.place(up_ws, workers, m), "workers");
     workers[0] = archetypes::worker(1, 64 * gib_bytes, {archetypes::gpu(7, 8 * gib_bytes)});
     up.options().stale = stale_check::refresh;  // another GPU index: not updatable in place
-    CHECK_REJECTS(up.place(workers, m), "workers");
+    CHECK_REJECTS(up.place(up_ws, workers, m), "workers");
     auto down = gpustack_scale_down_ranker(stale_check::refuse);
-    down.index(workers, std::vector<archetypes::instance>{}, m);
+    headroom::workspace down_ws;
+    down.index(down_ws, workers, std::vector<archetypes::instance>{}, m);
     workers[0] = archetypes::worker(1, 32 * gib_bytes, {archetypes::gpu(7, 8 * gib_bytes)});
-    CHECK_REJECTS(down.rank(workers), "workers");
+    CHECK_REJECTS(down.rank(down_ws, workers), "workers");
   }
 
   // ---- plan.hpp ----------------------------------------------------------------------------

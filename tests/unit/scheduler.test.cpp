@@ -12,6 +12,7 @@
 #include <random>
 #include <span>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -225,7 +226,8 @@ TEST_SUITE("scheduler") {
     CHECK(filters(workers[3], m).passed());
     CHECK(filters.name(4) == "backend_framework");
     auto up = scheduler(filters, fixed_estimator{.per_gpu = 10 * GiB}, gpustack_scale_up_chain());
-    const auto [r, why] = up.explain(workers, std::vector<Inst>{}, m);
+    workspace up_ws;
+    const auto [r, why] = up.explain(up_ws, workers, std::vector<Inst>{}, m);
     REQUIRE(r);
     CHECK(r.worker_id == 4);
     CHECK(r.filtered_out == 3);
@@ -255,7 +257,8 @@ TEST_SUITE("scheduler") {
     auto dyn_up = scheduler<dynamic_filter_chain<Wk, Model>&, fixed_estimator,
                             decltype(gpustack_scale_up_chain())>(
         dyn, fixed_estimator{.per_gpu = 10 * GiB}, gpustack_scale_up_chain());
-    const auto none = dyn_up.place(workers, std::vector<Inst>{}, m);
+    workspace dyn_up_ws;
+    const auto none = dyn_up.place(dyn_up_ws, workers, std::vector<Inst>{}, m);
     CHECK_FALSE(none);
     CHECK(none.reason == no_placement_reason::all_filtered);
   }
@@ -340,11 +343,12 @@ TEST_SUITE("scheduler") {
     std::optional<vllm_estimator> size;  // the model's size, changed from step to step
     auto chain = gpustack_scale_up_chain();
     auto up = scheduler_with([&](const Model&) { return *size; }, chain);
-    const workspace& ws = up.workspace();
+    workspace up_ws;
+    const workspace& ws = up_ws;
     // Need 18.8 GiB: only worker 1's 24 GiB GPU (claim 21.6) fits alone; stage 1 stops there
     // although worker 2 (2 × 14.4) and worker 3 (4 × 7.2) would fit with several GPUs.
     size.emplace(14 * GiB, 0.9, 32);
-    const auto [first, why] = up.explain(workers, none, Model{});
+    const auto [first, why] = up.explain(up_ws, workers, none, Model{});
     REQUIRE(first);
     CHECK(first.strategy == fit_strategy::single_gpu);
     CHECK(first.candidates == 1);
@@ -355,7 +359,7 @@ TEST_SUITE("scheduler") {
     // worker 3: 2 → 14.4 short, 3 → 21.6 but 32 % 3 ≠ 0, 4 → 28.8.
     std::vector<Inst> busy{
         {.id = 1, .model_id = 9, .worker_id = 1, .gpus = {{.index = 0, .vram_bytes = 10 * GiB}}}};
-    auto r = up.place(workers, busy, Model{});
+    auto r = up.place(up_ws, workers, busy, Model{});
     REQUIRE(r);
     CHECK(r.strategy == fit_strategy::multi_gpu);
     REQUIRE(ws.candidates().size() == 2);
@@ -363,13 +367,13 @@ TEST_SUITE("scheduler") {
     CHECK(ws.view().parts_of(ws.candidates()[1])[0].claim_count == 4);
     // 30 heads: 3 GPUs divide them, so worker 3 needs only 3.
     size.emplace(14 * GiB, 0.9, 30);
-    r = up.place(workers, busy, Model{});
+    r = up.place(up_ws, workers, busy, Model{});
     CHECK(ws.view().parts_of(ws.candidates()[1])[0].claim_count == 3);
     // 40 GiB weights: 40·1.2 + 2 = 50 GiB. No worker alone (21.6, 28.8, 28.8); 12 heads.
     // Distributed, subordinates by largest claim sum then id (w2 28.8, w3 28.8, w1 21.6):
     // main w1 + w2 = 50.4 GiB on 3 GPUs (12 % 3 = 0); main w2 + w3 = 57.6 on 6; w3 + w2 likewise.
     size.emplace(40 * GiB, 0.9, 12, 0, distributed_inference::across_workers);
-    r = up.place(workers, none, Model{});
+    r = up.place(up_ws, workers, none, Model{});
     REQUIRE(r);
     CHECK(r.strategy == fit_strategy::distributed);
     REQUIRE(ws.candidates().size() == 3);
@@ -381,17 +385,18 @@ TEST_SUITE("scheduler") {
     CHECK(c0[1].ram_bytes == 0);  // subordinates claim VRAM only
     // Nothing fits: a value with a reason, never an exception.
     size.emplace(400 * GiB, 0.9, 12);
-    const auto [nothing, why_nothing] = up.explain(workers, none, Model{});
+    const auto [nothing, why_nothing] = up.explain(up_ws, workers, none, Model{});
     CHECK_FALSE(nothing);
     CHECK(nothing.reason == no_placement_reason::insufficient_resources);
     CHECK(why_nothing.rejected.size() == 3);
     // Distributed disabled (GPUStack's default): same request has no candidate.
     size.emplace(40 * GiB, 0.9, 12);
-    CHECK_FALSE(up.place(workers, none, Model{}));
+    CHECK_FALSE(up.place(up_ws, workers, none, Model{}));
     size.emplace(40 * GiB, 0.9, 12, 0, distributed_inference::single_worker);
-    CHECK_FALSE(up.place(workers, none, Model{}));
+    CHECK_FALSE(up.place(up_ws, workers, none, Model{}));
     size.emplace(GiB, 0.9, 12);
-    CHECK(up.place(std::vector<Wk>{}, none, Model{}).reason == no_placement_reason::no_workers);
+    CHECK(up.place(up_ws, std::vector<Wk>{}, none, Model{}).reason ==
+          no_placement_reason::no_workers);
   }
 
   TEST_CASE("scheduler: explicit GPU selection is honoured in filtering and fitting") {
@@ -405,10 +410,11 @@ TEST_SUITE("scheduler") {
     m.gpu_selection = {{.worker_id = 3, .index = 3}, {.worker_id = 3, .index = 2}};
     auto chain = gpustack_scale_up_chain();
     auto up = scheduler_with(vllm_estimator(4 * GiB, 0.9, 32), chain);
-    const workspace& ws = up.workspace();
+    workspace up_ws;
+    const workspace& ws = up_ws;
     // 4 GiB weights: 6.8 GiB needed, a 7.2 GiB claim fits on any 8 GiB GPU — only the
     // selected GPUs 2 and 3 of worker 3 become candidates; worker 1 is filtered out.
-    const auto [r, why] = up.explain(workers, std::vector<Inst>{}, m);
+    const auto [r, why] = up.explain(up_ws, workers, std::vector<Inst>{}, m);
     REQUIRE(r);
     CHECK(r.worker_id == 3);
     // GPUs 2 and 3 are equivalent (same free memory, claim and counts): one candidate
@@ -419,7 +425,7 @@ TEST_SUITE("scheduler") {
     // (claim 7.2 of 7.5 free) over GPU 3 (7.2 of 8).
     std::vector<Inst> used{
         {.id = 1, .model_id = 9, .worker_id = 3, .gpus = {{.index = 2, .vram_bytes = GiB / 2}}}};
-    const auto r2 = up.place(workers, used, m);
+    const auto r2 = up.place(up_ws, workers, used, m);
     REQUIRE(ws.candidates().size() == 2);
     CHECK(r2.claims_of(r2.parts[0])[0].index == 2);
     CHECK(why.rejected[0].filter == "gpu_matching");
@@ -608,7 +614,8 @@ TEST_SUITE("scheduler") {
         {.id = 15, .model_id = 7, .worker_id = std::nullopt},
         {.id = 20, .model_id = 9, .worker_id = 2, .gpus = {{.index = 0, .vram_bytes = 6 * GiB}}}};
     auto down = gpustack_scale_down_ranker();
-    const auto ranked = down.rank(workers, instances, Model{});
+    workspace down_ws;
+    const auto ranked = down.rank(down_ws, workers, instances, Model{});
     REQUIRE(ranked.size() == 6);
     const std::uint64_t order[] = {15, 12, 14, 13, 11, 10};
     const double scores[] = {0, 1.0 / 3, 10, 50.25, 105 + 1.0 / 6, 110 + 1.0 / 3};
@@ -618,7 +625,8 @@ TEST_SUITE("scheduler") {
     }
     // The default chain keeps the same priorities here.
     auto def = default_scale_down_ranker();
-    const auto ranked2 = def.rank(workers, instances, Model{});
+    workspace def_ws;
+    const auto ranked2 = def.rank(def_ws, workers, instances, Model{});
     for (std::size_t i = 0; i < 6; ++i) CHECK(ranked2[i].id == order[i]);
   }
 
@@ -637,7 +645,8 @@ TEST_SUITE("scheduler") {
     m.files = 42;
     auto up = scheduler(basic_filters(), fixed_estimator{.per_gpu = 10 * GiB, .ram = 12 * GiB},
                         gpustack_scale_up_chain());
-    const auto r = up.place(workers, instances, m);
+    workspace up_ws;
+    const auto r = up.place(up_ws, workers, instances, m);
     REQUIRE(r);
     CHECK(r.score == doctest::Approx(125.0 / 3 + 5));
   }
@@ -679,11 +688,12 @@ TEST_SUITE("scheduler") {
     // X (model 7) is placed; then Y (model 8) on the cluster with X's new instance.
     auto run = [&](auto& chain) {
       auto up = scheduler_with([&](const Model& m) { return m.id == 8 ? y : x; }, chain);
-      const auto rx = up.place(workers, instances, Model{});
+      workspace up_ws;
+      const auto rx = up.place(up_ws, workers, instances, Model{});
       REQUIRE(rx);
       std::vector<Inst> with_x = instances;
       with_x.push_back(instance_from(rx, workers, 3, 7));
-      const auto ry = up.place(workers, with_x, Model{.id = 8});
+      const auto ry = up.place(up_ws, workers, with_x, Model{.id = 8});
       return std::pair{rx.worker_id, static_cast<bool>(ry)};
     };
     // GPUStack binpack, max over GPUs: worker 1 (200·10/10)/3 = 66.7 beats worker 2
@@ -696,6 +706,7 @@ TEST_SUITE("scheduler") {
     // Best fit: leftover worker 1 = 0 + 70 = 70 GiB, worker 2 = 2 + 2 = 4 GiB → worker 2;
     // worker 1 keeps its 80 GiB GPU whole and Y fits.
     auto def = default_scale_up_chain();
+    workspace def_ws;
     const auto [dx, dy] = run(def);
     CHECK(dx == 2);
     CHECK(dy);
@@ -713,7 +724,8 @@ TEST_SUITE("scheduler") {
                             {.id = 2}};
     const std::vector<Inst> none;
     auto up = default_scheduler(e);
-    auto r = up.place(workers, none, Model{});
+    workspace up_ws;
+    auto r = up.place(up_ws, workers, none, Model{});
     REQUIRE(r);
     CHECK(r.strategy == fit_strategy::partial_offload);
     CHECK(r.chosen.offload_layers == 30);
@@ -721,13 +733,13 @@ TEST_SUITE("scheduler") {
     CHECK(r.claims_of(r.parts[0])[0].vram_bytes == 16 * GiB);
     // No GPU anywhere: CPU only, RAM(0) = 2 + 20 = 22 GiB.
     std::vector<Wk> cpus{{.id = 2}};
-    r = up.place(cpus, none, Model{});
+    r = up.place(up_ws, cpus, none, Model{});
     REQUIRE(r);
     CHECK(r.strategy == fit_strategy::cpu_only);
     CHECK(r.parts[0].ram_bytes == 22 * GiB);
     // A 24 GiB GPU takes every layer: stage 1.
     std::vector<Wk> big{{.id = 3, .gpus = {{.index = 0, .vram_total_bytes = 24 * GiB}}}};
-    r = up.place(big, none, Model{});
+    r = up.place(up_ws, big, none, Model{});
     CHECK(r.strategy == fit_strategy::single_gpu);
   }
 
@@ -745,11 +757,14 @@ TEST_SUITE("scheduler") {
     const std::vector<Inst> none;
     const Sized model;
     auto by_lambda = default_scheduler([](const Sized& m) { return m.estimator(); });
+    workspace by_lambda_ws;
     auto by_member_function = default_scheduler(&Sized::estimator);
+    workspace by_member_function_ws;
     auto by_member = default_scheduler(&Sized::small_estimator);
-    const auto a = by_lambda.place(workers, none, model);
-    const auto b = by_member_function.place(workers, none, model);
-    const auto c = by_member.place(workers, none, model);
+    workspace by_member_ws;
+    const auto a = by_lambda.place(by_lambda_ws, workers, none, model);
+    const auto b = by_member_function.place(by_member_function_ws, workers, none, model);
+    const auto c = by_member.place(by_member_ws, workers, none, model);
     REQUIRE(a);
     REQUIRE(b);
     REQUIRE(c);
@@ -773,23 +788,26 @@ TEST_SUITE("scheduler") {
     std::vector<Wk> workers{
         {.id = 1, .gpus = {{.index = 0, .vram_total_bytes = 80 * GiB}}}};  // 64 GiB RAM
     const std::vector<Inst> none;
+    workspace ws;  // one for the temporaries below
     // A RAM need above 2^63 fits nowhere (GPU, offload or CPU).
-    auto r =
-        default_scheduler(layered_estimator(10, GiB, GiB, 0, huge)).place(workers, none, Model{});
+    auto r = default_scheduler(layered_estimator(10, GiB, GiB, 0, huge))
+                 .place(ws, workers, none, Model{});
     CHECK_FALSE(r);
     CHECK(r.reason == no_placement_reason::insufficient_resources);
-    CHECK_FALSE(default_scheduler(vllm_estimator(GiB, 0.9, 8, huge)).place(workers, none, Model{}));
+    CHECK_FALSE(
+        default_scheduler(vllm_estimator(GiB, 0.9, 8, huge)).place(ws, workers, none, Model{}));
     // A reservation of 2^64 − 1 bytes leaves nothing allocatable.
     std::vector<Wk> reserved{{.id = 1,
                               .gpus = {{.index = 0,
                                         .vram_total_bytes = 80 * GiB,
                                         .vram_reserved_bytes = ~std::uint64_t{0}}}}};
-    CHECK_FALSE(default_scheduler(vllm_estimator(GiB, 0.5, 8)).place(reserved, none, Model{}));
+    CHECK_FALSE(default_scheduler(vllm_estimator(GiB, 0.5, 8)).place(ws, reserved, none, Model{}));
     // VRAM(8) = 1 GiB + 8·2^62 saturates instead of wrapping to 1 GiB: CPU only.
     const layered_estimator wrap(8, std::uint64_t{1} << 62, GiB, 0, GiB);
     CHECK(wrap.vram_bytes(8) == ~std::uint64_t{0});
     auto wrapped = default_scheduler(wrap);
-    r = wrapped.place(workers, none, Model{});
+    workspace wrapped_ws;
+    r = wrapped.place(wrapped_ws, workers, none, Model{});
     REQUIRE(r);
     CHECK(r.strategy == fit_strategy::cpu_only);
     // A claim of 2^63 bytes makes the GPU full; removing it restores the index exactly.
@@ -797,7 +815,6 @@ TEST_SUITE("scheduler") {
                    .model_id = 9,
                    .worker_id = 1,
                    .gpus = {{.index = 0, .vram_bytes = std::uint64_t{1} << 63}}};
-    workspace ws;
     ws.index(workers, none, Model{});
     const std::int64_t before = ws.gpus()[0].alloc_bytes;
     ws.add_instance(big);
@@ -862,16 +879,17 @@ TEST_SUITE("scheduler") {
       da.add("placement", 1, placement_scorer{.max_score = 100})
           .add("model_file_locality", 1, locality_scorer{.max_score = 5});
       auto up_a = scheduler_with(e, sa);
+      workspace up_a_ws;
       auto up_b = scheduler_with(e, da);
-      const auto ra = up_a.place(workers, instances, m);
-      const auto rb = up_b.place(workers, instances, m);
+      workspace up_b_ws;
+      const auto ra = up_a.place(up_a_ws, workers, instances, m);
+      const auto rb = up_b.place(up_b_ws, workers, instances, m);
       REQUIRE(static_cast<bool>(ra) == static_cast<bool>(rb));
       // invariant: a placement never overcommits a GPU
       if (ra)
         for (const auto& part : ra.parts)
           for (const auto& cl : ra.claims_of(part))
-            CHECK(static_cast<std::int64_t>(cl.vram_bytes) <=
-                  up_a.workspace().gpus()[cl.gpu].alloc_bytes);
+            CHECK(static_cast<std::int64_t>(cl.vram_bytes) <= up_a_ws.gpus()[cl.gpu].alloc_bytes);
       if (ra) {
         CHECK(ra.worker == rb.worker);
         CHECK(ra.chosen.part_begin == rb.chosen.part_begin);
@@ -886,9 +904,11 @@ TEST_SUITE("scheduler") {
                gated<least_allocated_scorer>{.when = placement_policy::spread})
           .add("model_file_locality", 0.1, locality_scorer{.max_score = 100});
       auto up_c = scheduler_with(e, sd);
+      workspace up_c_ws;
       auto up_d = scheduler_with(e, dd);
-      const auto rc = up_c.place(workers, instances, m);
-      const auto rd = up_d.place(workers, instances, m);
+      workspace up_d_ws;
+      const auto rc = up_c.place(up_c_ws, workers, instances, m);
+      const auto rd = up_d.place(up_d_ws, workers, instances, m);
       REQUIRE(static_cast<bool>(rc) == static_cast<bool>(rd));
       if (rc) {
         CHECK(rc.chosen.part_begin == rd.chosen.part_begin);
@@ -902,9 +922,11 @@ TEST_SUITE("scheduler") {
           .add("placement", 1,
                placement_retention_scorer{.max_score = 1, .view = instance_view::model_only});
       auto down_a = scale_down_ranker<decltype(ss)&>(ss);
+      workspace down_a_ws;
       auto down_b = scale_down_ranker<dynamic_scale_down_chain&>(ds);
-      const auto ka = down_a.rank(workers, instances, m);
-      const auto kb = down_b.rank(workers, instances, m);
+      workspace down_b_ws;
+      const auto ka = down_a.rank(down_a_ws, workers, instances, m);
+      const auto kb = down_b.rank(down_b_ws, workers, instances, m);
       REQUIRE(ka.size() == kb.size());
       for (std::size_t i = 0; i < ka.size(); ++i) {
         CHECK(ka[i].id == kb[i].id);
@@ -969,18 +991,19 @@ TEST_SUITE("scheduler") {
       dg.add("placement", 1, hide(placement_scorer{.max_score = 100}))
           .add("model_file_locality", 1, hide(locality_scorer{.max_score = 5}));
       auto up = scheduler_with(e, sd);
-      const auto placed = up.place(workers, instances, m);
+      workspace up_ws;
+      const auto placed = up.place(up_ws, workers, instances, m);
       REQUIRE(placed);
       CHECK(placed.strategy == fit_strategy::single_gpu);  // the stage with dense copies
-      const auto cands = up.workspace().candidates();
+      const auto cands = up_ws.candidates();
       REQUIRE(cands.size() > 1024);  // several tiles
       const auto compare = [&](auto& static_chain, auto& dynamic_chain) {
         const scored_candidates a =
-            score_candidates(static_chain, up.workspace(), tie_break::lowest_worker_id);
+            score_candidates(static_chain, up_ws, tie_break::lowest_worker_id);
         const std::vector<double> kept(a.totals.begin(), a.totals.end());
         const std::size_t best = a.best;
         const scored_candidates b =
-            score_candidates(dynamic_chain, up.workspace(), tie_break::lowest_worker_id);
+            score_candidates(dynamic_chain, up_ws, tie_break::lowest_worker_id);
         REQUIRE(kept.size() == b.totals.size());
         std::size_t differ = 0;
         for (std::size_t i = 0; i < kept.size(); ++i) differ += kept[i] != b.totals[i] ? 1u : 0u;
@@ -988,7 +1011,7 @@ TEST_SUITE("scheduler") {
         CHECK(best == b.best);
         // the winner by the tie rule, scanned plainly: highest total, then lowest main
         // worker id, then lowest first GPU index, then earliest
-        const cluster_view v = up.workspace().view();
+        const cluster_view v = up_ws.view();
         const auto key = [&](std::size_t i) {
           const placement_part& p = v.parts[cands[i].part_begin];
           return std::pair{v.workers[p.worker].id,
@@ -1004,7 +1027,7 @@ TEST_SUITE("scheduler") {
       compare(sd, dd);
       compare(sg, dg);
       // committed, the same candidates score from the records (their GPUs' free VRAM moved)
-      up.workspace().commit(placed.chosen);
+      up_ws.commit(placed.chosen);
       compare(sd, dd);
       // scale down: more than one tile of the model's instances
       auto ss = default_scale_down_chain();
@@ -1013,10 +1036,12 @@ TEST_SUITE("scheduler") {
           .add("offload_layers", 0.1, offload_layer_scorer{.max_score = 100})
           .add("placement", 0.01, placement_retention_scorer{.max_score = 100});
       auto down_a = scale_down_ranker<decltype(ss)&>(ss);
+      workspace down_a_ws;
       auto down_b = scale_down_ranker<dynamic_scale_down_chain&>(ds);
-      const auto ka = down_a.rank(workers, instances, m);
+      workspace down_b_ws;
+      const auto ka = down_a.rank(down_a_ws, workers, instances, m);
       const std::vector<ranked_instance> kept(ka.begin(), ka.end());
-      const auto kb = down_b.rank(workers, instances, m);
+      const auto kb = down_b.rank(down_b_ws, workers, instances, m);
       REQUIRE(kept.size() > 512);
       REQUIRE(kept.size() == kb.size());
       std::size_t differ = 0;
@@ -1107,18 +1132,25 @@ TEST_SUITE("scheduler") {
       // add_instance of what it committed); fresh: indexed anew for every decision.
       auto kept = default_scheduler(e), committed = default_scheduler(e),
            fresh = default_scheduler(e);
+      workspace kept_ws;
+      workspace committed_ws;
+      workspace fresh_ws;
       auto kept_gs = scheduler(basic_filters(), e, gpustack_scale_up_chain());
+      workspace kept_gs_ws;
       auto fresh_gs = scheduler(basic_filters(), e, gpustack_scale_up_chain());
+      workspace fresh_gs_ws;
       auto kept_down = gpustack_scale_down_ranker(), fresh_down = gpustack_scale_down_ranker();
-      kept.index(workers, instances, m);
-      committed.index(workers, instances, m);
-      kept_gs.index(workers, instances, m);
-      kept_down.index(workers, instances, m);
+      workspace kept_down_ws;
+      workspace fresh_down_ws;
+      kept.index(kept_ws, workers, instances, m);
+      committed.index(committed_ws, workers, instances, m);
+      kept_gs.index(kept_gs_ws, workers, instances, m);
+      kept_down.index(kept_down_ws, workers, instances, m);
       const auto all_kept = [&](auto&& change) {
-        change(kept.workspace());
-        change(committed.workspace());
-        change(kept_gs.workspace());
-        change(kept_down.workspace());
+        change(kept_ws);
+        change(committed_ws);
+        change(kept_gs_ws);
+        change(kept_down_ws);
       };
       for (int step = 0; step < 16; ++step) {
         switch (pick(5)) {
@@ -1148,30 +1180,31 @@ TEST_SUITE("scheduler") {
             break;
           }
           default: {  // place: one kept index commits, the others add the placed instance
-            const auto r = committed.place(workers, m);
-            same(r, fresh.place(workers, instances, m));
+            const auto r = committed.place(committed_ws, workers, m);
+            same(r, fresh.place(fresh_ws, workers, instances, m));
             if (!r) break;
             const Inst placed = instance_from(r, workers, next_instance++, m.id);
-            committed.commit(r);
-            for (workspace* ws : {&kept.workspace(), &kept_gs.workspace(), &kept_down.workspace()})
-              ws->add_instance(placed);
+            committed.commit(committed_ws, r);
+            for (workspace* ws : {&kept_ws, &kept_gs_ws, &kept_down_ws}) ws->add_instance(placed);
             instances.push_back(placed);
             break;
           }
         }
-        same(kept.place(workers, m), fresh.place(workers, instances, m));
-        same(committed.place(workers, m), fresh.place(workers, instances, m));
-        same(kept_gs.place(workers, m), fresh_gs.place(workers, instances, m));
-        const auto a = kept_down.rank(workers);
+        same(kept.place(kept_ws, workers, m), fresh.place(fresh_ws, workers, instances, m));
+        same(committed.place(committed_ws, workers, m),
+             fresh.place(fresh_ws, workers, instances, m));
+        same(kept_gs.place(kept_gs_ws, workers, m),
+             fresh_gs.place(fresh_gs_ws, workers, instances, m));
+        const auto a = kept_down.rank(kept_down_ws, workers);
         const std::vector<ranked_instance> full(a.begin(), a.end());
-        const auto b = fresh_down.rank(workers, instances, m);
+        const auto b = fresh_down.rank(fresh_down_ws, workers, instances, m);
         REQUIRE(full.size() == b.size());
         for (std::size_t i = 0; i < b.size(); ++i) {
           CHECK(full[i].id == b[i].id);
           CHECK(full[i].score == b[i].score);
         }
         const std::size_t count = full.empty() ? 0 : pick(full.size() + 1);
-        const auto part = kept_down.rank(workers, count);
+        const auto part = kept_down.rank(kept_down_ws, workers, count);
         REQUIRE(part.size() == count);
         for (std::size_t i = 0; i < count; ++i) {
           CHECK(part[i].id == full[i].id);
@@ -1197,21 +1230,85 @@ TEST_SUITE("scheduler") {
     const std::vector<Inst> none;
     for (const stale_check stale : {stale_check::none, stale_check::refuse}) {
       auto up = default_scheduler(fixed_estimator{.per_gpu = 8 * GiB}, basic_filters(), stale);
-      up.index(workers, none, Model{});
+      workspace up_ws;
+      up.index(up_ws, workers, none, Model{});
       workers.push_back({.id = 3, .gpus = {{.index = 0, .vram_total_bytes = 48 * GiB}}});
       // An explanation always runs the filters over the list it is given.
-      CHECK(headroom::test::rejected([&] { (void)up.explain(workers, Model{}); }) == "workers");
+      CHECK(headroom::test::rejected([&] { (void)up.explain(up_ws, workers, Model{}); }) ==
+            "workers");
       workers.resize(1);
-      CHECK(headroom::test::rejected([&] { (void)up.explain(workers, Model{}); }) == "workers");
+      CHECK(headroom::test::rejected([&] { (void)up.explain(up_ws, workers, Model{}); }) ==
+            "workers");
       // Indexed again, the same list is fine.
-      up.index(workers, none, Model{});
-      CHECK(up.explain(workers, Model{}).result);
+      up.index(up_ws, workers, none, Model{});
+      CHECK(up.explain(up_ws, workers, Model{}).result);
       workers.push_back({.id = 2, .gpus = {{.index = 0, .vram_total_bytes = 24 * GiB}}});
     }
     // A decision on a kept index is for the model indexed.
     auto up = default_scheduler(fixed_estimator{.per_gpu = 8 * GiB});
-    up.index(workers, none, Model{});
-    CHECK(headroom::test::rejected([&] { (void)up.place(workers, Model{.id = 8}); }) == "model");
+    workspace up_ws;
+    up.index(up_ws, workers, none, Model{});
+    CHECK(headroom::test::rejected([&] { (void)up.place(up_ws, workers, Model{.id = 8}); }) ==
+          "model");
+  }
+
+  TEST_CASE("scheduler: one const policy serves two threads, each with its own workspace") {
+    // A cluster of 48 workers (1–4 GPUs of 24, 48 or 80 GiB) and a sequence of 60 models of
+    // 4–40 GiB, half spreading (the gpustack chain's spread scorer keeps per-decision
+    // statistics: each decision scores with its own prepared copy). Each decision indexes
+    // the cluster into its thread's workspace (the filter cache, the listing and the scores
+    // live there). One const policy, decided first on one thread, then on two threads at
+    // once, each with its own workspace: the three sequences of answers are the same, bit
+    // for bit.
+    std::mt19937_64 engine(33);
+    std::vector<Wk> workers;
+    for (std::uint64_t id = 1; id <= 48; ++id) {
+      Wk w{.id = id};
+      const auto gpus = static_cast<std::uint32_t>(1 + engine() % 4);
+      const std::uint64_t sizes[] = {24 * GiB, 48 * GiB, 80 * GiB};
+      for (std::uint32_t g = 0; g < gpus; ++g)
+        w.gpus.push_back({.index = g, .vram_total_bytes = sizes[engine() % 3]});
+      workers.push_back(std::move(w));
+    }
+    std::vector<Model> models;
+    std::vector<std::uint64_t> sizes;
+    for (std::uint64_t k = 0; k < 60; ++k) {
+      models.push_back({.id = 100 + k % 6,
+                        .placement = k % 2 ? placement_policy::spread : placement_policy::binpack});
+      sizes.push_back((4 + engine() % 37) * GiB);
+    }
+    const std::vector<Inst> none;
+    const auto policy = scheduler(
+        basic_filters(),
+        [&](const Model& m) { return fixed_estimator{.per_gpu = sizes[m.id - 100]}; },
+        gpustack_scale_up_chain());
+    struct answer {
+      std::uint64_t worker_id;
+      double score;
+      std::size_t candidates;
+      bool operator==(const answer&) const = default;
+    };
+    const auto decide_all = [&](std::vector<answer>& out) {
+      workspace ws;  // this thread's
+      for (const Model& m : models) {
+        const placement_result r = policy.place(ws, workers, none, m);
+        out.push_back({r.worker_id, r.score, r.candidates});
+      }
+    };
+    std::vector<answer> alone, first, second;
+    decide_all(alone);
+    {
+      std::thread a([&] { decide_all(first); });
+      std::thread b([&] { decide_all(second); });
+      a.join();
+      b.join();
+    }
+    REQUIRE(alone.size() == models.size());
+    std::size_t placed = 0;
+    for (const answer& x : alone) placed += x.worker_id != 0 ? 1u : 0u;
+    CHECK(placed > 30);  // most of them fit somewhere
+    CHECK(first == alone);
+    CHECK(second == alone);
   }
 
   TEST_CASE("scheduler: cached filter verdicts are refreshed by update_worker and refilter") {
@@ -1228,19 +1325,21 @@ TEST_SUITE("scheduler") {
     m.selectors.push_back({"zone", "a"});
     const fixed_estimator e{.per_gpu = 8 * GiB};
     auto kept = default_scheduler(e, basic_filters(), stale_check::none);
+    workspace kept_ws;
     auto fresh = default_scheduler(e);
-    workspace& ws = kept.workspace();
-    kept.index(workers, none, m);
-    auto r = kept.place(workers, m);
+    workspace fresh_ws;
+    workspace& ws = kept_ws;
+    kept.index(kept_ws, workers, none, m);
+    auto r = kept.place(kept_ws, workers, m);
     REQUIRE(r);
     CHECK(r.worker_id == 2);  // best fit: 16 GiB left on worker 2, 72 on worker 1
     CHECK(r.filtered_out == 0);
     workers[1].labels = {{"zone", "b"}};  // worker 2 leaves the zone...
-    r = kept.place(workers, m);
+    r = kept.place(kept_ws, workers, m);
     CHECK(r.worker_id == 2);  // ...unseen: its cached verdict stands
     CHECK(ws.update_worker(workers[1]));
-    r = kept.place(workers, m);
-    auto f = fresh.place(workers, none, m);
+    r = kept.place(kept_ws, workers, m);
+    auto f = fresh.place(fresh_ws, workers, none, m);
     REQUIRE(r);
     REQUIRE(f);
     CHECK(r.worker_id == 1);
@@ -1251,7 +1350,7 @@ TEST_SUITE("scheduler") {
     // State and cluster changes, the same way, down to every worker filtered out.
     workers[0].state = worker_state::maintenance;
     CHECK(ws.update_worker(workers[0]));
-    r = kept.place(workers, m);
+    r = kept.place(kept_ws, workers, m);
     CHECK_FALSE(r);
     CHECK(r.reason == no_placement_reason::all_filtered);
     CHECK(r.filtered_out == 2);
@@ -1260,8 +1359,8 @@ TEST_SUITE("scheduler") {
     workers[1].cluster = 2;
     CHECK(ws.update_worker(workers[0]));
     CHECK(ws.update_worker(workers[1]));
-    r = kept.place(workers, m);
-    f = fresh.place(workers, none, m);
+    r = kept.place(kept_ws, workers, m);
+    f = fresh.place(fresh_ws, workers, none, m);
     REQUIRE(r);
     CHECK(r.worker_id == 1);
     CHECK(r.filtered_out == 1);
@@ -1270,22 +1369,23 @@ TEST_SUITE("scheduler") {
     // A copy of the scheduler (another filter chain object), or refilter(), runs the
     // filters on every worker.
     workers[1].cluster = 1;  // not told
-    r = kept.place(workers, m);
+    r = kept.place(kept_ws, workers, m);
     CHECK(r.worker_id == 1);
     auto copy = kept;
-    r = copy.place(workers, m);
+    workspace copy_ws = kept_ws;  // the same index, filtered by another chain object
+    r = copy.place(copy_ws, workers, m);
     CHECK(r.worker_id == 2);
     workers[1].cluster = 2;  // not told
     ws.refilter();
-    r = kept.place(workers, m);
+    r = kept.place(kept_ws, workers, m);
     CHECK(r.worker_id == 1);
     CHECK(r.filtered_out == 1);
     // An explanation always runs the filters (and refreshes the cache).
     workers[1].cluster = 1;  // not told
-    const auto [explained, why] = kept.explain(workers, m);
+    const auto [explained, why] = kept.explain(kept_ws, workers, m);
     CHECK(explained.worker_id == 2);
     CHECK(why.rejected.empty());
-    r = kept.place(workers, m);
+    r = kept.place(kept_ws, workers, m);
     CHECK(r.worker_id == 2);
     CHECK(r.filtered_out == 0);
   }
@@ -1299,7 +1399,8 @@ TEST_SUITE("scheduler") {
     std::vector<archetypes::instance> instances{
         {1, 7, 1, {{0, 20 * GiB}}}, {2, 7, 2, {{1, 10 * GiB}}}, {3, 9, 2, {{0, 2 * GiB}}}};
     auto up = default_scheduler(archetypes::estimator{8 * GiB});
-    const auto [r, why] = up.explain(workers, instances, archetypes::model{7});
+    workspace up_ws;
+    const auto [r, why] = up.explain(up_ws, workers, instances, archetypes::model{7});
     REQUIRE(r);
     // Worker 3 is not ready; worker 1 has 4 GiB free; worker 2: GPU0 22 free (leftover 14),
     // GPU1 14 free (leftover 6) → best fit is worker 2, GPU 1.
@@ -1307,7 +1408,8 @@ TEST_SUITE("scheduler") {
     CHECK(r.claims_of(r.parts[0])[0].index == 1);
     CHECK(why.rejected.size() == 2);  // worker 3 (not ready), worker 1 (no room)
     auto down = gpustack_scale_down_ranker();
-    const auto ranked = down.rank(workers, instances, archetypes::model{7});
+    workspace down_ws;
+    const auto ranked = down.rank(down_ws, workers, instances, archetypes::model{7});
     REQUIRE(ranked.size() == 2);
     // Both running on ready workers (100); retention binpack, M = 1:
     //   #1: 20/(4 + 20) → 2·(5/6)/3 = 0.5556; #2: 10/(14 + 10) → 2·(5/12)/3 = 0.2778 → #2 first.
@@ -1318,6 +1420,7 @@ TEST_SUITE("scheduler") {
 
 TEST_SUITE("scheduler") {
   TEST_CASE("scheduler: many huge claims saturate instead of wrapping the allocatable sums") {
+    workspace probe_ws;  // for the temporary scheduler below
     // 1 025 instances each claiming 2^60 bytes on one 80 GiB GPU: each counts as 2^53 bytes
     // (8 PiB), and 1 025 · 2^53 = 2^63 + 2^53 does not fit an int64. A modular sum wrapped to
     // 80 GiB − 2^63 − 2^53 + 2^64 ≈ 2^63 − 2^53 and the GPU looked free; a saturating one
@@ -1332,51 +1435,55 @@ TEST_SUITE("scheduler") {
                            .gpus = {{.index = 0, .vram_bytes = std::uint64_t{1} << 60}}});
     const fixed_estimator ten{.per_gpu = 10 * GiB};
     auto up = default_scheduler(ten);
-    auto r = up.place(workers, instances, Model{});
+    workspace up_ws;
+    auto r = up.place(up_ws, workers, instances, Model{});
     CHECK_FALSE(r);
     CHECK(r.reason == no_placement_reason::insufficient_resources);
-    CHECK(up.workspace().gpus()[0].alloc_bytes < 0);
+    CHECK(up_ws.gpus()[0].alloc_bytes < 0);
     // The same through GPUStack's listing (its allocatable amounts add type-excluded claims
     // back) and with the claims recorded for scale down.
-    CHECK_FALSE(
-        gpustack_scheduler(vllm_estimator(8 * GiB, 0.9, 8)).place(workers, instances, Model{}));
+    CHECK_FALSE(gpustack_scheduler(vllm_estimator(8 * GiB, 0.9, 8))
+                    .place(probe_ws, workers, instances, Model{}));
     // RAM claims of 2^64 − 1 bytes likewise: 1 025 of them leave no RAM for an 8 GiB need.
     std::vector<Inst> ram_hogs;
     for (std::uint64_t k = 1; k <= 1025; ++k)
       ram_hogs.push_back({.id = k, .model_id = 9, .worker_id = 1, .ram_bytes = ~std::uint64_t{0}});
     auto hogged = default_scheduler(fixed_estimator{.per_gpu = GiB, .ram = 8 * GiB});
-    CHECK_FALSE(hogged.place(workers, ram_hogs, Model{}));
-    CHECK(hogged.workspace().workers()[0].ram_alloc_bytes < 0);
+    workspace hogged_ws;
+    CHECK_FALSE(hogged.place(hogged_ws, workers, ram_hogs, Model{}));
+    CHECK(hogged_ws.workers()[0].ram_alloc_bytes < 0);
     // Kept indexes add the claims one by one and remove them again: exact both ways (the
     // sums are kept exactly and read saturated), so they end where a fresh index starts.
     const std::vector<Inst> none;
     auto kept = default_scheduler(ten);
+    workspace kept_ws;
     auto kept_down = gpustack_scale_down_ranker();  // records the model's own sums too
-    kept.index(workers, none, Model{});
-    kept_down.index(workers, none, Model{});
-    const workspace& ws = kept.workspace();
-    const workspace& down = kept_down.workspace();
+    workspace kept_down_ws;
+    kept.index(kept_ws, workers, none, Model{});
+    kept_down.index(kept_down_ws, workers, none, Model{});
+    const workspace& ws = kept_ws;
+    const workspace& down = kept_down_ws;
     const std::int64_t vram_before = ws.gpus()[0].alloc_bytes;
     const std::int64_t ram_before = ws.workers()[0].ram_alloc_bytes;
     const auto own_hog = [](const Inst& i) {
       return Inst{.id = i.id + 2000, .model_id = 7, .worker_id = 1, .ram_bytes = i.ram_bytes};
     };
-    for (workspace* w : {&kept.workspace(), &kept_down.workspace()}) {
+    for (workspace* w : {&kept_ws, &kept_down_ws}) {
       for (const Inst& i : instances) w->add_instance(i);
       for (const Inst& i : ram_hogs) w->add_instance(own_hog(i));
     }
     CHECK(ws.gpus()[0].alloc_bytes < 0);
     CHECK(ws.workers()[0].ram_alloc_bytes < 0);
     CHECK(down.view().own_ram_alloc_bytes[0] < 0);
-    CHECK_FALSE(kept.place(workers, Model{}));
-    for (workspace* w : {&kept.workspace(), &kept_down.workspace()}) {
+    CHECK_FALSE(kept.place(kept_ws, workers, Model{}));
+    for (workspace* w : {&kept_ws, &kept_down_ws}) {
       for (const Inst& i : instances) w->remove_instance(i);
       for (const Inst& i : ram_hogs) w->remove_instance(own_hog(i));
     }
     CHECK(ws.gpus()[0].alloc_bytes == vram_before);
     CHECK(ws.workers()[0].ram_alloc_bytes == ram_before);
     CHECK(down.view().own_ram_alloc_bytes[0] == ram_before);
-    CHECK(kept.place(workers, Model{}));
+    CHECK(kept.place(kept_ws, workers, Model{}));
     // Commits never wrap either: one placement claiming 2^53 bytes of VRAM and of RAM,
     // committed 1 100 times, takes 1 099 · 2^53 bytes more than the GPU and the worker have
     // (below −2^63: a modular sum wrapped to ≈ +8.9e18 free).
@@ -1385,15 +1492,15 @@ TEST_SUITE("scheduler") {
                            .gpus = {{.index = 0, .vram_total_bytes = ~std::uint64_t{0}}}}};
     fixed_estimator size{.per_gpu = std::uint64_t{1} << 53, .ram = std::uint64_t{1} << 53};
     auto many = default_scheduler([&](const Model&) { return size; });
-    many.index(roomy, none, Model{});
-    const auto placed = many.place(roomy, Model{});
+    workspace many_ws;
+    many.index(many_ws, roomy, none, Model{});
+    const auto placed = many.place(many_ws, roomy, Model{});
     REQUIRE(placed);
-    for (int k = 0; k < 1100; ++k) many.commit(placed);
-    CHECK(many.workspace().gpus()[0].alloc_bytes == std::numeric_limits<std::int64_t>::min());
-    CHECK(many.workspace().workers()[0].ram_alloc_bytes ==
-          std::numeric_limits<std::int64_t>::min());
+    for (int k = 0; k < 1100; ++k) many.commit(many_ws, placed);
+    CHECK(many_ws.gpus()[0].alloc_bytes == std::numeric_limits<std::int64_t>::min());
+    CHECK(many_ws.workers()[0].ram_alloc_bytes == std::numeric_limits<std::int64_t>::min());
     size = fixed_estimator{.per_gpu = GiB};
-    CHECK_FALSE(many.place(roomy, Model{}));
+    CHECK_FALSE(many.place(many_ws, roomy, Model{}));
   }
 }
 
@@ -1467,10 +1574,12 @@ TEST_SUITE("scheduler") {
     Model m;
     m.selectors = {{"zone", "a"}};
     auto kept = default_scheduler(fixed_estimator{.per_gpu = 40 * GiB});
+    workspace kept_ws;
     auto fresh = default_scheduler(fixed_estimator{.per_gpu = 40 * GiB});
+    workspace fresh_ws;
     stale_check& stale = kept.options().stale;
-    const auto place_kept = [&] { return kept.place(workers, m); };
-    kept.index(workers, none, m);
+    const auto place_kept = [&] { return kept.place(kept_ws, workers, m); };
+    kept.index(kept_ws, workers, none, m);
     stale = stale_check::refuse;
     auto r = place_kept();
     REQUIRE(r);
@@ -1486,7 +1595,7 @@ TEST_SUITE("scheduler") {
     CHECK(x.message.find("update_worker") != std::string::npos);
     stale = stale_check::refresh;
     r = place_kept();
-    auto f = fresh.place(workers, none, m);
+    auto f = fresh.place(fresh_ws, workers, none, m);
     REQUIRE(r);
     CHECK(r.worker_id == 1);  // worker 3 re-read: 8 GiB cannot take 40
     CHECK(r.score == f.score);
@@ -1511,22 +1620,23 @@ TEST_SUITE("scheduler") {
     CHECK_FALSE(r);
     CHECK(r.reason == no_placement_reason::insufficient_resources);  // worker 3: 8 GiB
     CHECK(r.filtered_out == 2);
-    f = fresh.place(workers, none, m);
+    f = fresh.place(fresh_ws, workers, none, m);
     CHECK(f.filtered_out == 2);
     CHECK(f.reason == r.reason);
     // A GPU added: update_worker cannot re-read that in place, so both checks refuse.
     workers[2].gpus.push_back({.index = 1, .vram_total_bytes = 80 * GiB});
     CHECK(headroom::test::rejected([&] { (void)place_kept(); }) == "workers");
-    kept.index(workers, none, m);
+    kept.index(kept_ws, workers, none, m);
     stale = stale_check::refuse;
     CHECK(place_kept().worker_id == 3);
     // A ranking on a kept index checks the same way.
     auto down = gpustack_scale_down_ranker(stale_check::refuse);
-    down.index(workers, none, m);
+    workspace down_ws;
+    down.index(down_ws, workers, none, m);
     workers[0].state = worker_state::ready;
-    CHECK(headroom::test::rejected([&] { (void)down.rank(workers); }) == "workers");
-    CHECK(down.workspace().update_worker(workers[0]));
-    CHECK(down.rank(workers).empty());
+    CHECK(headroom::test::rejected([&] { (void)down.rank(down_ws, workers); }) == "workers");
+    CHECK(down_ws.update_worker(workers[0]));
+    CHECK(down.rank(down_ws, workers).empty());
     // The default: checked (refused) in a debug build, trusted under NDEBUG.
 #if defined(NDEBUG) || defined(HEADROOM_DISABLE_ASSERTS)
     CHECK(scheduler_options{}.stale == stale_check::none);

@@ -330,7 +330,8 @@ struct listed {
 using gs_scheduler =
     scheduler<decltype(basic_filters()), vllm_estimator, decltype(gpustack_scale_up_chain())>;
 struct decision {
-  std::unique_ptr<gs_scheduler> owner;  // holds the workspace result points into
+  std::unique_ptr<gs_scheduler> owner;  // the policy
+  std::unique_ptr<workspace> ws;        // the workspace result points into
   std::vector<listed> candidates;
   std::size_t pick = 0;
   placement_result result;
@@ -342,8 +343,9 @@ decision decide(const std::vector<gs_worker>& workers, const std::vector<gs_inst
   decision d;
   d.owner = std::make_unique<gs_scheduler>(basic_filters(), e, gpustack_scale_up_chain(),
                                            scheduler_options{.fit = fit});
-  d.result = d.owner->place(workers, instances, m);
-  workspace& ws = d.owner->workspace();
+  d.ws = std::make_unique<workspace>();
+  workspace& ws = *d.ws;
+  d.result = d.owner->place(ws, workers, instances, m);
   const scored_candidates sc = score_candidates(d.owner->chain(), ws, fit.ties);
   const cluster_view v = ws.view();
   for (std::size_t i = 0; i < ws.candidates().size(); ++i) {
@@ -407,10 +409,11 @@ bool scale_up_agrees(const json& sc, const json& expected) {
   m.placement = sc["strategy"] == "spread" ? placement_policy::spread : placement_policy::binpack;
   m.draft_files = sc.contains("draft_files_ready_on") ? 2 : 0;
   auto up = gpustack_scheduler(vllm_estimator(options_of(sc)));
-  up.index(workers, instances, m);
-  workspace& ws = up.workspace();
+  workspace up_ws;
+  up.index(up_ws, workers, instances, m);
+  workspace& ws = up_ws;
   ws.index_files(files_of(sc));
-  const placement_result r = up.place(workers, m);
+  const placement_result r = up.place(up_ws, workers, m);
   const json& want = expected["candidates"];
   bool ok = true;
   const auto expect = [&](bool cond) {
@@ -469,7 +472,8 @@ bool scale_down_agrees(const json& sc, const json& expected) {
   gs_model m;
   m.placement = sc["strategy"] == "spread" ? placement_policy::spread : placement_policy::binpack;
   auto down = gpustack_scale_down_ranker();
-  const auto ranked = down.rank(workers, instances, m);
+  workspace down_ws;
+  const auto ranked = down.rank(down_ws, workers, instances, m);
   const auto order = expected["ascending_order"].get<std::vector<std::uint64_t>>();
   bool ok = ranked.size() == order.size();
   for (std::size_t i = 0; ok && i < order.size(); ++i) {
@@ -650,7 +654,8 @@ TEST_SUITE("scheduler") {
                                               .worker_id = 2,
                                               .gpus = {{.index = 0, .vram_bytes = 20 * GiB}}}};
     auto down = gpustack_scale_down_ranker();
-    const auto ranked = down.rank(workers, instances, gs_model{});
+    workspace down_ws;
+    const auto ranked = down.rank(down_ws, workers, instances, gs_model{});
     REQUIRE(ranked.size() == 2);
     CHECK(ranked[0].id == 1);
     CHECK(ranked[0].score == doctest::Approx(100 + 1.0 / 6));
@@ -665,7 +670,8 @@ TEST_SUITE("scheduler") {
                 .scorer = {.max_score = 1, .view = instance_view::all_instances},
                 .weight = 1,
                 .name = "placement"}));
-    CHECK(all.rank(workers, instances, gs_model{})[0].id == 3);
+    workspace all_ws;
+    CHECK(all.rank(all_ws, workers, instances, gs_model{})[0].id == 3);
   }
 
   TEST_CASE("scheduler: gpustack status score is 0 only for NOT_READY workers") {
@@ -699,7 +705,8 @@ TEST_SUITE("scheduler") {
                            .state = st[k],
                            .gpus = {{.index = 0, .vram_bytes = 20 * GiB}}});
     auto down = gpustack_scale_down_ranker();
-    const auto ranked = down.rank(workers, instances, gs_model{});
+    workspace down_ws;
+    const auto ranked = down.rank(down_ws, workers, instances, gs_model{});
     const std::uint64_t order[] = {2, 5, 3, 4, 6, 1};
     const double totals[] = {1.0 / 6,      1.0 / 3,      50 + 1.0 / 6,
                              50 + 1.0 / 6, 50 + 1.0 / 3, 100 + 1.0 / 3};
@@ -726,8 +733,9 @@ TEST_SUITE("scheduler") {
                                               .worker_id = 1,
                                               .gpus = {{.index = 0, .vram_bytes = 20 * GiB}}}};
     auto down = gpustack_scale_down_ranker();
-    const auto ranked = down.rank(workers, instances, gs_model{});
-    const workspace& ws = down.workspace();
+    workspace down_ws;
+    const auto ranked = down.rank(down_ws, workers, instances, gs_model{});
+    const workspace& ws = down_ws;
     REQUIRE(ranked.size() == 2);
     CHECK(ranked[0].score == doctest::Approx(100 + 2.0 / 3));
     CHECK(ranked[1].score == doctest::Approx(100 + 2.0 / 3));
@@ -803,9 +811,10 @@ TEST_SUITE("scheduler") {
     } m{"llama", 0, 5};
     auto up = gpustack_scheduler(
         vllm_estimator(vllm_options{.required_vram_bytes = 20 * GiB, .attention_heads = 32}));
-    up.index(nodes, std::vector<theirs::replica>{}, m);
-    up.workspace().index_files(files);
-    const auto r = up.place(nodes, m);
+    workspace up_ws;
+    up.index(up_ws, nodes, std::vector<theirs::replica>{}, m);
+    up_ws.index_files(files);
+    const auto r = up.place(up_ws, nodes, m);
     REQUIRE(r);
     CHECK(r.worker_id == 1);
     CHECK(r.filtered_out == 1);
@@ -832,7 +841,8 @@ TEST_SUITE("scheduler") {
                                                  .mem = 0,
                                                  .cards = {{.gpu = 0, .bytes = 8 * GiB}}}};
     auto down = gpustack_scale_down_ranker();
-    const auto ranked = down.rank(nodes, replicas, m);
+    workspace down_ws;
+    const auto ranked = down.rank(down_ws, nodes, replicas, m);
     REQUIRE(ranked.size() == 2);
     CHECK(ranked[0].id == 10);
     CHECK(ranked[0].score > 50);

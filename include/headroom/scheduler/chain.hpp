@@ -64,10 +64,26 @@ HEADROOM_ALWAYS_INLINE void prefetch(const void* p) noexcept { HEADROOM_PREFETCH
 /// latency over the time to score one item.
 inline constexpr std::size_t prefetch_distance = 32;
 
+/// Whether scorer S keeps per-decision state: a prepare(view, items) member (spread's
+/// statistics). A const chain scores with a copy of such a scorer, prepared for the one
+/// decision, so one chain serves many threads; a scorer without prepare is used in place.
+template <class S, class Item>
+inline constexpr bool prepares = requires(S& s, const cluster_view& v,
+                                          std::span<const Item> items) {
+  s.prepare(v, items);
+};
+
+/// s.prepare(v, items) when s (non-const) has one; nothing for a const scorer.
 template <class S, class Item>
 constexpr void prepare_scorer(S& s, const cluster_view& v, std::span<const Item> items) {
-  if constexpr (requires { s.prepare(v, items); }) s.prepare(v, items);
+  if constexpr (!std::is_const_v<S> && requires { s.prepare(v, items); }) s.prepare(v, items);
 }
+
+/// What one decision scores with: a copy of a weighted scorer that prepares, else a
+/// reference to the chain's own.
+template <class E, class Item>
+using decision_entry =
+    std::conditional_t<prepares<decltype(std::declval<E&>().scorer), Item>, E, const E&>;
 /// false iff scorer s says it scores every item 0 in this decision (its applies()). Its
 /// column then adds exactly +0.0 to every total (weights are finite, a constant column
 /// normalises to 0, and a total that starts at +0.0 is never −0.0), so both chain forms
@@ -213,14 +229,15 @@ class scorer_chain {
   requires(ScorerFor<Ss, Item>&&...) void evaluate(const cluster_view& v,
                                                    std::span<const Item> items,
                                                    std::span<double> totals,
-                                                   std::span<double> column) {
+                                                   std::span<double> column) const {
     const std::size_t n = items.size();
+    auto entries = decision_entries<Item>();
     if constexpr (sizeof...(Ss) > 0)
       if (n > tile && column.size() >= n * sizeof...(Ss))
-        return evaluate_tiled(v, items, totals, column);
+        return evaluate_tiled(entries, v, items, totals, column);
     std::fill(totals.begin(), totals.end(), 0.0);
     const std::span<double> scratch = column.first(n);
-    std::apply([&](auto&... e) { (run(e, v, items, totals, scratch), ...); }, entries_);
+    std::apply([&](auto&... e) { (run(e, v, items, totals, scratch), ...); }, entries);
   }
   /// The normalisation mode.
   [[nodiscard]] constexpr normalization mode() const noexcept { return mode_; }
@@ -230,9 +247,19 @@ class scorer_chain {
   }
 
  private:
+  // The entries one decision scores with (decision_entry: copies of the scorers that
+  // prepare, references to the others).
+  template <class Item>
+  [[nodiscard]] std::tuple<detail::decision_entry<weighted<Ss>, Item>...> decision_entries() const {
+    return std::apply(
+        [](const auto&... e) {
+          return std::tuple<detail::decision_entry<weighted<Ss>, Item>...>(e...);
+        },
+        entries_);
+  }
   template <class E, class Item>
   void run(E& e, const cluster_view& v, std::span<const Item> items, std::span<double> totals,
-           std::span<double> column) {
+           std::span<double> column) const {
     if (!detail::applies(e.scorer, v)) return;
     detail::prepare_scorer(e.scorer, v, items);
     detail::score_column(e.scorer, v, items, column);
@@ -249,9 +276,9 @@ class scorer_chain {
   // Every scorer's raw column tile by tile (column k in scratch[k·n, (k+1)·n)), then the
   // totals: each total gets the same operations in the same order as run() gives it
   // (+0, then weight × normalised score per scorer that applies, in chain order).
-  template <class Item>
-  void evaluate_tiled(const cluster_view& v, std::span<const Item> items, std::span<double> totals,
-                      std::span<double> scratch) {
+  template <class Entries, class Item>
+  void evaluate_tiled(Entries& entries, const cluster_view& v, std::span<const Item> items,
+                      std::span<double> totals, std::span<double> scratch) const {
     constexpr std::size_t k = sizeof...(Ss);
     const std::size_t n = items.size();
     bool on[k] = {};
@@ -263,7 +290,7 @@ class scorer_chain {
             on[j] ? detail::prepare_scorer(e.scorer, v, items) : void(), ++j),
            ...);
         },
-        entries_);
+        entries);
     if (mode_ == normalization::none) std::fill(totals.begin(), totals.end(), 0.0);
     for (std::size_t b = 0; b < n; b += tile) {
       const std::size_t m = std::min(tile, n - b);
@@ -277,7 +304,7 @@ class scorer_chain {
               ++j),
              ...);
           },
-          entries_);
+          entries);
     }
     if (mode_ == normalization::none) return;
     term terms[k];
@@ -291,7 +318,7 @@ class scorer_chain {
             ++j),
            ...);
         },
-        entries_);
+        entries);
     // Tile by tile (the totals stay in cache from one term to the next), each term's loop
     // free of dependencies between items.
     for (std::size_t b = 0; b < n; b += tile) {
@@ -349,7 +376,7 @@ class dynamic_scorer_chain {
   }
   /// Scores items into totals (column: scratch, same size).
   void evaluate(const cluster_view& v, std::span<const Item> items, std::span<double> totals,
-                std::span<double> column) {
+                std::span<double> column) const {
     std::fill(totals.begin(), totals.end(), 0.0);
     const std::span<double> scratch = column.first(items.size());
     for (auto& e : entries_)
@@ -369,16 +396,21 @@ class dynamic_scorer_chain {
   struct concept_t {
     virtual ~concept_t() = default;
     // Scores items into out; false (out untouched) when every score would be 0.
-    virtual bool score_all(const cluster_view&, std::span<const Item>, std::span<double>) = 0;
+    virtual bool score_all(const cluster_view&, std::span<const Item>, std::span<double>) const = 0;
   };
   template <class S>
   struct model final : concept_t {
     explicit model(S s) : scorer(std::move(s)) {}
     bool score_all(const cluster_view& v, std::span<const Item> items,
-                   std::span<double> out) override {
+                   std::span<double> out) const override {
       if (!detail::applies(scorer, v)) return false;
-      detail::prepare_scorer(scorer, v, items);
-      detail::score_column(scorer, v, items, out);
+      if constexpr (detail::prepares<S, Item>) {  // per-decision state: a prepared copy
+        S prepared = scorer;
+        prepared.prepare(v, items);
+        detail::score_column(prepared, v, items, out);
+      } else {
+        detail::score_column(scorer, v, items, out);
+      }
       return true;
     }
     S scorer;

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// Configure once, decide many times. A scheduler holds a filter chain, an estimator (or a
-// function of the model returning one), a scale-up scorer chain, its options and its
-// workspace; place() decides, explain() decides and says why each worker took no part,
-// commit() counts the placement in. A scale_down_ranker holds a scale-down chain and its
-// workspace; rank() orders a model's instances for removal. Both keep their index between
-// decisions: decide on it directly (place(workers, model), rank(workers)) after keeping it
-// current through workspace(). Presets: scheduler/presets.hpp. Guide: docs/scheduler.md.
+// Configure once, decide many times, from any thread. A scheduler is a const policy: a
+// filter chain, an estimator (or a function of the model returning one), a scale-up scorer
+// chain and its options. Every decision takes a workspace the caller owns and passes (the
+// kept index, its scratch and the result's storage): place(ws, …) decides, explain(ws, …)
+// decides and says why each worker took no part, commit(ws, r) counts a placement in. A
+// scale_down_ranker is a const scale-down chain; rank(ws, …) orders a model's instances for
+// removal. One policy serves many threads with one workspace each, as the autoscaler's
+// config serves many states. Presets: scheduler/presets.hpp. Guide: docs/scheduler.md.
 #pragma once
 
 #include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
@@ -77,8 +78,10 @@ void require_indexed_for(const workspace& ws, const M& m) {
 }  // namespace detail
 
 /// Places new instances of models on the caller's workers: filters → candidate listing
-/// (estimator, options.fit) → scorer chain → the highest total. Holds its configuration and
-/// its workspace (the kept index); no allocation per decision once warm, unless explained.
+/// (estimator, options.fit) → scorer chain → the highest total. A const policy: every
+/// decision takes the caller's workspace (its kept index and scratch), so one scheduler
+/// serves many threads with a workspace each; no allocation per decision once the workspace
+/// is warm, unless explained.
 template <class Filters, class Estimate, class Chain>
 class scheduler {
  public:
@@ -91,61 +94,63 @@ class scheduler {
         chain_(std::forward<Chain>(chain)),
         options_(options) {}
 
-  /// Indexes workers and instances for model m (the kept index), then places one instance
-  /// of m. Never throws for an infeasible model: the result says why.
+  /// Indexes workers and instances for model m into ws, then places one instance of m.
+  /// Never throws for an infeasible model: the result says why. Its spans point into ws.
   template <class Workers, class Instances, class M>
-  placement_result place(const Workers& workers, const Instances& instances, const M& m) {
+  placement_result place(headroom::workspace& ws, const Workers& workers,
+                         const Instances& instances, const M& m) const {
     if constexpr (diagnose_with_instances<Workers, Instances, M>()) {
-      ws_.index(workers, instances, m);
-      return decide(workers, m, nullptr);
+      ws.index(workers, instances, m);
+      return decide(ws, workers, m, nullptr);
     }
     return {};
   }
-  /// Places one instance of m on the kept index (built by a place with instances, or
-  /// index(), and kept current through workspace(): add_instance, remove_instance,
-  /// update_worker, or commit()). workers must be the indexed list.
+  /// Places one instance of m on the index ws keeps (built by a place with instances, or
+  /// index(), and kept current with ws.add_instance, remove_instance, update_worker, or
+  /// commit()). workers must be the indexed list.
   template <class Workers, class M>
-  placement_result place(const Workers& workers, const M& m) {
+  placement_result place(headroom::workspace& ws, const Workers& workers, const M& m) const {
     if constexpr (diagnose_kept<Workers, M>()) {
-      detail::require_indexed_for(ws_, m);
-      return decide(workers, m, nullptr);
+      detail::require_indexed_for(ws, m);
+      return decide(ws, workers, m, nullptr);
     }
     return {};
   }
-  /// place(workers, instances, m), explained: every worker that took no part, and why.
+  /// place(ws, workers, instances, m), explained: every worker that took no part, and why.
   template <class Workers, class Instances, class M>
-  explained_placement explain(const Workers& workers, const Instances& instances, const M& m) {
+  explained_placement explain(headroom::workspace& ws, const Workers& workers,
+                              const Instances& instances, const M& m) const {
+    explained_placement out;
     if constexpr (diagnose_with_instances<Workers, Instances, M>()) {
-      ws_.index(workers, instances, m);
-      return {decide(workers, m, &why_), why_};
+      ws.index(workers, instances, m);
+      out.result = decide(ws, workers, m, &out.why);
     }
-    return {{}, why_};
+    return out;
   }
-  /// place(workers, m) on the kept index, explained.
+  /// place(ws, workers, m) on the kept index, explained.
   template <class Workers, class M>
-  explained_placement explain(const Workers& workers, const M& m) {
+  explained_placement explain(headroom::workspace& ws, const Workers& workers, const M& m) const {
+    explained_placement out;
     if constexpr (diagnose_kept<Workers, M>()) {
-      detail::require_indexed_for(ws_, m);
-      return {decide(workers, m, &why_), why_};
+      detail::require_indexed_for(ws, m);
+      out.result = decide(ws, workers, m, &out.why);
     }
-    return {{}, why_};
+    return out;
   }
-  /// Indexes workers and instances for model m without deciding.
+  /// Indexes workers and instances for model m into ws without deciding.
   template <class Workers, class Instances, class M>
-  void index(const Workers& workers, const Instances& instances, const M& m) {
-    ws_.index(workers, instances, m);
+  void index(headroom::workspace& ws, const Workers& workers, const Instances& instances,
+             const M& m) const {
+    ws.index(workers, instances, m);
   }
-  /// Counts the placement r, the last this scheduler returned, in as an instance of the
-  /// indexed model, so that the next place(workers, m) decides after it. (Or add the
-  /// placed instance with workspace().add_instance: one or the other, not both.)
-  void commit(const placement_result& r) {
-    if (r) ws_.commit(r.chosen);
+  /// Counts the placement r, the last decided on ws, in as an instance of the indexed
+  /// model, so that the next place(ws, workers, m) decides after it. (Or add the placed
+  /// instance with ws.add_instance: one or the other, not both.)
+  void commit(headroom::workspace& ws, const placement_result& r) const {
+    if (r) ws.commit(r.chosen);
   }
 
-  /// The kept index: keep it current with add_instance, remove_instance, update_worker.
-  [[nodiscard]] headroom::workspace& workspace() noexcept { return ws_; }
-  [[nodiscard]] const headroom::workspace& workspace() const noexcept { return ws_; }
-  /// The options (a reference: change them between decisions).
+  /// The options. Change them (or the chain's weights) only while no decision runs.
   [[nodiscard]] scheduler_options& options() noexcept { return options_; }
   [[nodiscard]] const scheduler_options& options() const noexcept { return options_; }
   /// The filters, the estimator (source) and the chain.
@@ -156,6 +161,7 @@ class scheduler {
     return estimate_;
   }
   [[nodiscard]] std::remove_reference_t<Chain>& chain() noexcept { return chain_; }
+  [[nodiscard]] const std::remove_reference_t<Chain>& chain() const noexcept { return chain_; }
 
  private:
   template <class Workers, class Instances, class M>
@@ -182,23 +188,22 @@ class scheduler {
       return detail::diagnose_scorer_chain<std::remove_cvref_t<Chain>, candidate>();
   }
   template <class Workers, class M>
-  placement_result decide(const Workers& workers, const M& m, explanation* why) {
+  placement_result decide(headroom::workspace& ws, const Workers& workers, const M& m,
+                          explanation* why) const {
     const auto& estimator = detail::estimator_of(estimate_, m);
-    return detail::place_on_index(workers, m, filters_, estimator, chain_, ws_, options_, why);
+    return detail::place_on_index(workers, m, filters_, estimator, chain_, ws, options_, why);
   }
 
   Filters filters_;
   Estimate estimate_;
   Chain chain_;
   scheduler_options options_;
-  headroom::workspace ws_;
-  explanation why_;
 };
 
 /// Ranks the instances of a model for scale down: the scale-down chain's totals,
 /// ascending (ties: earlier in the caller's range first); delete the first
-/// `instances − replicas` (pass that as count to order only those). Holds its chain and its
-/// workspace (the kept index, recording the model's instances).
+/// `instances − replicas` (pass that as count to order only those). A const policy: every
+/// ranking takes the caller's workspace (the kept index, recording the model's instances).
 template <class Chain>
 class scale_down_ranker {
  public:
@@ -207,50 +212,52 @@ class scale_down_ranker {
   explicit scale_down_ranker(Chain chain, stale_check stale = default_stale_check)
       : chain_(std::forward<Chain>(chain)), stale_(stale) {}
 
-  /// Indexes workers and instances for model m (recording m's instances), then ranks them.
-  /// With count below their number, only the first count are ordered and returned. The
-  /// span points into the workspace.
+  /// Indexes workers and instances for model m into ws (recording m's instances), then
+  /// ranks them. With count below their number, only the first count are ordered and
+  /// returned. The span points into ws.
   template <class Workers, class Instances, class M>
-  std::span<const ranked_instance> rank(const Workers& workers, const Instances& instances,
-                                        const M& m, std::size_t count = every_instance) {
+  std::span<const ranked_instance> rank(headroom::workspace& ws, const Workers& workers,
+                                        const Instances& instances, const M& m,
+                                        std::size_t count = every_instance) const {
     if constexpr (detail::diagnose_cluster<Workers, Instances, M>() &&
                   detail::diagnose_scorer_chain<std::remove_cvref_t<Chain>, instance_record>()) {
-      ws_.index(workers, instances, m, index_for::scale_down);
-      return detail::rank_on_index(chain_, ws_, count);
+      ws.index(workers, instances, m, index_for::scale_down);
+      return detail::rank_on_index(chain_, ws, count);
     }
     return {};
   }
-  /// Ranks the instances recorded in the kept index (built by a rank with instances, or
-  /// index(), and kept current through workspace()). workers must be the indexed list:
-  /// with stale_check refuse or refresh, each is compared with its record first.
+  /// Ranks the instances recorded in the index ws keeps (built by a rank with instances, or
+  /// index(), and kept current with ws.add_instance, remove_instance, update_worker).
+  /// workers must be the indexed list: with stale_check refuse or refresh, each is compared
+  /// with its record first.
   template <class Workers>
-  std::span<const ranked_instance> rank(const Workers& workers,
-                                        std::size_t count = every_instance) {
+  std::span<const ranked_instance> rank(headroom::workspace& ws, const Workers& workers,
+                                        std::size_t count = every_instance) const {
     if constexpr (detail::diagnose_workers<Workers>() &&
                   detail::diagnose_scorer_chain<std::remove_cvref_t<Chain>, instance_record>()) {
-      if (stale_ != stale_check::none) detail::check_records(workers, ws_, stale_);
-      return detail::rank_on_index(chain_, ws_, count);
+      if (stale_ != stale_check::none) detail::check_records(workers, ws, stale_);
+      return detail::rank_on_index(chain_, ws, count);
     }
     return {};
   }
-  /// Indexes workers and instances for model m, recording m's instances, without ranking.
+  /// Indexes workers and instances for model m into ws, recording m's instances, without
+  /// ranking.
   template <class Workers, class Instances, class M>
-  void index(const Workers& workers, const Instances& instances, const M& m) {
-    ws_.index(workers, instances, m, index_for::scale_down);
+  void index(headroom::workspace& ws, const Workers& workers, const Instances& instances,
+             const M& m) const {
+    ws.index(workers, instances, m, index_for::scale_down);
   }
 
-  /// The kept index: keep it current with add_instance, remove_instance, update_worker.
-  [[nodiscard]] headroom::workspace& workspace() noexcept { return ws_; }
-  [[nodiscard]] const headroom::workspace& workspace() const noexcept { return ws_; }
-  /// The chain.
+  /// The chain (change its weights only while no ranking runs).
   [[nodiscard]] std::remove_reference_t<Chain>& chain() noexcept { return chain_; }
-  /// What a ranking on the kept index does about stale workers (change it between rankings).
+  [[nodiscard]] const std::remove_reference_t<Chain>& chain() const noexcept { return chain_; }
+  /// What a ranking on the kept index does about stale workers.
   [[nodiscard]] stale_check& stale() noexcept { return stale_; }
+  [[nodiscard]] stale_check stale() const noexcept { return stale_; }
 
  private:
   Chain chain_;
   stale_check stale_;
-  headroom::workspace ws_;
 };
 
 }  // namespace v0

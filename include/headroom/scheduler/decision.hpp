@@ -120,10 +120,11 @@ struct explanation {
   }
 };
 
-/// A placement decision and its explanation (scheduler::explain).
+/// A placement decision and its explanation (scheduler::explain). result's spans point into
+/// the workspace the decision ran on; why is the caller's.
 struct explained_placement {
   placement_result result;  ///< the decision
-  const explanation& why;   ///< why each worker took no part (kept by the scheduler)
+  explanation why;          ///< why each worker took no part
 };
 
 /// How a scheduler decides, besides its filters, estimator and chain.
@@ -226,7 +227,7 @@ inline std::span<double> totals_for(workspace& ws, std::size_t n, std::size_t co
 }
 /// chain.evaluate on ws's scratch: totals of items (view v) into the returned span.
 template <class Chain, class Item>
-std::span<double> evaluate_on(Chain& chain, workspace& ws, const cluster_view& v,
+std::span<double> evaluate_on(const Chain& chain, workspace& ws, const cluster_view& v,
                               std::span<const Item> items) {
   constexpr std::size_t columns = scratch_columns_of<Chain>();
   const std::span<double> totals = totals_for(ws, items.size(), columns);
@@ -240,7 +241,7 @@ std::span<double> evaluate_on(Chain& chain, workspace& ws, const cluster_view& v
 /// CandidateScoreChain.score and pick_highest_score_candidate with the gpustack chain and
 /// tie_break::first_listed). The totals point into ws. No allocation once ws is warm.
 template <class Chain>
-scored_candidates score_candidates(Chain& chain, workspace& ws,
+scored_candidates score_candidates(const Chain& chain, workspace& ws,
                                    tie_break ties = tie_break::first_listed) {
   if constexpr (detail::diagnose_scorer_chain<Chain, candidate>()) {
     const std::span<const candidate> cands = ws.candidates();
@@ -411,7 +412,7 @@ inline placement_result chosen(const workspace& ws, fit_strategy strategy,
 /// ws.refilter(), other filter/model objects or an explanation filter every worker.
 template <class Workers, class M, class Filters, class E, class Chain>
 placement_result place_on_index(const Workers& workers, const M& m, const Filters& filters,
-                                const E& estimator, Chain& chain, workspace& ws,
+                                const E& estimator, const Chain& chain, workspace& ws,
                                 const scheduler_options& options, explanation* why) {
   if (why) why->clear();
   if (options.stale != stale_check::none) check_records(workers, ws, options.stale);
@@ -445,7 +446,8 @@ placement_result place_on_index(const Workers& workers, const M& m, const Filter
 /// returned (the same first count as the full ranking, at lower cost). The span points
 /// into ws. No allocation once ws is warm.
 template <class Chain>
-std::span<const ranked_instance> rank_on_index(Chain& chain, workspace& ws, std::size_t count) {
+std::span<const ranked_instance> rank_on_index(const Chain& chain, workspace& ws,
+                                               std::size_t count) {
   const std::span<const instance_record> items = ws.instances();
   const std::size_t n = items.size();
   const std::span<double> totals = evaluate_on(chain, ws, ws.view(), items);
