@@ -8,6 +8,7 @@
 // the replicas of that model are ranked for scale down, and the first model's decision is shown
 // with the gpustack preset (GPUStack's own candidate list, scores and pick). Runs with no
 // arguments (--help says so).
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -61,6 +62,14 @@ struct my_instance {
 
 /// What one replica of m needs: GPUStack's vLLM estimate from its weights, 90 % of each GPU,
 /// 8 GiB of RAM for an extended KV cache.
+// A scorer of ours: the candidate's main worker's RAM left, bytes (the chain normalises it).
+struct free_ram_scorer {
+  [[nodiscard]] double score(const cluster_view& v, const candidate& c) const noexcept {
+    const worker_record& w = v.workers[v.parts_of(c)[0].worker];
+    return static_cast<double>(std::max<std::int64_t>(0, w.ram_alloc_bytes));
+  }
+};
+
 vllm_estimator size_of(const my_model& m) {
   return vllm_estimator(m.weights_bytes, 0.9, m.attention_heads, 8 * GiB);
 }
@@ -187,6 +196,14 @@ int main(int argc, char** argv) {
     up.commit(up_ws, r);  // anti-affinity sends the next replica elsewhere
   }
   instances.back().state = instance_state::starting;
+
+  // The default chain plus a scorer of ours (prefer the worker with the most RAM left):
+  // one statement, the preset's scorers and weights kept.
+  const auto ours = up.with(weighted<free_ram_scorer>{.weight = 0.5, .name = "free_ram"});
+  headroom::workspace ours_ws;
+  if (const placement_result r = ours.place(ours_ws, workers, instances, models[0]))
+    out.printf("\n%s with the default chain plus free_ram (weight 0.5): worker %llu\n",
+               models[0].name.c_str(), static_cast<unsigned long long>(r.worker_id));
 
   // Scale llama-3.2-3b down from 3 replicas to 1.
   const auto down = gpustack_scale_down_ranker();

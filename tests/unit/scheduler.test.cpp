@@ -1252,6 +1252,56 @@ TEST_SUITE("scheduler") {
           "model");
   }
 
+  TEST_CASE("scheduler: the defaults plus a scorer of one's own, in one statement") {
+    // A scorer preferring the main worker with the most RAM left, appended to the default
+    // chain with .with(): the chain restated by hand, with the scorer last, decides the same.
+    struct free_ram {
+      double score(const cluster_view& v, const candidate& c) const noexcept {
+        return static_cast<double>(v.workers[v.parts_of(c)[0].worker].ram_alloc_bytes);
+      }
+    };
+    using best_fit = gated<best_fit_scorer>;
+    using anti_affinity = gated<anti_affinity_scorer>;
+    using least_allocated = gated<least_allocated_scorer>;
+    const auto extended =
+        default_scale_up_chain().with(weighted<free_ram>{.weight = 2, .name = "free_ram"});
+    static_assert(decltype(extended)::scratch_columns == 5);
+    const auto by_hand =
+        scorer_chain<best_fit, anti_affinity, least_allocated, locality_scorer, free_ram>(
+            normalization::min_max,
+            weighted<best_fit>{
+                .scorer = {.when = placement_policy::binpack}, .weight = 1, .name = "best_fit"},
+            weighted<anti_affinity>{
+                .scorer = {.when = placement_policy::spread}, .weight = 1, .name = "anti_affinity"},
+            weighted<least_allocated>{.scorer = {.when = placement_policy::spread},
+                                      .weight = 0.5,
+                                      .name = "least_allocated"},
+            weighted<locality_scorer>{
+                .scorer = {.max_score = 100}, .weight = 0.1, .name = "model_file_locality"},
+            weighted<free_ram>{.weight = 2, .name = "free_ram"});
+    std::vector<Wk> workers{{.id = 1,
+                             .ram_total_bytes = 64 * GiB,
+                             .gpus = {{.index = 0, .vram_total_bytes = 24 * GiB}}},
+                            {.id = 2,
+                             .ram_total_bytes = 512 * GiB,
+                             .gpus = {{.index = 0, .vram_total_bytes = 80 * GiB}}}};
+    const std::vector<Inst> none;
+    const fixed_estimator e{.per_gpu = 16 * GiB};
+    const auto plain = default_scheduler(e);
+    const auto mine = plain.with(weighted<free_ram>{.weight = 2, .name = "free_ram"});
+    const auto hand = scheduler(basic_filters(), e, by_hand);
+    workspace a, b, c;
+    const placement_result p = plain.place(a, workers, none, Model{});
+    const placement_result m = mine.place(b, workers, none, Model{});
+    const placement_result h = hand.place(c, workers, none, Model{});
+    REQUIRE(p);
+    REQUIRE(m);
+    CHECK(p.worker_id == 1);  // best fit alone: 8 GiB left on the 24 GiB GPU
+    CHECK(m.worker_id == 2);  // with free RAM at weight 2 (100 against best fit's 100): 2
+    CHECK(h.worker_id == m.worker_id);
+    CHECK(h.score == m.score);
+  }
+
   TEST_CASE("scheduler: one const policy serves two threads, each with its own workspace") {
     // A cluster of 48 workers (1–4 GPUs of 24, 48 or 80 GiB) and a sequence of 60 models of
     // 4–40 GiB, half spreading (the gpustack chain's spread scorer keeps per-decision

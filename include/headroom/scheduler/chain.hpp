@@ -219,6 +219,15 @@ class scorer_chain {
       : mode_(mode), entries_(std::move(entries)...) {
     std::apply([](const auto&... e) { (detail::checked_weight(e.weight), ...); }, entries_);
   }
+  /// This chain with `extra` appended, the same normalisation: the defaults plus yours in one
+  /// statement, `default_scale_up_chain().with(weighted<my_scorer>{.weight = 0.5, .name =
+  /// "mine"})` (Kubernetes' framework: register a plugin, add {name, weight}).
+  template <class S>
+  [[nodiscard]] constexpr scorer_chain<Ss..., S> with(weighted<S> extra) const {
+    return std::apply(
+        [&](const auto&... e) { return scorer_chain<Ss..., S>(mode_, e..., std::move(extra)); },
+        entries_);
+  }
   /// The scratch evaluate() works best with: one column per scorer (scratch_columns ×
   /// items); with less it scores one scorer after the other.
   static constexpr std::size_t scratch_columns = sizeof...(Ss);

@@ -150,6 +150,17 @@ class scheduler {
     if (r) ws.commit(r.chosen);
   }
 
+  /// This policy with `extra` appended to its (static) chain: the preset plus your scorer in
+  /// one statement, `default_scheduler(size_of).with(weighted<my_scorer>{.weight = 0.5,
+  /// .name = "mine"})`.
+  template <class S>
+  requires requires(const std::remove_cvref_t<Chain>& c, weighted<S> w) { c.with(w); }
+  [[nodiscard]] auto with(weighted<S> extra) const {
+    using extended = decltype(chain_.with(std::move(extra)));
+    return scheduler<std::remove_cvref_t<Filters>, std::remove_cvref_t<Estimate>, extended>(
+        filters_, estimate_, chain_.with(std::move(extra)), options_);
+  }
+
   /// The options. Change them (or the chain's weights) only while no decision runs.
   [[nodiscard]] scheduler_options& options() noexcept { return options_; }
   [[nodiscard]] const scheduler_options& options() const noexcept { return options_; }
