@@ -316,7 +316,7 @@ class scorer_chain {
           entries);
     }
     if (mode_ == normalization::none) return;
-    term terms[k];
+    term terms[k]{};  // value-initialised: g++ -O3 cannot see that only [0, t) is read
     std::size_t t = 0;
     std::apply(
         [&](const auto&... e) {
