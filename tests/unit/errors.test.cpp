@@ -574,6 +574,31 @@ TEST_SUITE("errors") {
                          .mean_queue_length()));
   }
 
+  TEST_CASE("errors: queueing md1_queue wait_conformance") {
+    const md1_queue q{.arrival_rate_per_second = 5.0, .service_rate_per_second = 10.0};
+    CHECK_REJECTS(q.wait_conformance(nan_s), "threshold");
+    CHECK_REJECTS(q.wait_conformance(-1s), "threshold");
+    CHECK_REJECTS(q.wait_conformance(inf_s), "threshold");
+    CHECK_REJECTS((md1_queue{.arrival_rate_per_second = -1.0, .service_rate_per_second = 10.0}
+                       .wait_conformance(1s)),
+                  "arrival_rate_per_second");
+    CHECK_REJECTS(
+        (md1_queue{.arrival_rate_per_second = 1.0, .service_rate_per_second = 0.0}.wait_conformance(
+            1s)),
+        "service_rate_per_second");
+    // A threshold whose series would keep fewer than 8 digits: refused, not answered.
+    CHECK_REJECTS((md1_queue{.arrival_rate_per_second = 99.0, .service_rate_per_second = 100.0}
+                       .wait_conformance(10s)),
+                  "threshold");
+    // Domain outcomes: unstable 0, no arrivals 1, t = 0 is 1 − ρ.
+    CHECK(md1_queue{.arrival_rate_per_second = 20.0, .service_rate_per_second = 10.0}
+              .wait_conformance(1s) == 0.0);
+    CHECK(
+        md1_queue{.arrival_rate_per_second = 0.0, .service_rate_per_second = 10.0}.wait_conformance(
+            0s) == 1.0);
+    CHECK(q.wait_conformance(0s) == doctest::Approx(0.5));
+  }
+
   // ---- coldstart.hpp -----------------------------------------------------------------------
 
   TEST_CASE("errors: coldstart slowest_channel") {
@@ -1955,6 +1980,26 @@ TEST_SUITE("errors") {
     p = good;
     p.search.z = -1.0;
     CHECK_REJECTS(plan::search(p, lengths), "search.z");
+  }
+
+  TEST_CASE("errors: plan read_model_card and to_model_shape") {
+    // The reader never throws: a bad file is its error, naming the byte and the field.
+    const auto not_json = plan::read_model_card("{\"num_hidden_layers\": NaN}");
+    CHECK_FALSE(not_json.ok());
+    CHECK(not_json.error.field.empty());
+    const auto negative = plan::read_model_card(
+        R"({"num_hidden_layers": -1, "hidden_size": 8, "num_attention_heads": 1,
+            "vocab_size": 8, "intermediate_size": 8})");
+    CHECK_FALSE(negative.ok());
+    CHECK(negative.error.field == "num_hidden_layers");
+    CHECK(plan::read_model_card("").error.reason == "not a model card: the text is empty");
+    const auto card = plan::read_model_card(
+        R"({"num_hidden_layers": 2, "hidden_size": 8, "num_attention_heads": 2,
+            "vocab_size": 16, "intermediate_size": 16, "torch_dtype": "bfloat16"})");
+    REQUIRE(card.ok());
+    CHECK_REJECTS(plan::to_model_shape(*card.card, {.precision = numeric_format::int4}),
+                  "precision");
+    CHECK_REJECTS(plan::to_model_shape(*card.card, {.kv_cache = numeric_format::fp4}), "kv_cache");
   }
 
   TEST_CASE("errors: plan make_step_time") {
