@@ -48,7 +48,6 @@ struct options {
   std::string arrivals = "poisson";
   double cv = 1.0;
   std::string trace_format, trace_file;
-  double speed = 1.0;
   std::size_t prompt_tokens = 128, output_tokens = 128;
   std::string prompt_file;
   double ttft = 1.0, tpot = 0.05, quantile = 0.9;
@@ -84,10 +83,8 @@ options parse_flags(example::flags& f, int argc, char** argv) {
       .number("--cv", o.cv, {0, 100}, "",
               "with --arrivals gamma: the gaps' coefficient of variation")
       .choice_and_file("--trace", o.trace_format, example::trace_formats, o.trace_file,
-                       "send at a public trace's times (scaled to --rate, or by --speed with "
-                       "--search unset) with its prompt and output lengths")
-      .number("--speed", o.speed, {0, 1e6, true, false}, "times",
-              "with --trace and no --rate: replay the trace this many times faster")
+                       "send at a public trace's times, scaled to each run's rate, with its "
+                       "prompt and output lengths")
       .whole("--prompt-tokens", o.prompt_tokens, {1, 1000000}, "tokens",
              "prompt length: this many filler words (one token each in common tokenizers)")
       .text("--prompt-file", o.prompt_file, "FILE",
@@ -140,7 +137,6 @@ double z_of(const std::string& level) {
 // with the stated lengths.
 struct trace_input {
   std::vector<std::pair<double, std::pair<std::size_t, std::size_t>>> requests;  // t, lengths
-  double span = 0.0;
 };
 
 std::vector<example::planned_request> plan_at(const options& o, const trace_input& trace,
@@ -148,11 +144,10 @@ std::vector<example::planned_request> plan_at(const options& o, const trace_inpu
   std::vector<example::planned_request> plan;
   if (!trace.requests.empty()) {
     // The trace's first `requests` arrivals, their times scaled so that the mean rate is
-    // `rate` (or by --speed without one).
+    // `rate` (all at once when they all share one time).
     const std::size_t n = std::min(o.requests, trace.requests.size());
     const double last = trace.requests[n - 1].first;
-    const double scale =
-        rate > 0 && last > 0 ? (static_cast<double>(n) / rate) / last : 1.0 / o.speed;
+    const double scale = last > 0 ? (static_cast<double>(n) / rate) / last : 1.0;
     for (std::size_t i = 0; i < n; ++i)
       plan.push_back({.intended_seconds = trace.requests[i].first * scale,
                       .prompt_tokens = trace.requests[i].second.first,
@@ -181,7 +176,7 @@ struct measured_run {
   std::vector<headroom::request_outcome> outcomes;
   headroom::conformance_estimate conformance{};
   double lag_p50 = 0, lag_p99 = 0, lag_max = 0;  // seconds
-  std::size_t failures[7] = {};
+  std::size_t failures[example::failure_kinds] = {};
   bool valid = true;
 };
 
@@ -208,7 +203,7 @@ measured_run measure(const options& o, example::stream_client& client, const tra
   const auto at = [origin](double t) { return std::chrono::duration<double>(t - origin); };
   for (const auto& r : m.record.requests) {
     lags.push_back(r.sent - r.intended);
-    ++m.failures[static_cast<int>(r.error)];
+    ++m.failures[static_cast<std::size_t>(r.error)];
     headroom::request_outcome out{.intended_arrival = at(r.intended),
                                   .sent = at(r.sent),
                                   .first_token = at(r.first_token > 0 ? r.first_token : r.finished),
@@ -243,7 +238,7 @@ void print_run(example::output_buffer& out, const measured_run& m) {
       m.rate, m.outcomes.size(), c.share, c.lower, c.upper, c.n, 1000.0 * quantile_of(ttfts, 0.5),
       1000.0 * quantile_of(ttfts, 0.99));
   std::string failures;
-  for (int k = 1; k < 7; ++k)
+  for (std::size_t k = 1; k < example::failure_kinds; ++k)
     if (m.failures[k] > 0) {
       if (!failures.empty()) failures += ", ";
       failures += std::to_string(m.failures[k]);
@@ -336,7 +331,7 @@ std::string curve_csv(const std::vector<measured_run>& runs) {
   csv.printf("rate_per_second,conformance,lower,upper,n,requests,failed,lag_p99_ms,valid\n");
   for (const auto& m : runs) {
     std::size_t failed = 0;
-    for (int k = 1; k < 7; ++k) failed += m.failures[k];
+    for (std::size_t k = 1; k < example::failure_kinds; ++k) failed += m.failures[k];
     csv.printf("%.6g,%.6f,%.6f,%.6f,%zu,%zu,%zu,%.3f,%s\n", m.rate, m.conformance.share,
                m.conformance.lower, m.conformance.upper, m.conformance.n, m.outcomes.size(), failed,
                1000.0 * m.lag_p99, m.valid ? "true" : "false");

@@ -48,6 +48,9 @@ enum class failure : std::uint8_t {
   line_too_long,  ///< a header or event line longer than the client's bound
 };
 
+/// How many kinds of failure there are (none included): an array indexed by failure.
+inline constexpr std::size_t failure_kinds = 7;
+
 /// "none", "connect", "http_status", "timeout", "broken_stream", "malformed", "line_too_long".
 inline const char* to_string(failure f) {
   switch (f) {
@@ -398,8 +401,7 @@ class stream_client {
 
   bool resolve(std::string& error) {
     if (resolved_) return true;
-    addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
+    addrinfo hints{};  // ai_family 0: IPv4 or IPv6, whichever the name has
     hints.ai_socktype = SOCK_STREAM;
     addrinfo* found = nullptr;
     const int rc =
@@ -455,14 +457,9 @@ class stream_client {
         if (f != failure::none || c.done) return f;
         continue;
       }
-      if (n == 0) {  // the server closed
-        if (c.at == detail::connection::stage::body && !c.chunked && !c.content_length) {
-          // A close-delimited body ends here: complete if it said [DONE] (checked by the
-          // event parser), else broken.
-          return c.done ? failure::none : failure::broken_stream;
-        }
-        return c.done ? failure::none : failure::broken_stream;
-      }
+      // The server closed: complete only if the stream said [DONE] (a close-delimited body
+      // ends here too), else broken.
+      if (n == 0) return c.done ? failure::none : failure::broken_stream;
       if (errno == EAGAIN || errno == EWOULDBLOCK) return failure::none;
       if (errno == EINTR) continue;
       return failure::broken_stream;

@@ -141,6 +141,20 @@ double solve_capacity(F conformance, double q, double bound) {
   return lo;
 }
 
+// The search ran, its bracket holds `truth`, is a passing and a failing rate within a factor
+// of two, and took under a minute.
+void check_bracketed(const char* law, double truth, const ran& r) {
+  INFO(r.out, r.err);
+  REQUIRE(r.status == 0);
+  const auto [low, high] = bracket_of(r.out);
+  MESSAGE(law << ": truth " << truth << " req/s, bracket [" << low << ", " << high << ") in "
+              << r.seconds << " s");
+  CHECK(low <= truth);
+  CHECK(truth < high);
+  CHECK(high <= 2.0 * low);
+  CHECK(r.seconds < 60.0);
+}
+
 }  // namespace
 
 TEST_SUITE("integration/endpoint") {
@@ -173,15 +187,7 @@ TEST_SUITE("integration/endpoint") {
                                "--confidence", "0.99", "--tolerance", "0.1", "--max-runs", "8",
                                "--output-tokens", "4"});
     // clang-format on
-    INFO(r.out, r.err);
-    REQUIRE(r.status == 0);
-    const auto [low, high] = bracket_of(r.out);
-    MESSAGE("M/M/8: truth " << truth << " req/s, bracket [" << low << ", " << high << ") in "
-                            << r.seconds << " s");
-    CHECK(low <= truth);
-    CHECK(truth < high);
-    CHECK(high <= 2.0 * low);  // a passing and a failing rate, within a factor of two
-    CHECK(r.seconds < 60.0);
+    check_bracketed("M/M/8", truth, r);
   }
 
   TEST_CASE("endpoint: mu* of an M/D/1 engine, bracketed over real sockets") {
@@ -212,15 +218,7 @@ TEST_SUITE("integration/endpoint") {
                                "--confidence", "0.99", "--tolerance", "0.1", "--max-runs", "7",
                                "--output-tokens", "4"});
     // clang-format on
-    INFO(r.out, r.err);
-    REQUIRE(r.status == 0);
-    const auto [low, high] = bracket_of(r.out);
-    MESSAGE("M/D/1: truth " << truth << " req/s, bracket [" << low << ", " << high << ") in "
-                            << r.seconds << " s");
-    CHECK(low <= truth);
-    CHECK(truth < high);
-    CHECK(high <= 2.0 * low);
-    CHECK(r.seconds < 60.0);
+    check_bracketed("M/D/1", truth, r);
   }
 
   TEST_CASE("endpoint: the saved run reads back, as vLLM's, to the same conformance") {
