@@ -11,6 +11,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -150,6 +151,21 @@ TEST_SUITE("prometheus_range") {
     CHECK(headroom::test::rejected([&] {
             (void)prom::window_conformance(w, {.ttft = 0s, .tpot = 50ms});
           }) == "slo.ttft");
+  }
+
+  TEST_CASE("window_conformance: the joint lower bound never exceeds the upper once rounded") {
+    // Every TTFT within its bound (a = 1) and TPOT 21 of 38: Fréchet's bounds are both 21/38,
+    // but 1 + 21/38 − 1 rounds above 21/38 in binary64.
+    prom::deployment_window w;
+    w.ttft = {{.upper_bound = 0.1, .cumulative_count = 38.0},
+              {.upper_bound = std::numeric_limits<double>::infinity(), .cumulative_count = 38.0}};
+    w.tpot = {{.upper_bound = 0.05, .cumulative_count = 21.0},
+              {.upper_bound = std::numeric_limits<double>::infinity(), .cumulative_count = 38.0}};
+    REQUIRE(1.0 + 21.0 / 38.0 - 1.0 > 21.0 / 38.0);  // the rounding the bound must absorb
+    const auto b = prom::window_conformance(w, {.ttft = 500ms, .tpot = 50ms});
+    CHECK(b.upper == 21.0 / 38.0);
+    CHECK(b.lower == b.upper);
+    CHECK(b.requests == 38.0);
   }
 
   TEST_CASE("deployment_window: answers that are not a window say why") {

@@ -343,8 +343,9 @@ namespace detail {
   add(&w.ttft, objective.ttft.count());
   add(objective.tpot_kind == tpot_definition::vllm ? &w.tpot : nullptr, objective.tpot.count());
   if (objective.e2e) add(&w.e2e, objective.e2e->count());
-  out.lower = std::max(0.0, sum_lower - static_cast<double>(k - 1));
+  // Σ aᵢ − (k − 1) ≤ min aᵢ exactly, but not always once rounded (1 + x − 1 can exceed x).
   out.upper = min_upper;
+  out.lower = std::clamp(sum_lower - static_cast<double>(k - 1), 0.0, out.upper);
   return out;
 }
 
