@@ -25,7 +25,12 @@ namespace plan = headroom::plan;
 namespace sim = headroom::sim;
 using namespace std::chrono_literals;
 
-const sim::lognormal_lengths mix(200.0, 1.0, 150.0, 0.9, {4, 1}, {4096, 2048});
+const sim::lognormal_lengths mix({.prompt_median = 200.0,
+                                  .prompt_sigma = 1.0,
+                                  .output_median = 150.0,
+                                  .output_sigma = 0.9,
+                                  .min = {4, 1},
+                                  .max = {4096, 2048}});
 
 // The example's two problems (its prices, links, SLOs and day; the shipped calibrations).
 std::vector<plan::problem> example_grid(std::size_t requests_per_run) {

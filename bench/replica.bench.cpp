@@ -24,17 +24,30 @@ namespace sim = headroom::sim;
 struct setup {
   sim::roofline_step_time model;
   sim::replica_config config;
-  sim::lognormal_lengths mix{200.0, 1.0, 150.0, 0.9, {4, 1}, {4096, 2048}};
+  sim::lognormal_lengths mix{{.prompt_median = 200.0,
+                              .prompt_sigma = 1.0,
+                              .output_median = 150.0,
+                              .output_sigma = 0.9,
+                              .min = {4, 1},
+                              .max = {4096, 2048}}};
 };
 
 setup make_setup(sim::kv_policy policy) {
   const auto& gpu = headroom::accelerators::h100_sxm;
   const double kv = headroom::kv_bytes_per_token(
       {.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0});
-  setup s{sim::make_roofline_step_time(gpu, 8e9, 2.0, kv, 0.5, 0.8, 1ms), {}};
+  setup s{sim::make_roofline_step_time(gpu, {.parameters = 8e9,
+                                             .bytes_per_parameter = 2.0,
+                                             .kv_bytes_per_token = kv,
+                                             .flops_efficiency = 0.5,
+                                             .bandwidth_efficiency = 0.8,
+                                             .overhead = 1ms}),
+          {}};
   s.config.max_batch = 256;
-  s.config.kv_budget_tokens =
-      sim::kv_budget_tokens(gpu.memory_bytes, 0.9, s.model.weight_bytes, kv);
+  s.config.kv_budget_tokens = sim::kv_budget_tokens({.memory_bytes = gpu.memory_bytes,
+                                                     .memory_fraction = 0.9,
+                                                     .weight_bytes = s.model.weight_bytes,
+                                                     .kv_bytes_per_token = kv});
   s.config.max_batched_tokens = 8192;
   s.config.kv = policy;
   return s;

@@ -180,9 +180,13 @@ int main(int argc, char** argv) {
   const std::vector<sim::request_lengths> replay =
       trace_format.empty() ? std::vector<sim::request_lengths>{}
                            : example::read_trace_lengths(f, trace_format, trace_path);
-  lengths_source mix{.mix = sim::lognormal_lengths(200.0, 1.0, 150.0, 0.9,
-                                                   {.prompt_tokens = 4, .output_tokens = 1},
-                                                   {.prompt_tokens = 4096, .output_tokens = 2048})};
+  lengths_source mix{
+      .mix = sim::lognormal_lengths({.prompt_median = 200.0,
+                                     .prompt_sigma = 1.0,
+                                     .output_median = 150.0,
+                                     .output_sigma = 0.9,
+                                     .min = {.prompt_tokens = 4, .output_tokens = 1},
+                                     .max = {.prompt_tokens = 4096, .output_tokens = 2048}})};
   if (!replay.empty()) mix.trace.emplace(replay);
   const headroom::slo objective{.ttft = std::chrono::duration<double>(ttft_seconds),
                                 .tpot = std::chrono::duration<double>(tpot_seconds)};

@@ -79,15 +79,27 @@ int main(int argc, char** argv) {
   const auto& gpu = headroom::accelerators::h100_sxm;
   const double kv_per_token = headroom::kv_bytes_per_token(
       {.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0});
-  const auto model = sim::make_roofline_step_time(gpu, 8e9, 2.0, kv_per_token, 0.5, 0.8, 1ms);
-  const sim::replica_config replica{.max_batch = 256,
-                                    .kv_budget_tokens = sim::kv_budget_tokens(
-                                        gpu.memory_bytes, 0.9, model.weight_bytes, kv_per_token),
-                                    .max_batched_tokens = 8192,
-                                    .prefill = sim::prefill_mode::chunked,
-                                    .kv = sim::kv_policy::preempt_youngest};
-  const sim::lognormal_lengths mix(200.0, 1.0, 150.0, 0.9, {.prompt_tokens = 4, .output_tokens = 1},
-                                   {.prompt_tokens = 4096, .output_tokens = 2048});
+  const auto model = sim::make_roofline_step_time(gpu, {.parameters = 8e9,
+                                                        .bytes_per_parameter = 2.0,
+                                                        .kv_bytes_per_token = kv_per_token,
+                                                        .flops_efficiency = 0.5,
+                                                        .bandwidth_efficiency = 0.8,
+                                                        .overhead = 1ms});
+  const sim::replica_config replica{
+      .max_batch = 256,
+      .kv_budget_tokens = sim::kv_budget_tokens({.memory_bytes = gpu.memory_bytes,
+                                                 .memory_fraction = 0.9,
+                                                 .weight_bytes = model.weight_bytes,
+                                                 .kv_bytes_per_token = kv_per_token}),
+      .max_batched_tokens = 8192,
+      .prefill = sim::prefill_mode::chunked,
+      .kv = sim::kv_policy::preempt_youngest};
+  const sim::lognormal_lengths mix({.prompt_median = 200.0,
+                                    .prompt_sigma = 1.0,
+                                    .output_median = 150.0,
+                                    .output_sigma = 0.9,
+                                    .min = {.prompt_tokens = 4, .output_tokens = 1},
+                                    .max = {.prompt_tokens = 4096, .output_tokens = 2048}});
   const headroom::slo objective{.ttft = 1s, .tpot = 50ms};
 
   // Each rate λ is offered twice: by N = 200 users thinking Z = N/λ on average (what a

@@ -217,7 +217,12 @@ std::vector<model_entry> models(const example::flags& f, const options& o) {
 
 // The demo's length mix: ShareGPT-like log-normal prompts and outputs (our stated
 // parameters, as in examples/capacity_sweep.cpp), or a trace's lengths replayed in order.
-const sim::lognormal_lengths mix(200.0, 1.0, 150.0, 0.9, {4, 1}, {4096, 2048});
+const sim::lognormal_lengths mix({.prompt_median = 200.0,
+                                  .prompt_sigma = 1.0,
+                                  .output_median = 150.0,
+                                  .output_sigma = 0.9,
+                                  .min = {4, 1},
+                                  .max = {4096, 2048}});
 constexpr const char* mix_description =
     "lognormal prompt 200 sigma 1.0 [4,4096] output 150 sigma 0.9 [1,2048]";
 

@@ -180,8 +180,11 @@ inline sim::replica_config engine_of(const measurement& r) {
                                               : 1024 * std::ceil(tokens / 1024);
     c.max_batch = static_cast<std::size_t>(max_batch);
     c.max_batched_tokens = std::max(static_cast<std::size_t>(max_tokens), c.max_batch);
-    c.kv_budget_tokens = sim::kv_budget_tokens(spec.memory_bytes * r.tensor_parallel, 0.95,
-                                               m.parameters * m.bytes_per_parameter, kv);
+    c.kv_budget_tokens =
+        sim::kv_budget_tokens({.memory_bytes = spec.memory_bytes * r.tensor_parallel,
+                               .memory_fraction = 0.95,
+                               .weight_bytes = m.parameters * m.bytes_per_parameter,
+                               .kv_bytes_per_token = kv});
     c.prefill = sim::prefill_mode::chunked;
     c.kv = sim::kv_policy::reserve_full;
   } else {
@@ -189,7 +192,10 @@ inline sim::replica_config engine_of(const measurement& r) {
     // a step for an 8192-token model), preemption by recompute.
     c.max_batch = 256;
     c.max_batched_tokens = 8192;
-    c.kv_budget_tokens = sim::kv_budget_tokens(spec.memory_bytes, 0.9, m.parameters * 2.0, kv);
+    c.kv_budget_tokens = sim::kv_budget_tokens({.memory_bytes = spec.memory_bytes,
+                                                .memory_fraction = 0.9,
+                                                .weight_bytes = m.parameters * 2.0,
+                                                .kv_bytes_per_token = kv});
     c.prefill = sim::prefill_mode::whole;
     c.kv = sim::kv_policy::preempt_youngest;
   }
@@ -254,14 +260,31 @@ inline std::vector<plan::timed_run> simulated_timed_runs(const plan::step_time_p
     r.engine.max_batch = 128;
     r.engine.max_batched_tokens = 2048;
     r.engine.prefill = sim::prefill_mode::chunked;
-    r.engine.kv_budget_tokens = sim::kv_budget_tokens(r.gpu.memory_bytes * x.tp, 0.9,
-                                                      m.parameters * 2.0, m.kv_bytes_per_token);
+    r.engine.kv_budget_tokens = sim::kv_budget_tokens({.memory_bytes = r.gpu.memory_bytes * x.tp,
+                                                       .memory_fraction = 0.9,
+                                                       .weight_bytes = m.parameters * 2.0,
+                                                       .kv_bytes_per_token = m.kv_bytes_per_token});
     std::mt19937_64 engine(seed++);
     const auto schedule = headroom::poisson_schedule(x.rate, n, engine);
     const sim::lognormal_lengths lengths =
-        x.mix == 0   ? sim::lognormal_lengths(200.0, 1.0, 150.0, 0.9, {4, 1}, {4096, 2048})
-        : x.mix == 1 ? sim::lognormal_lengths(2000.0, 0.3, 50.0, 0.5, {4, 1}, {8000, 2048})
-                     : sim::lognormal_lengths(3000.0, 0.2, 600.0, 0.2, {4, 1}, {8000, 2048});
+        x.mix == 0   ? sim::lognormal_lengths({.prompt_median = 200.0,
+                                               .prompt_sigma = 1.0,
+                                               .output_median = 150.0,
+                                               .output_sigma = 0.9,
+                                               .min = {4, 1},
+                                               .max = {4096, 2048}})
+        : x.mix == 1 ? sim::lognormal_lengths({.prompt_median = 2000.0,
+                                               .prompt_sigma = 0.3,
+                                               .output_median = 50.0,
+                                               .output_sigma = 0.5,
+                                               .min = {4, 1},
+                                               .max = {8000, 2048}})
+                     : sim::lognormal_lengths({.prompt_median = 3000.0,
+                                               .prompt_sigma = 0.2,
+                                               .output_median = 600.0,
+                                               .output_sigma = 0.2,
+                                               .min = {4, 1},
+                                               .max = {8000, 2048}});
     const auto requests = sim::make_requests(schedule, lengths, engine);
     const plan::accelerator_option gpu{.spec = r.gpu,
                                        .price_per_gpu_hour = 1.0,

@@ -19,7 +19,6 @@
 //   plan/merge.hpp          shards merged into whole grids
 //   plan/calibrate.hpp      the step time's parameters fitted to measurements, with residuals
 //   plan/calibrations.hpp   the shipped calibrations, and where an option's parameters come from
-//   plan/calls.hpp          (internal) the library calls with several same-typed quantities
 // Guide: docs/planner.md.
 #pragma once
 
@@ -28,7 +27,6 @@
 
 #include "plan/calibrate.hpp"
 #include "plan/calibrations.hpp"
-#include "plan/calls.hpp"
 #include "plan/configuration.hpp"
 #include "plan/csv_read.hpp"
 #include "plan/csv_write.hpp"

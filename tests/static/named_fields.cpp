@@ -6,6 +6,7 @@
 // misuses as whole programs and checks the compiler's first error.
 #include <chrono>
 #include <cstdint>
+#include <type_traits>
 
 #include <headroom/headroom.hpp>
 
@@ -104,4 +105,36 @@ static_assert(!brace_constructible<headroom::gamma_gaps_inputs, double, double>)
 static_assert(!brace_constructible<headroom::linear_ramp_inputs, double, double>);
 static_assert(!brace_constructible<headroom::kubernetes::in_flight_target_inputs, double, double,
                                    std::chrono::duration<double>>);
+
+// ---- the simulator's and the scheduler's inputs: several doubles or byte counts each ------
+
+template <class... Args>
+concept roofline_step_time_takes = requires(Args... args) {
+  headroom::sim::make_roofline_step_time(args...);
+};
+using seconds_d = std::chrono::duration<double>;
+static_assert(!roofline_step_time_takes<headroom::accelerator_spec, double, double, double, double,
+                                        double, seconds_d>);
+static_assert(
+    roofline_step_time_takes<headroom::accelerator_spec, headroom::sim::roofline_step_time_inputs>);
+static_assert(!brace_constructible<headroom::sim::roofline_step_time_inputs, double, double, double,
+                                   double, double, seconds_d>);
+
+template <class... Args>
+concept kv_budget_takes = requires(Args... args) {
+  headroom::sim::kv_budget_tokens(args...);
+};
+static_assert(!kv_budget_takes<double, double, double, double>);
+static_assert(kv_budget_takes<headroom::sim::kv_budget_inputs>);
+static_assert(
+    !brace_constructible<headroom::sim::kv_budget_inputs, double, double, double, double>);
+
+static_assert(
+    !std::is_constructible_v<headroom::sim::lognormal_lengths, double, double, double, double>);
+static_assert(
+    !brace_constructible<headroom::sim::lognormal_lengths_options, double, double, double, double>);
+static_assert(!std::is_constructible_v<headroom::layered_estimator, std::uint32_t, std::uint64_t,
+                                       std::uint64_t, std::uint64_t, std::uint64_t>);
+static_assert(!brace_constructible<headroom::layered_options, std::uint32_t, std::uint64_t,
+                                   std::uint64_t, std::uint64_t, std::uint64_t>);
 }  // namespace

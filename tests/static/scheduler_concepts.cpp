@@ -133,7 +133,12 @@ static_assert(vllm_estimator(14 * gib_bytes, 0.9, 32)
                   .fits(vllm_estimator(14 * gib_bytes, 0.9, 32)
                             .gpu_claim_bytes(24 * gib_bytes, 24 * gib_bytes),
                         1));
-static_assert(layered_estimator(10, 100, 50, 10, 0).max_layers(1050) == 10);
+static_assert(layered_estimator({.total_layers = 10,
+                                 .layer_vram_bytes = 100,
+                                 .fixed_vram_bytes = 50,
+                                 .layer_ram_bytes = 10,
+                                 .fixed_ram_bytes = 0})
+                  .max_layers(1050) == 10);
 }  // namespace
 
 // Every entry point, instantiated with the archetypes alone (compiled, never run).

@@ -71,9 +71,11 @@ std::vector<plan::calibration_row> synthetic_rows() {
                             .output_tokens = x.out,
                             .requests = x.requests};
     r.engine = {.max_batch = 256,
-                .kv_budget_tokens =
-                    sim::kv_budget_tokens(headroom::accelerators::h100_sxm.memory_bytes * x.tp, 0.9,
-                                          16.06e9, m.kv_bytes_per_token),
+                .kv_budget_tokens = sim::kv_budget_tokens(
+                    {.memory_bytes = headroom::accelerators::h100_sxm.memory_bytes * x.tp,
+                     .memory_fraction = 0.9,
+                     .weight_bytes = 16.06e9,
+                     .kv_bytes_per_token = m.kv_bytes_per_token}),
                 .max_batched_tokens = 8192,
                 .prefill = sim::prefill_mode::chunked,
                 .kv = sim::kv_policy::preempt_youngest};

@@ -1812,7 +1812,12 @@ TEST_SUITE("errors") {
     CHECK_REJECTS(vllm_estimator(16 * gib_bytes, 1.5, 32), "gpu_memory_utilization");
     CHECK_REJECTS(vllm_estimator(16 * gib_bytes, not_a_number, 32), "gpu_memory_utilization");
     CHECK_REJECTS(vllm_estimator(16 * gib_bytes, 0.9, 0), "attention_heads");
-    CHECK_REJECTS(layered_estimator(0, 1, 1, 1, 1), "total_layers");
+    CHECK_REJECTS(layered_estimator({.total_layers = 0,
+                                     .layer_vram_bytes = 1,
+                                     .fixed_vram_bytes = 1,
+                                     .layer_ram_bytes = 1,
+                                     .fixed_ram_bytes = 1}),
+                  "total_layers");
     CHECK_REJECTS((vllm_estimator(vllm_options{.gpu_memory_utilization = 0.0})),
                   "options.gpu_memory_utilization");
     CHECK_REJECTS((vllm_estimator(vllm_options{.attention_heads = 32, .tensor_parallel_size = 3})),
@@ -2282,25 +2287,89 @@ TEST_SUITE("errors") {
   }
 
   TEST_CASE("errors: replica kv_budget_tokens") {
-    CHECK_REJECTS(sim::kv_budget_tokens(not_a_number, 0.9, 16e9, 131072.0), "memory_bytes");
-    CHECK_REJECTS(sim::kv_budget_tokens(0.0, 0.9, 16e9, 131072.0), "memory_bytes");
-    CHECK_REJECTS(sim::kv_budget_tokens(80e9, 1.5, 16e9, 131072.0), "memory_fraction");
-    CHECK_REJECTS(sim::kv_budget_tokens(80e9, 0.9, -1.0, 131072.0), "weight_bytes");
-    CHECK_REJECTS(sim::kv_budget_tokens(80e9, 0.9, 16e9, 0.0), "kv_bytes_per_token");
-    CHECK_REJECTS(sim::kv_budget_tokens(80e9, 0.9, 80e9, 131072.0), "weight_bytes");  // no room
-    CHECK_REJECTS(sim::kv_budget_tokens(1e300, 1.0, 0.0, 1e-300), "kv_bytes_per_token");
+    CHECK_REJECTS(sim::kv_budget_tokens({.memory_bytes = not_a_number,
+                                         .memory_fraction = 0.9,
+                                         .weight_bytes = 16e9,
+                                         .kv_bytes_per_token = 131072.0}),
+                  "memory_bytes");
+    CHECK_REJECTS(sim::kv_budget_tokens({.memory_bytes = 0.0,
+                                         .memory_fraction = 0.9,
+                                         .weight_bytes = 16e9,
+                                         .kv_bytes_per_token = 131072.0}),
+                  "memory_bytes");
+    CHECK_REJECTS(sim::kv_budget_tokens({.memory_bytes = 80e9,
+                                         .memory_fraction = 1.5,
+                                         .weight_bytes = 16e9,
+                                         .kv_bytes_per_token = 131072.0}),
+                  "memory_fraction");
+    CHECK_REJECTS(sim::kv_budget_tokens({.memory_bytes = 80e9,
+                                         .memory_fraction = 0.9,
+                                         .weight_bytes = -1.0,
+                                         .kv_bytes_per_token = 131072.0}),
+                  "weight_bytes");
+    CHECK_REJECTS(sim::kv_budget_tokens({.memory_bytes = 80e9,
+                                         .memory_fraction = 0.9,
+                                         .weight_bytes = 16e9,
+                                         .kv_bytes_per_token = 0.0}),
+                  "kv_bytes_per_token");
+    CHECK_REJECTS(sim::kv_budget_tokens({.memory_bytes = 80e9,
+                                         .memory_fraction = 0.9,
+                                         .weight_bytes = 80e9,
+                                         .kv_bytes_per_token = 131072.0}),
+                  "weight_bytes");  // no room
+    CHECK_REJECTS(sim::kv_budget_tokens({.memory_bytes = 1e300,
+                                         .memory_fraction = 1.0,
+                                         .weight_bytes = 0.0,
+                                         .kv_bytes_per_token = 1e-300}),
+                  "kv_bytes_per_token");
   }
 
   TEST_CASE("errors: replica lognormal_lengths") {
-    CHECK_REJECTS(sim::lognormal_lengths(not_a_number, 1.0, 150.0, 0.9), "prompt_median");
-    CHECK_REJECTS(sim::lognormal_lengths(200.0, -1.0, 150.0, 0.9), "prompt_sigma");
-    CHECK_REJECTS(sim::lognormal_lengths(200.0, 1.0, 0.0, 0.9), "output_median");
-    CHECK_REJECTS(sim::lognormal_lengths(200.0, 1.0, 150.0, inf), "output_sigma");
-    CHECK_REJECTS((sim::lognormal_lengths(200.0, 1.0, 150.0, 0.9, {0, 1})), "min.prompt_tokens");
-    CHECK_REJECTS((sim::lognormal_lengths(200.0, 1.0, 150.0, 0.9, {1, 0})), "min.output_tokens");
-    CHECK_REJECTS((sim::lognormal_lengths(200.0, 1.0, 150.0, 0.9, {10, 1}, {5, 10})),
+    CHECK_REJECTS(sim::lognormal_lengths({.prompt_median = not_a_number,
+                                          .prompt_sigma = 1.0,
+                                          .output_median = 150.0,
+                                          .output_sigma = 0.9}),
+                  "prompt_median");
+    CHECK_REJECTS(sim::lognormal_lengths({.prompt_median = 200.0,
+                                          .prompt_sigma = -1.0,
+                                          .output_median = 150.0,
+                                          .output_sigma = 0.9}),
+                  "prompt_sigma");
+    CHECK_REJECTS(sim::lognormal_lengths({.prompt_median = 200.0,
+                                          .prompt_sigma = 1.0,
+                                          .output_median = 0.0,
+                                          .output_sigma = 0.9}),
+                  "output_median");
+    CHECK_REJECTS(sim::lognormal_lengths({.prompt_median = 200.0,
+                                          .prompt_sigma = 1.0,
+                                          .output_median = 150.0,
+                                          .output_sigma = inf}),
+                  "output_sigma");
+    CHECK_REJECTS((sim::lognormal_lengths({.prompt_median = 200.0,
+                                           .prompt_sigma = 1.0,
+                                           .output_median = 150.0,
+                                           .output_sigma = 0.9,
+                                           .min = {0, 1}})),
+                  "min.prompt_tokens");
+    CHECK_REJECTS((sim::lognormal_lengths({.prompt_median = 200.0,
+                                           .prompt_sigma = 1.0,
+                                           .output_median = 150.0,
+                                           .output_sigma = 0.9,
+                                           .min = {1, 0}})),
+                  "min.output_tokens");
+    CHECK_REJECTS((sim::lognormal_lengths({.prompt_median = 200.0,
+                                           .prompt_sigma = 1.0,
+                                           .output_median = 150.0,
+                                           .output_sigma = 0.9,
+                                           .min = {10, 1},
+                                           .max = {5, 10}})),
                   "max.prompt_tokens");
-    CHECK_REJECTS((sim::lognormal_lengths(200.0, 1.0, 150.0, 0.9, {1, 10}, {10, 5})),
+    CHECK_REJECTS((sim::lognormal_lengths({.prompt_median = 200.0,
+                                           .prompt_sigma = 1.0,
+                                           .output_median = 150.0,
+                                           .output_sigma = 0.9,
+                                           .min = {1, 10},
+                                           .max = {10, 5}})),
                   "max.output_tokens");
   }
 
@@ -2315,19 +2384,56 @@ TEST_SUITE("errors") {
 
   TEST_CASE("errors: replica make_roofline_step_time") {
     const auto& h = accelerators::h100_sxm;
-    CHECK_REJECTS(sim::make_roofline_step_time(h, 0.0, 2.0, 131072.0, 0.5, 0.8, 1ms), "parameters");
-    CHECK_REJECTS(sim::make_roofline_step_time(h, 8e9, not_a_number, 131072.0, 0.5, 0.8, 1ms),
+    CHECK_REJECTS(sim::make_roofline_step_time(h, {.parameters = 0.0,
+                                                   .bytes_per_parameter = 2.0,
+                                                   .kv_bytes_per_token = 131072.0,
+                                                   .flops_efficiency = 0.5,
+                                                   .bandwidth_efficiency = 0.8,
+                                                   .overhead = 1ms}),
+                  "parameters");
+    CHECK_REJECTS(sim::make_roofline_step_time(h, {.parameters = 8e9,
+                                                   .bytes_per_parameter = not_a_number,
+                                                   .kv_bytes_per_token = 131072.0,
+                                                   .flops_efficiency = 0.5,
+                                                   .bandwidth_efficiency = 0.8,
+                                                   .overhead = 1ms}),
                   "bytes_per_parameter");
-    CHECK_REJECTS(sim::make_roofline_step_time(h, 8e9, 2.0, -1.0, 0.5, 0.8, 1ms),
+    CHECK_REJECTS(sim::make_roofline_step_time(h, {.parameters = 8e9,
+                                                   .bytes_per_parameter = 2.0,
+                                                   .kv_bytes_per_token = -1.0,
+                                                   .flops_efficiency = 0.5,
+                                                   .bandwidth_efficiency = 0.8,
+                                                   .overhead = 1ms}),
                   "kv_bytes_per_token");
-    CHECK_REJECTS(sim::make_roofline_step_time(h, 8e9, 2.0, 131072.0, 0.0, 0.8, 1ms),
+    CHECK_REJECTS(sim::make_roofline_step_time(h, {.parameters = 8e9,
+                                                   .bytes_per_parameter = 2.0,
+                                                   .kv_bytes_per_token = 131072.0,
+                                                   .flops_efficiency = 0.0,
+                                                   .bandwidth_efficiency = 0.8,
+                                                   .overhead = 1ms}),
                   "flops_efficiency");
-    CHECK_REJECTS(sim::make_roofline_step_time(h, 8e9, 2.0, 131072.0, 0.5, 1.5, 1ms),
+    CHECK_REJECTS(sim::make_roofline_step_time(h, {.parameters = 8e9,
+                                                   .bytes_per_parameter = 2.0,
+                                                   .kv_bytes_per_token = 131072.0,
+                                                   .flops_efficiency = 0.5,
+                                                   .bandwidth_efficiency = 1.5,
+                                                   .overhead = 1ms}),
                   "bandwidth_efficiency");
-    CHECK_REJECTS(sim::make_roofline_step_time(h, 8e9, 2.0, 131072.0, 0.5, 0.8, -1ms), "overhead");
+    CHECK_REJECTS(sim::make_roofline_step_time(h, {.parameters = 8e9,
+                                                   .bytes_per_parameter = 2.0,
+                                                   .kv_bytes_per_token = 131072.0,
+                                                   .flops_efficiency = 0.5,
+                                                   .bandwidth_efficiency = 0.8,
+                                                   .overhead = -1ms}),
+                  "overhead");
     accelerator_spec s = h;
     s.peak_bytes_per_second = 0.0;
-    CHECK_REJECTS(sim::make_roofline_step_time(s, 8e9, 2.0, 131072.0, 0.5, 0.8, 1ms),
+    CHECK_REJECTS(sim::make_roofline_step_time(s, {.parameters = 8e9,
+                                                   .bytes_per_parameter = 2.0,
+                                                   .kv_bytes_per_token = 131072.0,
+                                                   .flops_efficiency = 0.5,
+                                                   .bandwidth_efficiency = 0.8,
+                                                   .overhead = 1ms}),
                   "spec.peak_bytes_per_second");
   }
 
@@ -2407,7 +2513,12 @@ TEST_SUITE("errors") {
   TEST_CASE("errors: replica utilization_of") {
     sim::replica_stats stats;
     const auto model =
-        sim::make_roofline_step_time(accelerators::h100_sxm, 8e9, 2.0, 131072.0, 0.5, 0.8, 1ms);
+        sim::make_roofline_step_time(accelerators::h100_sxm, {.parameters = 8e9,
+                                                              .bytes_per_parameter = 2.0,
+                                                              .kv_bytes_per_token = 131072.0,
+                                                              .flops_efficiency = 0.5,
+                                                              .bandwidth_efficiency = 0.8,
+                                                              .overhead = 1ms});
     accelerator_spec s = accelerators::h100_sxm;
     s.peak_flops_per_second = 0.0;
     CHECK_REJECTS(sim::utilization_of(stats, model, s), "spec.peak_flops_per_second");

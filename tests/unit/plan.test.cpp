@@ -82,7 +82,12 @@ plan::problem small_problem() {
                      .seed = 7}};
 }
 
-const sim::lognormal_lengths mix(200.0, 1.0, 150.0, 0.9, {4, 1}, {2048, 1024});
+const sim::lognormal_lengths mix({.prompt_median = 200.0,
+                                  .prompt_sigma = 1.0,
+                                  .output_median = 150.0,
+                                  .output_sigma = 0.9,
+                                  .min = {4, 1},
+                                  .max = {2048, 1024}});
 
 // ---- the brute force: every stage from the component calls, in the test --------------------
 
@@ -132,13 +137,15 @@ std::vector<expected_row> brute_force(const plan::problem& p) {
             rows.push_back(e);
             continue;
           }
-          const sim::replica_config config{
-              .max_batch = batch,
-              .kv_budget_tokens = sim::kv_budget_tokens(memory, p.axes.memory_fraction, weights,
-                                                        p.model.kv_bytes_per_token),
-              .max_batched_tokens = tokens,
-              .prefill = sim::prefill_mode::chunked,
-              .kv = sim::kv_policy::preempt_youngest};
+          const sim::replica_config config{.max_batch = batch,
+                                           .kv_budget_tokens = sim::kv_budget_tokens(
+                                               {.memory_bytes = memory,
+                                                .memory_fraction = p.axes.memory_fraction,
+                                                .weight_bytes = weights,
+                                                .kv_bytes_per_token = p.model.kv_bytes_per_token}),
+                                           .max_batched_tokens = tokens,
+                                           .prefill = sim::prefill_mode::chunked,
+                                           .kv = sim::kv_policy::preempt_youngest};
           const auto model = plan::make_step_time(p.model, gpu, tp);
           // Zero load: each request alone.
           std::mt19937_64 zero_engine(seed);

@@ -269,7 +269,12 @@ TEST_SUITE("replica") {
                                               .peak_flops_per_second = 1e14,
                                               .peak_bytes_per_second = 1e12,
                                               .memory_bytes = 80e9};
-    const auto model = sim::make_roofline_step_time(spec, 1e9, 2.0, 1e5, 1.0, 1.0, 1ms);
+    const auto model = sim::make_roofline_step_time(spec, {.parameters = 1e9,
+                                                           .bytes_per_parameter = 2.0,
+                                                           .kv_bytes_per_token = 1e5,
+                                                           .flops_efficiency = 1.0,
+                                                           .bandwidth_efficiency = 1.0,
+                                                           .overhead = 1ms});
     CHECK(model.weight_bytes == doctest::Approx(2e9));
     const sim::step_shape prefill{
         .batch = 1, .prefill_tokens = 1000, .decode_tokens = 0, .kv_tokens = 1000};
@@ -321,7 +326,13 @@ TEST_SUITE("replica") {
                                               .memory_bytes = 80e9};
     const headroom::mixture_of_experts moe{
         .experts = 4, .experts_per_token = 1, .parameters_per_expert = 2e9};
-    const auto model = sim::make_roofline_step_time(spec, 10e9, 1.0, 0.0, 1.0, 1.0, 0ms, moe);
+    const auto model = sim::make_roofline_step_time(spec, {.parameters = 10e9,
+                                                           .bytes_per_parameter = 1.0,
+                                                           .kv_bytes_per_token = 0.0,
+                                                           .flops_efficiency = 1.0,
+                                                           .bandwidth_efficiency = 1.0,
+                                                           .overhead = 0ms,
+                                                           .moe = moe});
     CHECK(model.parameters == 4e9);
     CHECK(model.weight_bytes == 2e9);      // the dense part, read every step
     CHECK(model.bytes_per_expert == 2e9);  // one expert over its layers
@@ -340,7 +351,12 @@ TEST_SUITE("replica") {
     CHECK(model.bytes(prefill) == doctest::Approx(10e9).epsilon(1e-12));
     CHECK(model(prefill).count() == doctest::Approx(0.32768).epsilon(1e-14));
     // The same model read as dense reads and computes all 10e9 a token.
-    const auto dense = sim::make_roofline_step_time(spec, 10e9, 1.0, 0.0, 1.0, 1.0, 0ms);
+    const auto dense = sim::make_roofline_step_time(spec, {.parameters = 10e9,
+                                                           .bytes_per_parameter = 1.0,
+                                                           .kv_bytes_per_token = 0.0,
+                                                           .flops_efficiency = 1.0,
+                                                           .bandwidth_efficiency = 1.0,
+                                                           .overhead = 0ms});
     CHECK(dense.bytes(one) == 10e9);
     CHECK(dense.flops(one) == 20e9);
   }
@@ -390,7 +406,12 @@ TEST_SUITE("replica") {
   TEST_CASE("replica: KV budget never exceeded on the trace / both policies") {
     std::mt19937_64 engine(21);
     const auto schedule = headroom::poisson_schedule(40.0, 3000, engine);
-    const sim::lognormal_lengths mix(200.0, 1.0, 150.0, 0.9, {4, 1}, {2000, 1000});
+    const sim::lognormal_lengths mix({.prompt_median = 200.0,
+                                      .prompt_sigma = 1.0,
+                                      .output_median = 150.0,
+                                      .output_sigma = 0.9,
+                                      .min = {4, 1},
+                                      .max = {2000, 1000}});
     const auto requests = sim::make_requests(schedule, mix, engine);
     std::size_t prompts = 0;
     std::size_t outputs = 0;
@@ -402,7 +423,12 @@ TEST_SUITE("replica") {
                                               .peak_flops_per_second = 1e14,
                                               .peak_bytes_per_second = 1e12,
                                               .memory_bytes = 80e9};
-    const auto model = sim::make_roofline_step_time(spec, 1e9, 2.0, 1e5, 1.0, 1.0, 1ms);
+    const auto model = sim::make_roofline_step_time(spec, {.parameters = 1e9,
+                                                           .bytes_per_parameter = 2.0,
+                                                           .kv_bytes_per_token = 1e5,
+                                                           .flops_efficiency = 1.0,
+                                                           .bandwidth_efficiency = 1.0,
+                                                           .overhead = 1ms});
     for (const auto policy : {sim::kv_policy::reserve_full, sim::kv_policy::preempt_youngest}) {
       for (const auto mode : {sim::prefill_mode::chunked, sim::prefill_mode::whole}) {
         CAPTURE(static_cast<int>(policy));
@@ -447,8 +473,12 @@ TEST_SUITE("replica") {
     auto once = [] {
       std::mt19937_64 engine(99);
       const auto schedule = headroom::poisson_schedule(60.0, 2000, engine);
-      const auto requests =
-          sim::make_requests(schedule, sim::lognormal_lengths(200.0, 1.0, 150.0, 0.9), engine);
+      const auto requests = sim::make_requests(schedule,
+                                               sim::lognormal_lengths({.prompt_median = 200.0,
+                                                                       .prompt_sigma = 1.0,
+                                                                       .output_median = 150.0,
+                                                                       .output_sigma = 0.9}),
+                                               engine);
       const sim::replica_config config{.max_batch = 32,
                                        .kv_budget_tokens = 20000,
                                        .max_batched_tokens = 1024,
@@ -472,7 +502,12 @@ TEST_SUITE("replica") {
     // preempted sequences) leaks into a later one.
     std::mt19937_64 engine(31);
     const auto schedule = headroom::poisson_schedule(80.0, 3000, engine);
-    const sim::lognormal_lengths mix(200.0, 1.0, 150.0, 0.9, {4, 1}, {2000, 1000});
+    const sim::lognormal_lengths mix({.prompt_median = 200.0,
+                                      .prompt_sigma = 1.0,
+                                      .output_median = 150.0,
+                                      .output_sigma = 0.9,
+                                      .min = {4, 1},
+                                      .max = {2000, 1000}});
     const auto big = sim::make_requests(schedule, mix, engine);
     const std::vector<sim::request> small(big.begin(), big.begin() + 200);
     const sim::replica_config tight{.max_batch = 32,
@@ -600,14 +635,29 @@ TEST_SUITE("replica") {
                     headroom::invalid_argument);
     CHECK_THROWS_AS(static_cast<void>(sim::simulate({}, ok, sim::roofline_step_time{})),
                     headroom::invalid_argument);
-    CHECK_THROWS_AS(static_cast<void>(sim::make_roofline_step_time(
-                        headroom::accelerators::h100_sxm, 8e9, 2.0, 131072.0, 1.5, 0.8, 1ms)),
+    CHECK_THROWS_AS(static_cast<void>(sim::make_roofline_step_time(headroom::accelerators::h100_sxm,
+                                                                   {.parameters = 8e9,
+                                                                    .bytes_per_parameter = 2.0,
+                                                                    .kv_bytes_per_token = 131072.0,
+                                                                    .flops_efficiency = 1.5,
+                                                                    .bandwidth_efficiency = 0.8,
+                                                                    .overhead = 1ms})),
                     headroom::invalid_argument);
-    CHECK_THROWS_AS(sim::lognormal_lengths(0.0, 1.0, 100.0, 1.0), headroom::invalid_argument);
-    CHECK_THROWS_AS(static_cast<void>(sim::kv_budget_tokens(80e9, 0.9, 100e9, 131072.0)),
+    CHECK_THROWS_AS(sim::lognormal_lengths({.prompt_median = 0.0,
+                                            .prompt_sigma = 1.0,
+                                            .output_median = 100.0,
+                                            .output_sigma = 1.0}),
+                    headroom::invalid_argument);
+    CHECK_THROWS_AS(static_cast<void>(sim::kv_budget_tokens({.memory_bytes = 80e9,
+                                                             .memory_fraction = 0.9,
+                                                             .weight_bytes = 100e9,
+                                                             .kv_bytes_per_token = 131072.0})),
                     headroom::invalid_argument);
     // 80 GB × 0.9 − 16 GB = 56 GB at 128 KiB per token: floor(56e9 / 131072) = 427246.
-    CHECK(sim::kv_budget_tokens(80e9, 0.9, 16e9, 131072.0) == 427246);
+    CHECK(sim::kv_budget_tokens({.memory_bytes = 80e9,
+                                 .memory_fraction = 0.9,
+                                 .weight_bytes = 16e9,
+                                 .kv_bytes_per_token = 131072.0}) == 427246);
   }
 
   TEST_CASE("replica: replayed lengths cycle and log-normal medians hold") {
@@ -620,7 +670,8 @@ TEST_SUITE("replica") {
     CHECK(replay(engine).output_tokens == 2);
     // The median of round(200·e^{Z}) is 200: about half the draws fall below it
     // (binomial, 4000 draws: standard error 0.8 %; allow 4 %).
-    const sim::lognormal_lengths mix(200.0, 1.0, 150.0, 0.9);
+    const sim::lognormal_lengths mix(
+        {.prompt_median = 200.0, .prompt_sigma = 1.0, .output_median = 150.0, .output_sigma = 0.9});
     std::size_t below = 0;
     for (int i = 0; i < 4000; ++i) below += mix(engine).prompt_tokens < 200 ? 1U : 0U;
     CHECK(std::abs(static_cast<double>(below) / 4000.0 - 0.5) < 0.04);

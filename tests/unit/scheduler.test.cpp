@@ -715,7 +715,11 @@ TEST_SUITE("scheduler") {
   TEST_CASE("scheduler: layered estimator / binary search and partial offload / CPU fallback") {
     // 40 layers of 0.5 GiB + 1 GiB fixed VRAM: full offload needs 21 GiB.
     // RAM(L) = 2 GiB + (40 − L)·0.5 GiB.
-    const layered_estimator e(40, GiB / 2, GiB, GiB / 2, 2 * GiB);
+    const layered_estimator e({.total_layers = 40,
+                               .layer_vram_bytes = GiB / 2,
+                               .fixed_vram_bytes = GiB,
+                               .layer_ram_bytes = GiB / 2,
+                               .fixed_ram_bytes = 2 * GiB});
     CHECK(e.vram_bytes(40) == 21 * GiB);
     // 16 GiB free: 1 + 0.5·L <= 16 → L = 30; RAM = 2 + 10·0.5 = 7 GiB.
     CHECK(e.max_layers(static_cast<std::int64_t>(16 * GiB)) == 30);
@@ -750,8 +754,18 @@ TEST_SUITE("scheduler") {
       std::uint64_t id = 7;
       int cluster = 1;
       std::uint32_t layers = 40;
-      layered_estimator estimator() const { return {layers, GiB / 2, GiB, GiB / 2, 2 * GiB}; }
-      layered_estimator small_estimator = {10, GiB / 2, GiB, GiB / 2, 2 * GiB};
+      layered_estimator estimator() const {
+        return layered_estimator({.total_layers = layers,
+                                  .layer_vram_bytes = GiB / 2,
+                                  .fixed_vram_bytes = GiB,
+                                  .layer_ram_bytes = GiB / 2,
+                                  .fixed_ram_bytes = 2 * GiB});
+      }
+      layered_estimator small_estimator{{.total_layers = 10,
+                                         .layer_vram_bytes = GiB / 2,
+                                         .fixed_vram_bytes = GiB,
+                                         .layer_ram_bytes = GiB / 2,
+                                         .fixed_ram_bytes = 2 * GiB}};
     };
     std::vector<Wk> workers{{.id = 1, .gpus = {{.index = 0, .vram_total_bytes = 16 * GiB}}}};
     const std::vector<Inst> none;
@@ -790,7 +804,11 @@ TEST_SUITE("scheduler") {
     const std::vector<Inst> none;
     workspace ws;  // one for the temporaries below
     // A RAM need above 2^63 fits nowhere (GPU, offload or CPU).
-    auto r = default_scheduler(layered_estimator(10, GiB, GiB, 0, huge))
+    auto r = default_scheduler(layered_estimator({.total_layers = 10,
+                                                  .layer_vram_bytes = GiB,
+                                                  .fixed_vram_bytes = GiB,
+                                                  .layer_ram_bytes = 0,
+                                                  .fixed_ram_bytes = huge}))
                  .place(ws, workers, none, Model{});
     CHECK_FALSE(r);
     CHECK(r.reason == no_placement_reason::insufficient_resources);
@@ -803,7 +821,11 @@ TEST_SUITE("scheduler") {
                                         .vram_reserved_bytes = ~std::uint64_t{0}}}}};
     CHECK_FALSE(default_scheduler(vllm_estimator(GiB, 0.5, 8)).place(ws, reserved, none, Model{}));
     // VRAM(8) = 1 GiB + 8·2^62 saturates instead of wrapping to 1 GiB: CPU only.
-    const layered_estimator wrap(8, std::uint64_t{1} << 62, GiB, 0, GiB);
+    const layered_estimator wrap({.total_layers = 8,
+                                  .layer_vram_bytes = std::uint64_t{1} << 62,
+                                  .fixed_vram_bytes = GiB,
+                                  .layer_ram_bytes = 0,
+                                  .fixed_ram_bytes = GiB});
     CHECK(wrap.vram_bytes(8) == ~std::uint64_t{0});
     auto wrapped = default_scheduler(wrap);
     workspace wrapped_ws;

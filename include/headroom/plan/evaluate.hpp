@@ -24,7 +24,6 @@
 #include "../queueing.hpp"
 #include "../sim/fleet_day.hpp"
 #include "../sim/replica.hpp"
-#include "calls.hpp"
 #include "configuration.hpp"
 #include "lengths.hpp"
 #include "problem.hpp"
@@ -107,19 +106,24 @@ template <class L>
         .conformance;
   };
   const double start = starting_rate(in.model, in.replica, lengths);
+  // The bracket starts at [start / 2, start].
   const capacity_search_result found =
-      search_capacity(measure, capacity_bracket(start, in.p.target.quota, s));
-  const capacity_found answer = capacity_of(found);
+      search_capacity(measure, {.quota = in.p.target.quota,
+                                .rate_low_per_second = 0.5 * start,
+                                .rate_high_per_second = start,
+                                .relative_tolerance = s.relative_tolerance,
+                                .max_measurements = s.max_measurements,
+                                .max_runs_per_rate = s.max_runs_per_rate});
   r.stop = found.reason;
   r.runs = found.runs;
   r.requests = found.requests;
   r.confidence = found.confidence;
-  r.capacity_high_per_second = answer.high_per_second;
-  if (!answer.capacity_per_second) {
+  r.capacity_high_per_second = found.bracket_high_per_second;
+  if (!found.capacity_per_second) {
     r.status = feasibility::slo_unmet_at_any_rate;
     return false;
   }
-  r.capacity_per_second = *answer.capacity_per_second;
+  r.capacity_per_second = *found.capacity_per_second;
   return true;
 }
 
@@ -189,12 +193,18 @@ inline void simulate_day(row& r, const stage_inputs& in, const length_statistics
   const double tp = static_cast<double>(r.config.tensor_parallel);
   const double peak =
       *std::max_element(p.traffic.rates_per_second.begin(), p.traffic.rates_per_second.end());
-  r.replicas_for_peak = replicas_for_peak(peak, p.fleet.target_utilization, r.capacity_per_second);
+  r.replicas_for_peak = replicas_needed({.arrival_rate_per_second = peak,
+                                         .target_utilization = p.fleet.target_utilization,
+                                         .capacity_per_second = r.capacity_per_second});
   // The controller's target, a quantity: named in the problem's terms before the day refuses it.
   ::headroom::detail::check_quantity_target("fleet.target_utilization * capacity_per_second",
                                             p.fleet.target_utilization * r.capacity_per_second);
-  sim::fleet_day_simulator simulator(day_config(
-      p, r.capacity_per_second, in.gpu.price_per_gpu_hour * tp, lengths.mean_output_tokens));
+  sim::fleet_day_simulator simulator({.capacity_per_replica = r.capacity_per_second,
+                                      .target_utilization = p.fleet.target_utilization,
+                                      .step = p.traffic.step,
+                                      .scale_down_window_steps = p.fleet.scale_down_window_steps,
+                                      .price_per_replica_hour = in.gpu.price_per_gpu_hour * tp,
+                                      .tokens_per_request = lengths.mean_output_tokens});
   const auto summary = simulator.run(p.traffic.rates_per_second, p.fleet.policy);
   r.peak_paid = summary.peak_paid;
   r.replica_hours = summary.replica_hours;

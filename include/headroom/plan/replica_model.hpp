@@ -17,7 +17,6 @@
 #include "../roofline.hpp"
 #include "../sim/replica.hpp"
 #include "calibrations.hpp"
-#include "calls.hpp"
 #include "configuration.hpp"
 #include "problem.hpp"
 
@@ -81,19 +80,28 @@ struct tensor_parallel_step_time {
   if (tensor_parallel < 1)
     ::headroom::detail::fail("tensor_parallel", tensor_parallel, "must be >= 1");
   tensor_parallel_step_time m;
-  m.roofline = detail::roofline_of(replica_spec(gpu.spec, tensor_parallel, model.compute_format),
-                                   model, gpu);
+  const step_time_parameters x = resolve_step_time(gpu, model).parameters;
+  m.roofline =
+      sim::make_roofline_step_time(replica_spec(gpu.spec, tensor_parallel, model.compute_format),
+                                   {.parameters = model.parameters,
+                                    .bytes_per_parameter = model.bytes_per_parameter,
+                                    .kv_bytes_per_token = model.kv_bytes_per_token,
+                                    .flops_efficiency = x.flops_efficiency,
+                                    .bandwidth_efficiency = x.bandwidth_efficiency,
+                                    .overhead = x.step_overhead,
+                                    .moe = model.moe});
   m.tensor_parallel = tensor_parallel;
   m.all_reduces_per_step = tensor_parallel > 1 ? 2.0 * static_cast<double>(model.layers) : 0.0;
   m.activation_bytes_per_token = static_cast<double>(model.hidden_size) * model.activation_bytes;
   m.interconnect_bytes_per_second = interconnect_of(gpu);
-  m.all_reduce_latency = resolve_step_time(gpu, model).parameters.all_reduce_latency;
+  m.all_reduce_latency = x.all_reduce_latency;
   return m;
 }
 
 /// Bytes of the weights on the replica, N_p × bytes per parameter.
 [[nodiscard]] inline double model_weight_bytes(const model_shape& model) {
-  return detail::weight_bytes_of(model);
+  return weight_bytes(
+      {.parameters = model.parameters, .bytes_per_parameter = model.bytes_per_parameter});
 }
 
 /// KV-cache tokens of a replica of TP GPUs: sim::kv_budget_tokens over TP × memory, or
@@ -106,7 +114,10 @@ struct tensor_parallel_step_time {
   const double memory = gpu.spec.memory_bytes * static_cast<double>(tensor_parallel);
   const double room = memory * memory_fraction - model_weight_bytes(model);
   if (!(std::floor(room / model.kv_bytes_per_token) >= 1.0)) return std::nullopt;
-  return detail::kv_budget_of(model, memory, memory_fraction);
+  return sim::kv_budget_tokens({.memory_bytes = memory,
+                                .memory_fraction = memory_fraction,
+                                .weight_bytes = model_weight_bytes(model),
+                                .kv_bytes_per_token = model.kv_bytes_per_token});
 }
 
 /// The replica configuration of a grid point with its KV budget.

@@ -219,6 +219,7 @@ enum class cpu_fallback : std::uint8_t {
 
 /// What a layer-based model needs (layered_estimator), bytes.
 struct layered_options {
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   std::uint32_t total_layers = 1;            ///< layers in the model (>= 1)
   std::uint64_t layer_vram_bytes = 0;        ///< VRAM per layer on GPU
   std::uint64_t fixed_vram_bytes = 0;        ///< VRAM beside the layers (with at least one on GPU)
@@ -244,17 +245,6 @@ class layered_estimator {
         cpu_(o.cpu) {
     if (total_ == 0) detail::fail("total_layers", total_, "must be >= 1");
   }
-  /// The positional form of layered_options, in its order.
-  constexpr layered_estimator(std::uint32_t total_layers, std::uint64_t layer_vram_bytes,
-                              std::uint64_t fixed_vram_bytes, std::uint64_t layer_ram_bytes,
-                              std::uint64_t fixed_ram_bytes,
-                              cpu_fallback cpu = cpu_fallback::allowed)
-      : layered_estimator(layered_options{.total_layers = total_layers,
-                                          .layer_vram_bytes = layer_vram_bytes,
-                                          .fixed_vram_bytes = fixed_vram_bytes,
-                                          .layer_ram_bytes = layer_ram_bytes,
-                                          .fixed_ram_bytes = fixed_ram_bytes,
-                                          .cpu = cpu}) {}
   /// Single GPU, partial offload, CPU (when allowed); no multi-GPU or distributed here.
   [[nodiscard]] constexpr backend_capabilities capabilities() const noexcept {
     return {.multi_gpu = false,

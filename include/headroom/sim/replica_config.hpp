@@ -60,15 +60,23 @@ inline void validate(const replica_config& config) {
     detail::fail("config.max_batch", config.max_batch, "must fit in 32 bits");
 }
 
+/// What kv_budget_tokens divides (designated initializers only).
+struct kv_budget_inputs {
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
+  double memory_bytes = 0.0;        ///< the replica's accelerator memory, bytes, > 0
+  double memory_fraction = 0.0;     ///< share of it for weights and KV cache, (0, 1]
+  double weight_bytes = 0.0;        ///< M_w, bytes, >= 0
+  double kv_bytes_per_token = 0.0;  ///< m_kv, bytes, > 0
+};
+
 /// KV-cache tokens that fit beside the weights: floor((memory·fraction − M_w) / m_kv). 80 GB
-/// at 0.9, 16 GB of weights, 128 KiB/token: 427,246. memory, m_kv > 0; fraction in (0, 1];
-/// throws invalid_argument naming weight_bytes when the weights leave no room.
-[[nodiscard]] inline std::size_t kv_budget_tokens(double memory_bytes, double memory_fraction,
-                                                  double weight_bytes, double kv_bytes_per_token) {
-  const double memory = detail::require_positive("memory_bytes", memory_bytes);
-  const double fraction = detail::require_unit_positive("memory_fraction", memory_fraction);
-  const double weights = detail::require_non_negative("weight_bytes", weight_bytes);
-  const double per_token = detail::require_positive("kv_bytes_per_token", kv_bytes_per_token);
+/// at 0.9, 16 GB of weights, 128 KiB/token: 427,246. Throws invalid_argument naming the field,
+/// weight_bytes when the weights leave no room.
+[[nodiscard]] inline std::size_t kv_budget_tokens(const kv_budget_inputs& in) {
+  const double memory = detail::require_positive("memory_bytes", in.memory_bytes);
+  const double fraction = detail::require_unit_positive("memory_fraction", in.memory_fraction);
+  const double weights = detail::require_non_negative("weight_bytes", in.weight_bytes);
+  const double per_token = detail::require_positive("kv_bytes_per_token", in.kv_bytes_per_token);
   const double tokens = std::floor((memory * fraction - weights) / per_token);
   if (!(tokens >= 1.0))
     detail::fail("weight_bytes", weights, "the weights leave no room for one KV-cache token");

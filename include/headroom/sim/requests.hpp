@@ -55,29 +55,42 @@ struct fixed_lengths {
   }
 };
 
+/// The parameters of lognormal_lengths (designated initializers only).
+struct lognormal_lengths_options {
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
+  double prompt_median = 0.0;         ///< tokens, > 0
+  double prompt_sigma = 0.0;          ///< σ of the underlying normal, >= 0
+  double output_median = 0.0;         ///< tokens, > 0
+  double output_sigma = 0.0;          ///< σ of the underlying normal, >= 0
+  request_lengths min{1, 1};          ///< the clip below, tokens, each >= 1
+  request_lengths max{32768, 32768};  ///< the clip above, tokens, each >= min's
+};
+
+/// ShareGPT-like lengths (our stated parameters, not a fit): prompt median 200 tokens, σ 1.0;
+/// output median 150, σ 0.9; clipped to [1, 32768].
+inline constexpr lognormal_lengths_options sharegpt_like_lengths{
+    .prompt_median = 200.0, .prompt_sigma = 1.0, .output_median = 150.0, .output_sigma = 0.9};
+
 /// Independent log-normal prompt and output lengths, each round(median·e^{σZ}) clipped to
-/// [min, max]. ShareGPT-like: prompt median 200, σ 1.0; output median 150, σ 0.9 (our
-/// stated parameters, not a fit). Medians >= 1, σ >= 0, 1 <= min <= max.
+/// [min, max].
 class lognormal_lengths {
  public:
-  /// Medians in tokens; sigmas of the underlying normal; clips in tokens.
-  lognormal_lengths(double prompt_median, double prompt_sigma, double output_median,
-                    double output_sigma, request_lengths min = {1, 1},
-                    request_lengths max = {32768, 32768})
-      : prompt_median_(detail::require_positive("prompt_median", prompt_median)),
-        prompt_sigma_(detail::require_non_negative("prompt_sigma", prompt_sigma)),
-        output_median_(detail::require_positive("output_median", output_median)),
-        output_sigma_(detail::require_non_negative("output_sigma", output_sigma)),
-        min_(min),
-        max_(max) {
-    if (min.prompt_tokens == 0)
-      detail::fail("min.prompt_tokens", min.prompt_tokens, "must be >= 1");
-    if (min.output_tokens == 0)
-      detail::fail("min.output_tokens", min.output_tokens, "must be >= 1");
-    if (max.prompt_tokens < min.prompt_tokens)
-      detail::fail("max.prompt_tokens", max.prompt_tokens, "must be >= min.prompt_tokens");
-    if (max.output_tokens < min.output_tokens)
-      detail::fail("max.output_tokens", max.output_tokens, "must be >= min.output_tokens");
+  /// Throws invalid_argument naming the field.
+  explicit lognormal_lengths(const lognormal_lengths_options& o)
+      : prompt_median_(detail::require_positive("prompt_median", o.prompt_median)),
+        prompt_sigma_(detail::require_non_negative("prompt_sigma", o.prompt_sigma)),
+        output_median_(detail::require_positive("output_median", o.output_median)),
+        output_sigma_(detail::require_non_negative("output_sigma", o.output_sigma)),
+        min_(o.min),
+        max_(o.max) {
+    if (min_.prompt_tokens == 0)
+      detail::fail("min.prompt_tokens", min_.prompt_tokens, "must be >= 1");
+    if (min_.output_tokens == 0)
+      detail::fail("min.output_tokens", min_.output_tokens, "must be >= 1");
+    if (max_.prompt_tokens < min_.prompt_tokens)
+      detail::fail("max.prompt_tokens", max_.prompt_tokens, "must be >= min.prompt_tokens");
+    if (max_.output_tokens < min_.output_tokens)
+      detail::fail("max.output_tokens", max_.output_tokens, "must be >= min.output_tokens");
   }
   /// One draw: two standard normals from the engine (prompt first).
   template <std::uniform_random_bit_generator G>

@@ -73,16 +73,28 @@ struct roofline_step_time {
   }
 };
 
-/// The roofline step time of a model of `parameters` (all of them) on an accelerator: M_w =
-/// N_p × bytes per parameter (roofline.hpp weight_bytes), P_eff = efficiency × peak, B_eff
-/// likewise; for a mixture of experts (`moe`), N_active (active_parameters) a token and the
-/// experts' bytes per step as they are routed. parameters > 0, bytes_per_parameter > 0,
-/// kv_bytes_per_token >= 0, efficiencies in (0, 1], overhead >= 0, moe as
-/// check_mixture_of_experts.
+/// What make_roofline_step_time needs besides the accelerator: the model's size, the KV bytes
+/// a token and the share of the peaks a step reaches (designated initializers only).
+struct roofline_step_time_inputs {
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
+  double parameters = 0.0;                   ///< N_p, all of them (a mixture's experts too), > 0
+  double bytes_per_parameter = 0.0;          ///< 2 for BF16, 1 for FP8, > 0
+  double kv_bytes_per_token = 0.0;           ///< m_kv, bytes, >= 0
+  double flops_efficiency = 0.0;             ///< share of the peak FLOP/s a step reaches, (0, 1]
+  double bandwidth_efficiency = 0.0;         ///< share of the peak bandwidth, (0, 1]
+  std::chrono::duration<double> overhead{};  ///< fixed cost of a step, >= 0
+  mixture_of_experts moe{};                  ///< the routed experts; all zero: a dense model
+};
+
+/// The roofline step time of a model on an accelerator: M_w = N_p × bytes per parameter
+/// (roofline.hpp weight_bytes), P_eff = flops_efficiency × peak, B_eff likewise; for a
+/// mixture of experts, N_active (active_parameters) a token and the experts' bytes per step as
+/// they are routed. Throws invalid_argument naming the field (`in.moe` as
+/// check_mixture_of_experts).
 [[nodiscard]] inline roofline_step_time make_roofline_step_time(
-    const accelerator_spec& spec, double parameters, double bytes_per_parameter,
-    double kv_bytes_per_token, double flops_efficiency, double bandwidth_efficiency,
-    std::chrono::duration<double> overhead, const mixture_of_experts& moe = {}) {
+    const accelerator_spec& spec, const roofline_step_time_inputs& in) {
+  const double parameters = in.parameters, bytes_per_parameter = in.bytes_per_parameter;
+  const mixture_of_experts& moe = in.moe;
   roofline_step_time m;
   detail::require_positive("parameters", parameters);
   m.parameters = active_parameters(parameters, moe);
@@ -92,15 +104,15 @@ struct roofline_step_time {
   m.weight_bytes = weight_bytes(
       {.parameters = parameters - expert_parameters, .bytes_per_parameter = bytes_per_parameter});
   m.bytes_per_expert = moe.parameters_per_expert * bytes_per_parameter;
-  m.kv_bytes_per_token = detail::require_non_negative("kv_bytes_per_token", kv_bytes_per_token);
+  m.kv_bytes_per_token = detail::require_non_negative("kv_bytes_per_token", in.kv_bytes_per_token);
   m.flops_per_second =
       detail::require_positive("spec.peak_flops_per_second", spec.peak_flops_per_second) *
-      detail::require_unit_positive("flops_efficiency", flops_efficiency);
+      detail::require_unit_positive("flops_efficiency", in.flops_efficiency);
   m.bytes_per_second =
       detail::require_positive("spec.peak_bytes_per_second", spec.peak_bytes_per_second) *
-      detail::require_unit_positive("bandwidth_efficiency", bandwidth_efficiency);
+      detail::require_unit_positive("bandwidth_efficiency", in.bandwidth_efficiency);
   m.overhead =
-      std::chrono::duration<double>(detail::require_non_negative("overhead", overhead.count()));
+      std::chrono::duration<double>(detail::require_non_negative("overhead", in.overhead.count()));
   return m;
 }
 
