@@ -1425,7 +1425,7 @@ TEST_SUITE("errors") {
     bad[0].finished = inf_s;
     CHECK_REJECTS(measure_conformance(bad, objective), "outcome.finished");
     // Everything discarded by the window: an empty estimate, not an error.
-    CHECK(measure_conformance(one, objective, {10s}).empty());
+    CHECK(measure_conformance(one, objective, {.warm_up = 10s}).empty());
   }
 
   TEST_CASE("errors: capacity find_capacity") {

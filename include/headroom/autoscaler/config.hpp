@@ -17,6 +17,8 @@
 #include <string_view>
 #include <vector>
 
+#include "../detail/checks.hpp"
+
 namespace headroom {
 inline namespace v0 {
 
@@ -143,6 +145,7 @@ struct scaling_rules {
 
 /// HPA spec.behavior. Default-constructed, it holds the Kubernetes defaults.
 struct scaling_behavior {
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   scaling_rules scale_up = default_scale_up_rules();      ///< behavior.scaleUp
   scaling_rules scale_down = default_scale_down_rules();  ///< behavior.scaleDown
 };
@@ -160,6 +163,7 @@ inline constexpr std::chrono::seconds default_sync_period{15};
 /// minor 0, the default, names no release: the newest rules the library reproduces (1.36)
 /// with every gate on, and manifests with every field.
 struct kubernetes_version {
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   std::int32_t minor = 0;  ///< Kubernetes 1.<minor> (e.g. 35); 0 = none named; in [0, 1000]
   /// Feature gate HPAScaleToZero (alpha since 1.16, off by default): the API server accepts
   /// minReplicas 0; from 1.36 the controller also reads it (the ScaledToZero condition).
@@ -179,6 +183,7 @@ inline constexpr std::int32_t first_minor_with_scaled_to_zero = 36;
 /// the Kubernetes release, and library extensions. Validated once by the autoscaler
 /// constructor.
 struct autoscaler_config {
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   std::int32_t min_replicas = 1;       ///< spec.minReplicas; >= 0 (0 needs Object/External)
   std::int32_t max_replicas = 10;      ///< spec.maxReplicas; >= max(1, min_replicas)
   std::vector<metric_spec> metrics{};  ///< spec.metrics; at least one; combined by max
@@ -232,6 +237,7 @@ inline constexpr double knative_unlimited_burst_capacity = -1.0;
 /// The Knative Pod Autoscaler's decider (DeciderSpec) plus the min/max-scale bounds its
 /// reconciler applies. Default-constructed, every field holds Knative's default.
 struct kpa_config {
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   kpa_metric metric = kpa_metric::concurrency;  ///< autoscaling.knative.dev/metric
   /// TotalValue per replica: containerConcurrency (or container-concurrency-target-default
   /// 100) for concurrency, requests-per-second-target-default 200 for RPS; nullopt =

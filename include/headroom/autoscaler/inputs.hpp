@@ -89,6 +89,7 @@ inline constexpr double quantity_value_tolerance = 1e-2;
 /// The counts the HPA reads from the scale subresource and the pod list. During a scale-down
 /// `ready` may exceed `spec` (pods still terminating).
 struct replica_counts {
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   std::int32_t spec = 0;    ///< scale.spec.replicas: the count last set (currentReplicas); >= 0
   std::int32_t status = 0;  ///< scale.status.replicas: pods that exist (AverageValue); >= 0
   std::int32_t ready = 0;   ///< Running and Ready pods (Value targets, the KPA); >= 0
@@ -122,6 +123,7 @@ inline constexpr std::chrono::milliseconds default_metric_window{60'000};
 
 /// What groupPods' CPU rule reads about one Running pod (times on the caller's clock).
 struct cpu_readiness_facts {
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   std::optional<std::chrono::milliseconds> start_time{};  ///< status.startTime; nullopt = unset
   ready_condition ready = ready_condition::is_true;       ///< the PodReady condition's status
   std::chrono::milliseconds ready_transition{0};          ///< its lastTransitionTime
@@ -155,6 +157,7 @@ struct cpu_readiness_facts {
 /// one entry per pod the selector returns (an empty list fails the metric, as upstream's
 /// "no pods returned by selector").
 struct metric_observation {
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   std::optional<quantity> value{};     ///< Object/External value; nullopt = failed to get
   std::span<const pod_sample> pods{};  ///< Resource/ContainerResource/Pods samples
   /// Library extension, Object/External only: the value forecast for t + T_start (a calendar,
@@ -178,6 +181,7 @@ enum class revision_reachability : std::uint8_t { reachable, unreachable };
 /// and the panic window (Knative's metric collector), in the metric's units, and whether the
 /// revision is reachable. A non-finite average = no data (the KPA holds).
 struct kpa_observation {
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   double stable_value = std::numeric_limits<double>::quiet_NaN();         ///< stable-window average
   double panic_value = std::numeric_limits<double>::quiet_NaN();          ///< panic-window average
   revision_reachability reachability = revision_reachability::reachable;  ///< spec.reachability

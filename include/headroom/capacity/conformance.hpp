@@ -369,6 +369,7 @@ class conformance_series {
 /// arrival. Warm-up drops the seconds while the queue forms; cool-down the tail, which
 /// meets a draining server.
 struct measurement_window {
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   std::chrono::duration<double> warm_up{};                 ///< seconds discarded at the start, >= 0
   std::chrono::duration<double> cool_down{};               ///< seconds discarded at the end, >= 0
   std::optional<std::chrono::duration<double>> run_end{};  ///< the run's end; default: last arrival

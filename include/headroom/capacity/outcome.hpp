@@ -87,6 +87,7 @@ enum class tpot_definition {
 /// A latency promise: a request conforms when it did not fail, TTFT <= ttft, TPOT <= tpot
 /// and, when set, E2E <= e2e (all inclusive, latencies from the intended arrival).
 struct slo {
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   std::chrono::duration<double> ttft{};                ///< TTFT threshold, > 0
   std::chrono::duration<double> tpot{};                ///< TPOT threshold, > 0
   std::optional<std::chrono::duration<double>> e2e{};  ///< optional E2E threshold, > 0

@@ -45,6 +45,7 @@ struct capacity_probe {
 
 /// Options for search_capacity.
 struct capacity_search_options {
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   double quota = 0.9;                 ///< q, in (0, 1)
   double rate_low_per_second = 1.0;   ///< first λ tried, > 0 (ideally one that passes)
   double rate_high_per_second = 2.0;  ///< second λ tried, > rate_low_per_second (ideally failing)

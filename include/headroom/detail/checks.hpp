@@ -10,7 +10,7 @@
 
 #include <limits>
 
-#include "../error.hpp"
+#include "error.hpp"
 
 namespace headroom {
 inline namespace v0 {
@@ -25,6 +25,11 @@ namespace detail {
 /// swapped silently. Leave it out of the braces; it takes its default.
 struct designated_initializers_only {
   constexpr designated_initializers_only() noexcept = default;
+  /// Markers are all alike, so an aggregate's defaulted == compares its fields alone.
+  friend constexpr bool operator==(designated_initializers_only,
+                                   designated_initializers_only) noexcept {
+    return true;
+  }
 };
 
 template <class T>

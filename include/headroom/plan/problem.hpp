@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../capacity.hpp"
+#include "../detail/checks.hpp"
 #include "../roofline.hpp"
 #include "../sim/fleet_day.hpp"
 #include "../sim/replica_config.hpp"
@@ -26,6 +27,7 @@ namespace plan {
 
 /// The model served: its size and the shape the step time and the KV cache need.
 struct model_shape {
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   std::string name{};               ///< label in rows and CSV headers (no ',', '"', space, newline)
   double parameters = 0.0;          ///< N_p, all of them (a mixture: every expert), > 0
   std::int32_t layers = 0;          ///< decoder layers, >= 1 (two all-reduces each under TP)
@@ -46,6 +48,7 @@ struct model_shape {
 /// The step time's free parameters: what plan::calibrate fits and what an accelerator_option
 /// states (or takes from a shipped calibration, plan/calibrations.hpp).
 struct step_time_parameters {
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   double flops_efficiency = 0.5;                          ///< P_eff / P_peak, in (0, 1]
   double bandwidth_efficiency = 0.8;                      ///< B_eff / B_peak, in (0, 1]
   std::chrono::duration<double> step_overhead{0.001};     ///< fixed cost of a step, >= 0
@@ -87,6 +90,7 @@ struct grid {
 /// The service-level objective: bounds on TTFT, TPOT (the per-request mean inter-token
 /// latency) and end-to-end latency, at least one set, met by a share >= quota of requests.
 struct objective {
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   std::optional<std::chrono::duration<double>> ttft{};  ///< TTFT bound, > 0
   std::optional<std::chrono::duration<double>> tpot{};  ///< TPOT (ITL) bound, > 0
   std::optional<std::chrono::duration<double>> e2e{};   ///< end-to-end bound, > 0
@@ -111,6 +115,7 @@ struct fleet_options {
 
 /// How hard each configuration is measured.
 struct search_options {
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   std::size_t requests_per_run = 4000;   ///< requests of one simulated load test, >= 100
   std::size_t max_runs_per_rate = 2;     ///< runs pooled at a rate before it is undecided, >= 1
   std::size_t max_measurements = 24;     ///< load tests per μ* search, >= 2
@@ -138,6 +143,7 @@ struct problem {
 /// Which part of the grid one process evaluates: configurations whose index i has
 /// i mod count == index − 1 (round robin, so every shard gets a mix). 1 <= index <= count.
 struct shard {
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   std::size_t index = 1;  ///< k of "k/n", 1-based
   std::size_t count = 1;  ///< n of "k/n", >= 1
 };
@@ -158,7 +164,7 @@ struct shard {
   const auto k = number(text.substr(0, slash));
   const auto n = number(text.substr(slash + 1));
   if (!k || !n || *k < 1 || *k > *n) return std::nullopt;
-  return shard{*k, *n};
+  return shard{.index = *k, .count = *n};
 }
 
 /// How to run the grid.

@@ -75,6 +75,7 @@ struct extended_kv_cache {
 /// What GPUStack's vLLM resource-fit selector takes about the model
 /// (policies/candidate_selectors/vllm_resource_fit_selector.py).
 struct vllm_options {
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   /// VRAM the model needs in total, bytes (GPUStack's estimate_model_vram; from weights:
   /// vllm_required_vram_bytes). A placement's claims must sum to at least this.
   std::uint64_t required_vram_bytes = 0;

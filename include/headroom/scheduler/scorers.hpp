@@ -23,6 +23,7 @@
 #include <limits>
 #include <span>
 
+#include "../detail/checks.hpp"
 #include "view.hpp"
 
 namespace headroom {
@@ -469,6 +470,7 @@ struct usage_after {
 /// over VRAM (pooled over the candidate's GPUs) and main-worker RAM, req including the
 /// incoming instance. CPU candidates count RAM only.
 struct most_allocated_scorer {
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   double vram_weight = 2;  ///< w for VRAM
   double ram_weight = 1;   ///< w for RAM
   /// The candidate's score in [0, 100].
@@ -481,6 +483,7 @@ struct most_allocated_scorer {
 
 /// Kubernetes NodeResourcesFit LeastAllocated: `Σ w_r·(cap_r − req_r)·100/cap_r / Σ w_r`.
 struct least_allocated_scorer {
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   double vram_weight = 2;  ///< w for VRAM
   double ram_weight = 1;   ///< w for RAM
   /// The candidate's score in [0, 100].

@@ -134,6 +134,7 @@ enum class fleet_policy_kind : std::uint8_t { fixed, reactive };
 /// for, keeps spare_replicas on top of every recommendation, and with look_ahead also reads
 /// the traffic one start time ahead (a calendar of announced events, a perfect forecast).
 struct fleet_policy {
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   fleet_policy_kind kind = fleet_policy_kind::reactive;  ///< fixed or reactive
   std::int32_t fixed_replicas = 0;                       ///< fixed: replicas all day; >= 0
   std::chrono::duration<double> start_time{0};           ///< reactive: request → ready; >= 0
@@ -143,23 +144,29 @@ struct fleet_policy {
 
 /// A fixed fleet of n replicas, ready all day.
 [[nodiscard]] inline fleet_policy fixed_fleet(std::int32_t replicas) {
-  return {fleet_policy_kind::fixed, replicas, {}, 0, false};
+  return {.kind = fleet_policy_kind::fixed, .fixed_replicas = replicas};
 }
 /// A reactive fleet whose replicas take start_time to become ready, with an optional reserve.
 [[nodiscard]] inline fleet_policy chase(std::chrono::duration<double> start_time,
                                         std::int32_t spare_replicas = 0) {
-  return {fleet_policy_kind::reactive, 0, start_time, spare_replicas, false};
+  return {.kind = fleet_policy_kind::reactive,
+          .start_time = start_time,
+          .spare_replicas = spare_replicas};
 }
 /// A reactive fleet that also reads the traffic one start time ahead (the calendar).
 [[nodiscard]] inline fleet_policy chase_with_calendar(std::chrono::duration<double> start_time,
                                                       std::int32_t spare_replicas = 0) {
-  return {fleet_policy_kind::reactive, 0, start_time, spare_replicas, true};
+  return {.kind = fleet_policy_kind::reactive,
+          .start_time = start_time,
+          .spare_replicas = spare_replicas,
+          .look_ahead = true};
 }
 
 /// The fleet and its economics. The controller wants every replica at
 /// target_utilization × capacity_per_replica (ρ*μ*); it scales down only to the maximum of
 /// the last scale_down_window_steps recommendations (the reference policy: 5).
 struct fleet_day_config {
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   double capacity_per_replica = 8.0;  ///< μ*, requests/s one replica serves within the SLO; > 0
   double target_utilization = 0.8;    ///< ρ*, in (0, 1]
   std::chrono::duration<double> step = std::chrono::minutes{1};  ///< the period; > 0

@@ -209,6 +209,7 @@ requires LengthSampler<L, G>
 
 /// Options of sweep_capacity.
 struct sweep_options {
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   std::size_t requests_per_point = 10000;  ///< requests simulated at each rate, >= 1
   double arrival_cv = 1.0;                 ///< CV of the gaps: 1 Poisson (gamma_gaps), >= 0
   double warm_up_fraction = 0.1;           ///< share of the schedule's span discarded at the start

@@ -41,6 +41,7 @@ enum class kv_policy {
 
 /// One replica. max_batched_tokens >= max_batch (every decoding sequence takes one token).
 struct replica_config {
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   std::size_t max_batch = 256;            ///< sequences running at once, >= 1 (vLLM max_num_seqs)
   std::size_t kv_budget_tokens = 262144;  ///< KV-cache capacity in tokens, >= 1
   std::size_t max_batched_tokens = 8192;  ///< token budget of one step, >= max_batch
