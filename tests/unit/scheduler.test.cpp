@@ -1048,6 +1048,21 @@ TEST_SUITE("scheduler") {
       };
       compare(sd, dd);
       compare(sg, dg);
+      // a raw scorer in a min-max chain (its own normalisation), tile by tile and not
+      auto sm = default_scale_up_chain().with(
+          weighted<locality_scorer>{.scorer = {.max_score = 5},
+                                    .weight = 1,
+                                    .name = "raw",
+                                    .normalize = normalization::none});
+      dynamic_scale_up_chain dm(normalization::min_max);
+      dm.add("best_fit", 1, hide(gated<best_fit_scorer>{.when = placement_policy::binpack}))
+          .add("anti_affinity", 1,
+               hide(gated<anti_affinity_scorer>{.when = placement_policy::spread}))
+          .add("least_allocated", 0.5,
+               hide(gated<least_allocated_scorer>{.when = placement_policy::spread}))
+          .add("model_file_locality", 0.1, hide(locality_scorer{.max_score = 100}))
+          .add("raw", 1, hide(locality_scorer{.max_score = 5}), normalization::none);
+      compare(sm, dm);
       // committed, the same candidates score from the records (their GPUs' free VRAM moved)
       up_ws.commit(placed.chosen);
       compare(sd, dd);
@@ -1322,6 +1337,52 @@ TEST_SUITE("scheduler") {
     CHECK(m.worker_id == 2);  // with free RAM at weight 2 (100 against best fit's 100): 2
     CHECK(h.worker_id == m.worker_id);
     CHECK(h.score == m.score);
+  }
+
+  TEST_CASE("scheduler: a scorer normalised its own way in a min-max chain") {
+    // Two scorers of the main worker's id (1, 2, 3): `id` min-max normalised as the chain
+    // says, 0 / 50 / 100 at weight 1; `raw` ten times the id, summed as it is
+    // (normalize = none) at weight 0.5: 5 / 10 / 15. Totals 5, 60, 115: worker 3 at 115.
+    // Normalised like the chain, `raw` would add 0 / 25 / 50 instead (weight 0.5): 150.
+    struct id_scorer {
+      double score(const cluster_view& v, const candidate& c) const noexcept {
+        return static_cast<double>(v.workers[v.parts_of(c)[0].worker].id);
+      }
+    };
+    struct ten_ids_scorer {
+      double score(const cluster_view& v, const candidate& c) const noexcept {
+        return 10.0 * static_cast<double>(v.workers[v.parts_of(c)[0].worker].id);
+      }
+    };
+    std::vector<Wk> workers;
+    for (std::uint64_t id = 1; id <= 3; ++id)
+      workers.push_back({.id = id, .gpus = {{.index = 0, .vram_total_bytes = 80 * GiB}}});
+    const std::vector<Inst> none;
+    const fixed_estimator e{.per_gpu = 16 * GiB};
+    const auto chain_of = [](std::optional<normalization> raw_mode) {
+      return scorer_chain<id_scorer, ten_ids_scorer>(
+          normalization::min_max, weighted<id_scorer>{.weight = 1, .name = "id"},
+          weighted<ten_ids_scorer>{.weight = 0.5, .name = "raw", .normalize = raw_mode});
+    };
+    dynamic_scale_up_chain dynamic(normalization::min_max);
+    dynamic.add("id", 1, id_scorer{}).add("raw", 0.5, ten_ids_scorer{}, normalization::none);
+    CHECK(dynamic.normalization_of(0) == normalization::min_max);
+    CHECK(dynamic.normalization_of(1) == normalization::none);
+    workspace a, b, c;
+    const placement_result own = scheduler(basic_filters(), e, chain_of(normalization::none))
+                                     .place(a, workers, none, Model{});
+    const placement_result chains =
+        scheduler(basic_filters(), e, chain_of(std::nullopt)).place(b, workers, none, Model{});
+    const placement_result dyn =
+        scheduler(basic_filters(), e, std::move(dynamic)).place(c, workers, none, Model{});
+    REQUIRE(own);
+    REQUIRE(chains);
+    REQUIRE(dyn);
+    CHECK(own.worker_id == 3);
+    CHECK(own.score == doctest::Approx(115.0).epsilon(1e-12));
+    CHECK(chains.score == doctest::Approx(150.0).epsilon(1e-12));
+    CHECK(dyn.worker_id == 3);
+    CHECK(dyn.score == own.score);
   }
 
   TEST_CASE("scheduler: one const policy serves two threads, each with its own workspace") {

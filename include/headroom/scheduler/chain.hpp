@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Scorer chains. Both forms evaluate the same way: for each scorer in order, prepare(),
-// score every item into a column, optionally normalise the column to [0, 100], then add
-// weight × column to the totals. The normalisation is min-max, `100·(s − min)/(max − min)`
+// score every item into a column, normalise the column to [0, 100] or not (the chain's mode,
+// or the scorer's own: weighted::normalize), then add weight × column to the totals. The normalisation is min-max, `100·(s − min)/(max − min)`
 // (a constant column scores 0): raw scores here may be negative (best fit's −leftover), so
 // the minimum is taken off first. (Kubernetes' DefaultNormalizeScore,
 // pkg/scheduler/framework/plugins/helper/normalize_score.go, scales non-negative integer
@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -51,6 +52,8 @@ struct weighted {
   S scorer{};               ///< the scorer
   double weight = 1;        ///< its weight (>= 0)
   std::string_view name{};  ///< its name (for reports)
+  /// This scorer's normalisation (Kubernetes' per-plugin NormalizeScore); unset: the chain's.
+  std::optional<normalization> normalize{};
 };
 template <class S>
 weighted(S, double, std::string_view) -> weighted<S>;
@@ -272,16 +275,25 @@ class scorer_chain {
     if (!detail::applies(e.scorer, v)) return;
     detail::prepare_scorer(e.scorer, v, items);
     detail::score_column(e.scorer, v, items, column);
-    detail::accumulate(totals, column, e.weight, mode_);
+    detail::accumulate(totals, column, e.weight, e.normalize.value_or(mode_));
   }
   // Items scored per tile: a tile's records (candidate, part, claim: ~60 B each) and
   // columns stay in the first- and second-level caches from one scorer to the next.
   static constexpr std::size_t tile = 512;
-  // One normalised column of the weighted sum (min_max, tiled evaluation).
+  // One column of the weighted sum (tiled evaluation): normalised (min_max), or raw.
   struct term {
     const double* column;
     double lo, span, weight;
+    bool raw;
   };
+  // Whether every entry sums its raw scores (normalization::none, its own or the chain's).
+  [[nodiscard]] constexpr bool all_raw() const noexcept {
+    return std::apply(
+        [&](const auto&... e) {
+          return ((e.normalize.value_or(mode_) == normalization::none) && ...);
+        },
+        entries_);
+  }
   // Every scorer's raw column tile by tile (column k in scratch[k·n, (k+1)·n)), then the
   // totals: each total gets the same operations in the same order as run() gives it
   // (+0, then weight × normalised score per scorer that applies, in chain order).
@@ -300,7 +312,8 @@ class scorer_chain {
            ...);
         },
         entries);
-    if (mode_ == normalization::none) std::fill(totals.begin(), totals.end(), 0.0);
+    const bool raw_only = all_raw();
+    if (raw_only) std::fill(totals.begin(), totals.end(), 0.0);
     for (std::size_t b = 0; b < n; b += tile) {
       const std::size_t m = std::min(tile, n - b);
       const std::span<const Item> part = items.subspan(b, m);
@@ -308,21 +321,23 @@ class scorer_chain {
           [&](auto&... e) {
             std::size_t j = 0;
             ((on[j] ? score_tile(e, v, part, totals.subspan(b, m), scratch.subspan(j * n + b, m),
-                                 b == 0, lo[j], hi[j])
+                                 raw_only, b == 0, lo[j], hi[j])
                     : void(),
               ++j),
              ...);
           },
           entries);
     }
-    if (mode_ == normalization::none) return;
+    if (raw_only) return;
     term terms[k]{};  // value-initialised: g++ -O3 cannot see that only [0, t) is read
     std::size_t t = 0;
     std::apply(
         [&](const auto&... e) {
           std::size_t j = 0;
-          ((on[j] && hi[j] > lo[j]
-                ? void(terms[t++] = {scratch.data() + j * n, lo[j], hi[j] - lo[j], e.weight})
+          ((on[j] && e.normalize.value_or(mode_) == normalization::none
+                ? void(terms[t++] = {scratch.data() + j * n, 0.0, 1.0, e.weight, true})
+            : on[j] && hi[j] > lo[j]
+                ? void(terms[t++] = {scratch.data() + j * n, lo[j], hi[j] - lo[j], e.weight, false})
                 : void(),
             ++j),
            ...);
@@ -337,20 +352,25 @@ class scorer_chain {
       for (std::size_t j = 0; j < t; ++j) {
         const double* const c = terms[j].column + b;
         const double lo_j = terms[j].lo, span = terms[j].span, w = terms[j].weight;
+        if (terms[j].raw) {
+          for (std::size_t i = 0; i < m; ++i) out[i] += w * c[i];
+          continue;
+        }
         for (std::size_t i = 0; i < m; ++i)
           out[i] += w * ((c[i] - lo_j) / span * max_normalized_score);
       }
     }
   }
-  // One scorer on one tile: raw scores into column; under min_max the column's extremes
-  // extended (first: the tile starts the column), else weight × score added to totals.
+  // One scorer on one tile: raw scores into column; when every entry is raw, weight × score
+  // added to totals at once, else the column's extremes extended (first: the tile starts the
+  // column) for the sums after the last tile.
   template <class E, class Item>
   void score_tile(const E& e, const cluster_view& v, std::span<const Item> items,
-                  std::span<double> totals, std::span<double> column, bool first, double& lo,
-                  double& hi) const {
+                  std::span<double> totals, std::span<double> column, bool raw_only, bool first,
+                  double& lo, double& hi) const {
     detail::score_column(e.scorer, v, items, column);
-    if (mode_ == normalization::none) {
-      detail::accumulate(totals, column, e.weight, mode_);
+    if (raw_only) {
+      detail::accumulate(totals, column, e.weight, normalization::none);
       return;
     }
     if (first) lo = hi = column[0];
@@ -367,10 +387,12 @@ class dynamic_scorer_chain {
  public:
   /// An empty chain with the given normalisation.
   explicit dynamic_scorer_chain(normalization mode = normalization::min_max) : mode_(mode) {}
-  /// Appends scorer s under name with weight (>= 0).
+  /// Appends scorer s under name with weight (>= 0), normalised as the chain is, or as
+  /// `normalize` says (Kubernetes' per-plugin NormalizeScore).
   template <ScorerFor<Item> S>
-  dynamic_scorer_chain& add(std::string name, double weight, S s) {
-    entries_.push_back({std::move(name), detail::checked_weight(weight),
+  dynamic_scorer_chain& add(std::string name, double weight, S s,
+                            std::optional<normalization> normalize = std::nullopt) {
+    entries_.push_back({std::move(name), detail::checked_weight(weight), normalize,
                         std::make_unique<model<S>>(std::move(s))});
     return *this;
   }
@@ -390,7 +412,7 @@ class dynamic_scorer_chain {
     const std::span<double> scratch = column.first(items.size());
     for (auto& e : entries_)
       if (e.plugin->score_all(v, items, scratch))
-        detail::accumulate(totals, scratch, e.weight, mode_);
+        detail::accumulate(totals, scratch, e.weight, e.normalize.value_or(mode_));
   }
   /// Number of scorers.
   [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
@@ -400,6 +422,10 @@ class dynamic_scorer_chain {
   [[nodiscard]] double weight(std::size_t i) const noexcept { return entries_[i].weight; }
   /// The normalisation mode.
   [[nodiscard]] normalization mode() const noexcept { return mode_; }
+  /// How scorer i is normalised (its own mode, else the chain's).
+  [[nodiscard]] normalization normalization_of(std::size_t i) const noexcept {
+    return entries_[i].normalize.value_or(mode_);
+  }
 
  private:
   struct concept_t {
@@ -427,6 +453,7 @@ class dynamic_scorer_chain {
   struct entry {
     std::string name;
     double weight;
+    std::optional<normalization> normalize;
     std::unique_ptr<concept_t> plugin;
   };
   normalization mode_;
