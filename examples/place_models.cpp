@@ -65,7 +65,7 @@ struct my_instance {
 // A scorer of ours: the candidate's main worker's RAM left, bytes (the chain normalises it).
 struct free_ram_scorer {
   [[nodiscard]] double score(const cluster_view& v, const candidate& c) const noexcept {
-    const worker_record& w = v.workers[v.parts_of(c)[0].worker];
+    const worker_record& w = v.main_worker(c);
     return static_cast<double>(std::max<std::int64_t>(0, w.ram_alloc_bytes));
   }
 };
@@ -89,7 +89,7 @@ void print_placement(example::output_buffer& out, const std::vector<my_worker>& 
   out.printf("\n%s (%s):\n", m.name.c_str(),
              m.placement == placement_policy::spread ? "spread" : "binpack");
   for (const rejection& x : why.rejected)
-    out.printf("  - %-10s rejected by %-14s %.*s\n", workers[x.worker].name.c_str(),
+    out.printf("  - %-10s rejected by %-14s %.*s\n", workers[x.worker_position].name.c_str(),
                std::string(x.filter).c_str(), static_cast<int>(x.reason.size()), x.reason.data());
   if (!r) {
     const std::string_view reason = to_string(r.reason);
@@ -97,7 +97,7 @@ void print_placement(example::output_buffer& out, const std::vector<my_worker>& 
     return;
   }
   const std::string_view strategy = to_string(r.strategy);
-  out.printf("  -> %s, GPUs", workers[r.worker].name.c_str());
+  out.printf("  -> %s, GPUs", workers[r.worker_position].name.c_str());
   for (const claim_record& c : r.claims_of(r.parts[0]))
     out.printf(" %u (%.1f GiB)", c.index,
                static_cast<double>(c.vram_bytes) / static_cast<double>(GiB));
@@ -235,9 +235,11 @@ int main(int argc, char** argv) {
   for (std::size_t i = 0; i < gpustack_ws.candidates().size(); ++i) {
     const placement_part& p = v.parts_of(gpustack_ws.candidates()[i])[0];
     out.printf("  %s %s GPU %u, score %.3f\n", i == scored.best ? "->" : "  ",
-               workers[p.worker].name.c_str(), v.claims_of(p)[0].index, scored.totals[i]);
+               workers[p.worker_position].name.c_str(), v.claims_of(p)[0].index, scored.totals[i]);
   }
-  if (r) out.printf("  picked %s (%zu candidates)\n", workers[r.worker].name.c_str(), r.candidates);
+  if (r)
+    out.printf("  picked %s (%zu candidates)\n", workers[r.worker_position].name.c_str(),
+               r.candidates);
   out.print(f.program());
   return 0;
 }

@@ -376,12 +376,12 @@ bool passes_all(const fz_worker& w, const fz_model& m) {
 // ---- results, copied out of the workspace -------------------------------------------------
 
 struct snap_claim {
-  std::uint32_t gpu, index;
+  std::uint32_t gpu_position, index;
   std::uint64_t vram;
   bool operator==(const snap_claim&) const = default;
 };
 struct snap_part {
-  std::uint32_t worker;
+  std::uint32_t worker_position;
   std::uint64_t ram;
   std::vector<snap_claim> claims;
   bool operator==(const snap_part&) const = default;
@@ -390,7 +390,7 @@ struct snapshot {
   bool placed = false;
   hr::fit_strategy strategy = hr::fit_strategy::none;
   hr::no_placement_reason reason = hr::no_placement_reason::none;
-  std::size_t worker = 0, candidates = 0, filtered_out = 0;
+  std::size_t worker_position = 0, candidates = 0, filtered_out = 0;
   std::uint64_t worker_id = 0;
   double score = 0;
   std::uint32_t offload_layers = 0, total_layers = 0;
@@ -404,7 +404,7 @@ snapshot snap(const hr::placement_result& r) {
   s.reason = r.reason;
   s.filtered_out = r.filtered_out;
   if (!r) return s;
-  s.worker = r.worker;
+  s.worker_position = r.worker_position;
   s.worker_id = r.worker_id;
   s.candidates = r.candidates;
   s.score = r.score;
@@ -412,9 +412,9 @@ snapshot snap(const hr::placement_result& r) {
   s.total_layers = r.chosen.total_layers;
   s.overcommit = r.chosen.overcommit;
   for (const hr::placement_part& p : r.parts) {
-    snap_part sp{p.worker, p.ram_bytes, {}};
+    snap_part sp{p.worker_position, p.ram_bytes, {}};
     for (const hr::claim_record& c : r.claims_of(p))
-      sp.claims.push_back({c.gpu, c.index, c.vram_bytes});
+      sp.claims.push_back({c.gpu_position, c.index, c.vram_bytes});
     s.parts.push_back(std::move(sp));
   }
   return s;
@@ -426,7 +426,7 @@ void require_same(const snapshot& a, const snapshot& b) {
   REQUIRE_INV(a.filtered_out == b.filtered_out);
   if (!a.placed) return;
   REQUIRE_INV(a.strategy == b.strategy);
-  REQUIRE_INV(a.worker == b.worker && a.worker_id == b.worker_id);
+  REQUIRE_INV(a.worker_position == b.worker_position && a.worker_id == b.worker_id);
   REQUIRE_INV(same_bits(a.score, b.score));
   REQUIRE_INV(a.candidates == b.candidates);
   REQUIRE_INV(a.offload_layers == b.offload_layers && a.total_layers == b.total_layers);
@@ -516,8 +516,8 @@ void check_estimator(const snapshot& s, const vllm_spec& v, const std::vector<fz
     for (const snap_claim& c : p.claims) {
       ++n;
       part += c.vram;
-      const double total =
-          static_cast<double>(ws[gpu_worker[c.gpu]].gpus[gpu_slot[c.gpu]].vram_total_bytes);
+      const double total = static_cast<double>(
+          ws[gpu_worker[c.gpu_position]].gpus[gpu_slot[c.gpu_position]].vram_total_bytes);
       REQUIRE_INV(c.vram ==
                   static_cast<std::uint64_t>(v.utilization * total));  // ⌊utilization × total⌋
     }
@@ -656,8 +656,8 @@ void check_decision(const snapshot& s, const state& st, const Spec& spec, bool j
   }
   REQUIRE_INV(s.reason == hr::no_placement_reason::none);
   REQUIRE_INV(!s.parts.empty() && s.candidates >= 1);
-  REQUIRE_INV(s.worker == s.parts[0].worker && s.worker < ws.size());
-  REQUIRE_INV(s.worker_id == ws[s.worker].id);
+  REQUIRE_INV(s.worker_position == s.parts[0].worker_position && s.worker_position < ws.size());
+  REQUIRE_INV(s.worker_id == ws[s.worker_position].id);
   // GPU positions in the workspace follow the workers' GPU lists in order.
   std::vector<std::size_t> gpu_worker, gpu_slot;
   for (std::size_t w = 0; w < ws.size(); ++w)
@@ -668,10 +668,10 @@ void check_decision(const snapshot& s, const state& st, const Spec& spec, bool j
   std::vector<bool> used_gpu(gpu_worker.size(), false), used_worker(ws.size(), false);
   for (std::size_t p = 0; p < s.parts.size(); ++p) {
     const snap_part& part = s.parts[p];
-    REQUIRE_INV(part.worker < ws.size());
-    REQUIRE_INV(!used_worker[part.worker]);  // a worker takes one part
-    used_worker[part.worker] = true;
-    const fz_worker& w = ws[part.worker];
+    REQUIRE_INV(part.worker_position < ws.size());
+    REQUIRE_INV(!used_worker[part.worker_position]);  // a worker takes one part
+    used_worker[part.worker_position] = true;
+    const fz_worker& w = ws[part.worker_position];
     // every basic filter, each on its own
     REQUIRE_INV(pass_cluster(w, m));
     REQUIRE_INV(pass_gpu_matching(w, m));
@@ -688,22 +688,24 @@ void check_decision(const snapshot& s, const state& st, const Spec& spec, bool j
       if constexpr (std::is_same_v<Spec, vllm_spec>)
         if (s.strategy != hr::fit_strategy::manual && spec.ram_need() > 0 &&
             (p == 0 || s.strategy == hr::fit_strategy::distributed))
-          REQUIRE_INV(static_cast<i128>(spec.ram_need()) <= a.ram[part.worker]);
+          REQUIRE_INV(static_cast<i128>(spec.ram_need()) <= a.ram[part.worker_position]);
     } else if (p == 0) {  // RAM is claimed on the main worker only
-      REQUIRE_INV(part.ram == 0 || static_cast<i128>(part.ram) <= a.ram[part.worker]);
+      REQUIRE_INV(part.ram == 0 || static_cast<i128>(part.ram) <= a.ram[part.worker_position]);
     } else {
       REQUIRE_INV(part.ram == 0);
       REQUIRE_INV(!part.claims.empty());
     }
     for (const snap_claim& c : part.claims) {
-      REQUIRE_INV(c.gpu < gpu_worker.size());
-      REQUIRE_INV(gpu_worker[c.gpu] == part.worker);  // a GPU of this part's worker
-      REQUIRE_INV(!used_gpu[c.gpu]);                  // claimed once
-      used_gpu[c.gpu] = true;
-      const fz_gpu& g = w.gpus[gpu_slot[c.gpu]];
+      REQUIRE_INV(c.gpu_position < gpu_worker.size());
+      REQUIRE_INV(gpu_worker[c.gpu_position] ==
+                  part.worker_position);       // a GPU of this part's worker
+      REQUIRE_INV(!used_gpu[c.gpu_position]);  // claimed once
+      used_gpu[c.gpu_position] = true;
+      const fz_gpu& g = w.gpus[gpu_slot[c.gpu_position]];
       REQUIRE_INV(c.index == g.index);
       if (!gpustack || s.strategy != hr::fit_strategy::manual)  // a manual pick may over-commit
-        REQUIRE_INV(static_cast<i128>(c.vram) <= a.vram[part.worker][gpu_slot[c.gpu]]);
+        REQUIRE_INV(static_cast<i128>(c.vram) <=
+                    a.vram[part.worker_position][gpu_slot[c.gpu_position]]);
       if (!m.gpu_selection.empty())
         REQUIRE_INV(std::any_of(
             m.gpu_selection.begin(), m.gpu_selection.end(),
@@ -929,8 +931,9 @@ void require_unique_names(std::vector<fz_worker>& ws, const std::vector<fz_insta
 void check_explanation(const hr::explanation& why, const state& st, const snapshot& s) {
   std::size_t by_filter = 0;
   for (const hr::rejection& r : why.rejected) {
-    REQUIRE_INV(r.worker < st.workers.size() && r.worker_id == st.workers[r.worker].id);
-    const bool passes = passes_all(st.workers[r.worker], st.model);
+    REQUIRE_INV(r.worker_position < st.workers.size() &&
+                r.worker_id == st.workers[r.worker_position].id);
+    const bool passes = passes_all(st.workers[r.worker_position], st.model);
     if (r.filter != "resource_fit") ++by_filter;
     REQUIRE_INV(passes == (r.filter == "resource_fit"));
   }
@@ -1053,7 +1056,7 @@ void place_and_commit(state& st, deciders<E>& d) {
   placed.total_layers = r.chosen.total_layers;
   placed.offload_layers = r.chosen.offload_layers;
   for (std::size_t p = 0; p < r.parts.size(); ++p) {
-    const fz_worker& wk = st.workers[r.parts[p].worker];
+    const fz_worker& wk = st.workers[r.parts[p].worker_position];
     std::vector<hr::gpu_claim> claims;
     for (const hr::claim_record& cl : r.claims_of(r.parts[p]))
       claims.push_back({.index = cl.index, .vram_bytes = cl.vram_bytes});

@@ -103,7 +103,7 @@ struct view_builder {
   std::uint32_t gpu(std::uint32_t w, double alloc_gib, std::uint32_t model_instances = 0,
                     std::uint32_t other_instances = 0, double total_gib = 80) {
     gpus.push_back({.index = static_cast<std::uint32_t>(gpus.size()),
-                    .worker = w,
+                    .worker_position = w,
                     .total_bytes = static_cast<std::uint64_t>(bytes(total_gib)),
                     .alloc_bytes = bytes(alloc_gib),
                     .model_instances = model_instances,
@@ -113,13 +113,14 @@ struct view_builder {
   // Adds a part with RAM and VRAM claims (GiB) on GPU positions; returns its position.
   std::uint32_t part(std::uint32_t w, double ram_gib,
                      std::vector<std::pair<std::uint32_t, double>> vram) {
-    parts.push_back({.worker = w,
+    parts.push_back({.worker_position = w,
                      .claim_begin = static_cast<std::uint32_t>(claims.size()),
                      .claim_count = static_cast<std::uint32_t>(vram.size()),
                      .ram_bytes = static_cast<std::uint64_t>(bytes(ram_gib))});
     for (auto [g, gib] : vram)
-      claims.push_back(
-          {.gpu = g, .index = gpus[g].index, .vram_bytes = static_cast<std::uint64_t>(bytes(gib))});
+      claims.push_back({.gpu_position = g,
+                        .index = gpus[g].index,
+                        .vram_bytes = static_cast<std::uint64_t>(bytes(gib))});
     return static_cast<std::uint32_t>(parts.size() - 1);
   }
   cluster_view view() const {
@@ -145,7 +146,7 @@ Inst instance_from(const placement_result& r, const std::vector<Wk>& workers, st
   for (const claim_record& c : r.claims_of(r.parts[0]))
     placed.gpus.push_back({.index = c.index, .vram_bytes = c.vram_bytes});
   for (const placement_part& p : r.parts.subspan(1)) {
-    Sub sub{.worker_id = workers[p.worker].id, .gpus = {}, .ram_bytes = 0};
+    Sub sub{.worker_id = workers[p.worker_position].id, .gpus = {}, .ram_bytes = 0};
     for (const claim_record& c : r.claims_of(p))
       sub.gpus.push_back({.index = c.index, .vram_bytes = c.vram_bytes});
     placed.subordinates.push_back(std::move(sub));
@@ -380,8 +381,13 @@ TEST_SUITE("scheduler") {
     const auto v = ws.view();
     const auto c0 = v.parts_of(ws.candidates()[0]);
     REQUIRE(c0.size() == 2);
-    CHECK(v.workers[c0[0].worker].id == 2);
-    CHECK(v.workers[c0[1].worker].id == 3);
+    CHECK(v.workers[c0[0].worker_position].id == 2);
+    CHECK(v.workers[c0[1].worker_position].id == 3);
+    // the helpers follow the same positions: main worker w2 (id 2), subordinate w3 (id 3)
+    CHECK(v.main_worker(ws.candidates()[0]).id == 2);
+    CHECK(v.worker_of(c0[1]).id == 3);
+    for (const claim_record& cl : v.claims_of(c0[1]))
+      CHECK(v.gpu_of(cl).worker_position == c0[1].worker_position);
     CHECK(c0[1].ram_bytes == 0);  // subordinates claim VRAM only
     // Nothing fits: a value with a reason, never an exception.
     size.emplace(400 * GiB, 0.9, 12);
@@ -911,9 +917,10 @@ TEST_SUITE("scheduler") {
       if (ra)
         for (const auto& part : ra.parts)
           for (const auto& cl : ra.claims_of(part))
-            CHECK(static_cast<std::int64_t>(cl.vram_bytes) <= up_a_ws.gpus()[cl.gpu].alloc_bytes);
+            CHECK(static_cast<std::int64_t>(cl.vram_bytes) <=
+                  up_a_ws.gpus()[cl.gpu_position].alloc_bytes);
       if (ra) {
-        CHECK(ra.worker == rb.worker);
+        CHECK(ra.worker_position == rb.worker_position);
         CHECK(ra.chosen.part_begin == rb.chosen.part_begin);
         CHECK(ra.score == rb.score);  // bit for bit
       }
@@ -1036,7 +1043,7 @@ TEST_SUITE("scheduler") {
         const cluster_view v = up_ws.view();
         const auto key = [&](std::size_t i) {
           const placement_part& p = v.parts[cands[i].part_begin];
-          return std::pair{v.workers[p.worker].id,
+          return std::pair{v.workers[p.worker_position].id,
                            p.claim_count ? v.claims[p.claim_begin].index : 0u};
         };
         std::size_t expected = 0;
@@ -1109,7 +1116,7 @@ TEST_SUITE("scheduler") {
       CHECK(a.candidates == b.candidates);
       REQUIRE(a.parts.size() == b.parts.size());
       for (std::size_t p = 0; p < a.parts.size(); ++p) {
-        CHECK(a.parts[p].worker == b.parts[p].worker);
+        CHECK(a.parts[p].worker_position == b.parts[p].worker_position);
         CHECK(a.parts[p].ram_bytes == b.parts[p].ram_bytes);
         const auto ca = a.claims_of(a.parts[p]), cb = b.claims_of(b.parts[p]);
         REQUIRE(ca.size() == cb.size());
@@ -1294,7 +1301,7 @@ TEST_SUITE("scheduler") {
     // chain with .with(): the chain restated by hand, with the scorer last, decides the same.
     struct free_ram {
       double score(const cluster_view& v, const candidate& c) const noexcept {
-        return static_cast<double>(v.workers[v.parts_of(c)[0].worker].ram_alloc_bytes);
+        return static_cast<double>(v.main_worker(c).ram_alloc_bytes);
       }
     };
     using best_fit = gated<best_fit_scorer>;
@@ -1346,12 +1353,12 @@ TEST_SUITE("scheduler") {
     // Normalised like the chain, `raw` would add 0 / 25 / 50 instead (weight 0.5): 150.
     struct id_scorer {
       double score(const cluster_view& v, const candidate& c) const noexcept {
-        return static_cast<double>(v.workers[v.parts_of(c)[0].worker].id);
+        return static_cast<double>(v.main_worker(c).id);
       }
     };
     struct ten_ids_scorer {
       double score(const cluster_view& v, const candidate& c) const noexcept {
-        return 10.0 * static_cast<double>(v.workers[v.parts_of(c)[0].worker].id);
+        return 10.0 * static_cast<double>(v.main_worker(c).id);
       }
     };
     std::vector<Wk> workers;

@@ -350,7 +350,7 @@ decision decide(const std::vector<gs_worker>& workers, const std::vector<gs_inst
   const cluster_view v = ws.view();
   for (std::size_t i = 0; i < ws.candidates().size(); ++i) {
     const auto parts = v.parts_of(ws.candidates()[i]);
-    listed l{.worker_id = v.workers[parts[0].worker].id,
+    listed l{.worker_id = v.workers[parts[0].worker_position].id,
              .ram = parts[0].ram_bytes,
              .total = sc.totals[i]};
     for (const claim_record& c : v.claims_of(parts[0])) {
@@ -358,7 +358,7 @@ decision decide(const std::vector<gs_worker>& workers, const std::vector<gs_inst
       l.vram.push_back(c.vram_bytes);
     }
     for (std::size_t k = 1; k < parts.size(); ++k)
-      l.subordinates.push_back(v.workers[parts[k].worker].id);
+      l.subordinates.push_back(v.workers[parts[k].worker_position].id);
     d.candidates.push_back(std::move(l));
   }
   d.pick = sc.best;
@@ -439,7 +439,7 @@ bool scale_up_agrees(const json& sc, const json& expected) {
   for (std::size_t i = 0; i < cands.size(); ++i) {
     const json& c = want[i];
     const auto parts = v.parts_of(cands[i]);
-    expect(v.workers[parts[0].worker].id == c["worker_id"].get<std::uint64_t>());
+    expect(v.workers[parts[0].worker_position].id == c["worker_id"].get<std::uint64_t>());
     expect(indexes_of(v, parts[0]) == c["gpu_indexes"].get<std::vector<std::uint32_t>>());
     expect(vram_map(v, parts[0]) == vram_map(c["vram"]));
     expect(parts[0].ram_bytes == bytes_or_zero(c["ram"]));
@@ -448,7 +448,8 @@ bool scale_up_agrees(const json& sc, const json& expected) {
     const json& subs = c["subordinates"];
     if (!expect(parts.size() == subs.size() + 1)) continue;
     for (std::size_t k = 0; k < subs.size(); ++k) {
-      expect(v.workers[parts[k + 1].worker].id == subs[k]["worker_id"].get<std::uint64_t>());
+      expect(v.workers[parts[k + 1].worker_position].id ==
+             subs[k]["worker_id"].get<std::uint64_t>());
       expect(indexes_of(v, parts[k + 1]) ==
              subs[k]["gpu_indexes"].get<std::vector<std::uint32_t>>());
       expect(vram_map(v, parts[k + 1]) == vram_map(subs[k]["vram"]));

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Scorer chains. Both forms evaluate the same way: for each scorer in order, prepare(),
 // score every item into a column, normalise the column to [0, 100] or not (the chain's mode,
-// or the scorer's own: weighted::normalize), then add weight × column to the totals. The normalisation is min-max, `100·(s − min)/(max − min)`
-// (a constant column scores 0): raw scores here may be negative (best fit's −leftover), so
-// the minimum is taken off first. (Kubernetes' DefaultNormalizeScore,
-// pkg/scheduler/framework/plugins/helper/normalize_score.go, scales non-negative integer
-// scores by the maximum alone, `100·s/max`, optionally reversed.) scorer_chain is static
-// (std::tuple, fold expressions, inlined); dynamic_scorer_chain holds type-erased plugins
+// or the scorer's own: weighted::normalize), then add weight × column to the totals. The
+// normalisation is min-max, `100·(s − min)/(max − min)` (a constant column scores 0): raw scores
+// here may be negative (best fit's −leftover), so the minimum is taken off first. (Kubernetes'
+// DefaultNormalizeScore, pkg/scheduler/framework/plugins/helper/normalize_score.go, scales
+// non-negative integer scores by the maximum alone, `100·s/max`, optionally reversed.) scorer_chain
+// is static (std::tuple, fold expressions, inlined); dynamic_scorer_chain holds type-erased plugins
 // with names and weights configured at run time. Same scorers, same weights → identical
 // totals, bit for bit. The chain knows no scorer: it asks each what it reads (scorer_reads),
 // whether it applies (applies()) and whether it scores a whole column itself (score_all).
@@ -156,10 +156,10 @@ template <class Item>
 HEADROOM_ALWAYS_INLINE void prefetch_item(const cluster_view& v, const Item& item,
                                           record_reads r) noexcept {
   const placement_part& p = v.parts[std::min<std::size_t>(item.part_begin, v.parts.size() - 1)];
-  if (r.workers) prefetch(v.workers.data() + p.worker);
+  if (r.workers) prefetch(v.workers.data() + p.worker_position);
   if (r.gpus)
     prefetch(v.gpus.data() +
-             v.claims[std::min<std::size_t>(p.claim_begin, v.claims.size() - 1)].gpu);
+             v.claims[std::min<std::size_t>(p.claim_begin, v.claims.size() - 1)].gpu_position);
 }
 /// column[i] = s.score(v, items[i]) for every item, prefetching what s reads
 /// prefetch_distance ahead.

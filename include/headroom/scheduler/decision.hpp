@@ -80,8 +80,8 @@ enum class no_placement_reason : std::uint8_t {
 struct placement_result {
   fit_strategy strategy = fit_strategy::none;              ///< the ladder step that produced it
   no_placement_reason reason = no_placement_reason::none;  ///< why nothing, when nothing
-  std::size_t worker = 0;                   ///< position of the main worker in the caller's range
-  std::uint64_t worker_id = 0;              ///< its id
+  std::size_t worker_position = 0;          ///< the main worker's position in the caller's range
+  std::uint64_t worker_id = 0;              ///< its id (worker_traits::id)
   double score = 0;                         ///< the winner's chain total
   std::size_t candidates = 0;               ///< candidates scored
   std::size_t filtered_out = 0;             ///< workers rejected by the filter chain
@@ -101,10 +101,10 @@ struct placement_result {
 
 /// One rejected worker: which filter (or "resource_fit") and why.
 struct rejection {
-  std::size_t worker = 0;       ///< position in the caller's range
-  std::uint64_t worker_id = 0;  ///< its id
-  std::string_view filter;      ///< the filter's name
-  std::string_view reason;      ///< the filter's explanation
+  std::size_t worker_position = 0;  ///< position in the caller's range
+  std::uint64_t worker_id = 0;      ///< its id (worker_traits::id)
+  std::string_view filter;          ///< the filter's name
+  std::string_view reason;          ///< the filter's explanation
 };
 
 /// The explanation of a placement decision (allocates; asked for with explain()).
@@ -152,8 +152,9 @@ namespace detail {
   const placement_part& pa = v.parts[a.part_begin];
   const placement_part& pb = v.parts[b.part_begin];
   if (ids_ascending) {
-    if (pa.worker != pb.worker) return pa.worker < pb.worker;
-  } else if (const std::uint64_t ia = v.workers[pa.worker].id, ib = v.workers[pb.worker].id;
+    if (pa.worker_position != pb.worker_position) return pa.worker_position < pb.worker_position;
+  } else if (const std::uint64_t ia = v.workers[pa.worker_position].id,
+             ib = v.workers[pb.worker_position].id;
              ia != ib)
     return ia < ib;
   const std::uint32_t ga = pa.claim_count ? v.claims[pa.claim_begin].index : 0;
@@ -198,11 +199,11 @@ namespace detail {
     return best;
   }
   while (totals[best] != top) ++best;
-  if (ids_ascending && v.dense_offset(cands) == 0) {
+  if (ids_ascending && v.dense.offset_of(cands) == 0) {
     // The one-GPU stage lists its candidates by main-worker position (view.hpp): a later
     // candidate at the top total beats the first one only on the same worker (a later
     // worker has a higher id), so the scan stops where the worker changes.
-    const std::uint32_t* const worker = v.candidate_worker.data();
+    const std::uint32_t* const worker = v.dense.candidate_worker.data();
     for (i = best + 1; i < cands.size() && worker[i] == worker[best]; ++i)
       if (totals[i] == top && better(v, cands[i], top, cands[best], top, ids_ascending)) best = i;
     return best;
@@ -359,7 +360,7 @@ std::uint32_t filter_all(const Workers& workers, const M& m, const Filters& filt
       ++rejected;
       if (why) {
         const auto f = static_cast<std::size_t>(o.filter);
-        why->rejected.push_back({.worker = pos,
+        why->rejected.push_back({.worker_position = pos,
                                  .worker_id = WT::id(w),
                                  .filter = filters.name(f),
                                  .reason = filters.why(f, o.reason)});
@@ -378,10 +379,10 @@ inline void explain_fit(const workspace& ws, fit_strategy strategy, explanation&
   const cluster_view v = ws.view();
   std::vector<bool> used(v.workers.size(), false);
   for (const candidate& c : ws.candidates())
-    for (const placement_part& p : v.parts_of(c)) used[p.worker] = true;
+    for (const placement_part& p : v.parts_of(c)) used[p.worker_position] = true;
   for (std::uint32_t w = 0; w < v.workers.size(); ++w)
     if (v.workers[w].eligible && !used[w])
-      why.rejected.push_back({.worker = w,
+      why.rejected.push_back({.worker_position = w,
                               .worker_id = v.workers[w].id,
                               .filter = "resource_fit",
                               .reason = strategy == fit_strategy::none
@@ -395,8 +396,8 @@ inline placement_result chosen(const workspace& ws, fit_strategy strategy,
   const candidate& c = ws.candidates()[scored.best];
   const std::span<const placement_part> parts = v.parts_of(c);
   return {.strategy = strategy,
-          .worker = parts[0].worker,
-          .worker_id = v.workers[parts[0].worker].id,
+          .worker_position = parts[0].worker_position,
+          .worker_id = v.workers[parts[0].worker_position].id,
           .score = scored.totals[scored.best],
           .candidates = ws.candidates().size(),
           .filtered_out = filtered_out,

@@ -117,10 +117,10 @@ class grouped_listing {
     std::uint32_t n = 0;
     const auto emit = [&](std::uint32_t g, std::uint32_t index, std::uint32_t w, std::uint64_t c,
                           std::int64_t a) {
-      claim[n] = {.gpu = g, .index = index, .vram_bytes = c};
+      claim[n] = {.gpu_position = g, .index = index, .vram_bytes = c};
       worker[n] = w;
       left[n] = 0.0 + (static_cast<double>(a) - static_cast<double>(c));  // as best fit sums
-      part[n] = {.worker = w,
+      part[n] = {.worker_position = w,
                  .claim_begin = static_cast<std::uint32_t>(c0 + n),
                  .claim_count = 1,
                  .ram_bytes = ram_need_};
@@ -138,7 +138,7 @@ class grouped_listing {
         if (eligible[w] == 0 || (ram_need_ != 0 && !holds_bytes(ram[w], ram_need_))) continue;
         for (const distinct_gpus::entry& d : ws_.distinct_.of(w)) {
           const std::uint64_t c = e_.gpu_claim_bytes(d.total_bytes, d.alloc_bytes);
-          if (c != 0 && e_.fits(c, 1)) emit(d.gpu, d.index, w, c, d.alloc_bytes);
+          if (c != 0 && e_.fits(c, 1)) emit(d.gpu_position, d.index, w, c, d.alloc_bytes);
         }
       }
     } else {
@@ -189,18 +189,20 @@ class grouped_listing {
     for (std::uint32_t w = 0; w < ws_.workers_.size(); ++w) {
       const worker_record& wr = ws_.workers_[w];
       if (!wr.eligible) continue;
-      listing_scratch::worker_sum s{.worker = w};
+      listing_scratch::worker_sum s{.worker_position = w};
       for (std::uint32_t g = wr.gpu_begin; g < wr.gpu_begin + wr.gpu_count; ++g)
         if (claims()[g] != 0) s.sum = sat_add(s.sum, claims()[g]), ++s.count;
       if (s.count > 0) sums.push_back(s);
     }
     std::sort(sums.begin(), sums.end(), [&](const auto& a, const auto& b) {
-      return a.sum != b.sum ? a.sum > b.sum : ws_.workers_[a.worker].id < ws_.workers_[b.worker].id;
+      return a.sum != b.sum
+                 ? a.sum > b.sum
+                 : ws_.workers_[a.worker_position].id < ws_.workers_[b.worker_position].id;
     });
     for (const listing_scratch::worker_sum& main : sums) {
-      if (!ram_ok(ws_.workers_[main.worker]) || !pick_subordinates(main)) continue;
+      if (!ram_ok(ws_.workers_[main.worker_position]) || !pick_subordinates(main)) continue;
       const auto begin = static_cast<std::uint32_t>(ws_.parts_.size());
-      push_all_eligible(main.worker, ram_need_);
+      push_all_eligible(main.worker_position, ram_need_);
       for (const std::uint32_t sw : ws_.scratch_.subordinates) push_all_eligible(sw, 0);
       ws_.candidates_.push_back(
           {.part_begin = begin,
@@ -216,8 +218,8 @@ class grouped_listing {
     std::uint64_t sum = main.sum;
     std::uint32_t n = main.count;
     for (const listing_scratch::worker_sum& s : ws_.scratch_.worker_sums) {
-      if (s.worker == main.worker) continue;
-      subs.push_back(s.worker);
+      if (s.worker_position == main.worker_position) continue;
+      subs.push_back(s.worker_position);
       sum = sat_add(sum, s.sum);
       n += s.count;
       if (e_.fits(sum, n)) return true;
@@ -292,7 +294,7 @@ class grouped_listing {
     if (t == no_position) return false;
     if (claims()[t] == claims()[g]) return true;
     const gpu_record& r = ws_.gpus_[g];
-    for (std::uint32_t h = ws_.workers_[r.worker].gpu_begin; h < g; ++h) {
+    for (std::uint32_t h = ws_.workers_[r.worker_position].gpu_begin; h < g; ++h) {
       const gpu_record& o = ws_.gpus_[h];
       if (claims()[h] == claims()[g] && o.alloc_bytes == r.alloc_bytes &&
           o.total_bytes == r.total_bytes && o.model_instances == r.model_instances &&
@@ -317,24 +319,26 @@ class grouped_listing {
     std::sort(order().begin(), order().begin() + n, [&](std::uint32_t a, std::uint32_t b) {
       return ws_.gpus_[a].index < ws_.gpus_[b].index;
     });
-    ws_.parts_.push_back({.worker = w,
+    ws_.parts_.push_back({.worker_position = w,
                           .claim_begin = static_cast<std::uint32_t>(ws_.claims_.size()),
                           .claim_count = n,
                           .ram_bytes = ram_need_});
     for (std::uint32_t k = 0; k < n; ++k) {
       const std::uint32_t g = order()[k];
-      ws_.claims_.push_back({.gpu = g, .index = ws_.gpus_[g].index, .vram_bytes = claims()[g]});
+      ws_.claims_.push_back(
+          {.gpu_position = g, .index = ws_.gpus_[g].index, .vram_bytes = claims()[g]});
     }
   }
   // Every eligible GPU of worker w as one part.
   void push_all_eligible(std::uint32_t w, std::uint64_t ram) {
     const worker_record& wr = ws_.workers_[w];
-    placement_part part{.worker = w,
+    placement_part part{.worker_position = w,
                         .claim_begin = static_cast<std::uint32_t>(ws_.claims_.size()),
                         .ram_bytes = ram};
     for (std::uint32_t g = wr.gpu_begin; g < wr.gpu_begin + wr.gpu_count; ++g)
       if (claims()[g] != 0)
-        ws_.claims_.push_back({.gpu = g, .index = ws_.gpus_[g].index, .vram_bytes = claims()[g]});
+        ws_.claims_.push_back(
+            {.gpu_position = g, .index = ws_.gpus_[g].index, .vram_bytes = claims()[g]});
     part.claim_count = static_cast<std::uint32_t>(ws_.claims_.size()) - part.claim_begin;
     ws_.parts_.push_back(part);
   }

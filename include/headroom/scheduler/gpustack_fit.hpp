@@ -123,11 +123,13 @@ class gpustack_listing {
   // Appends GPUs gpu[0, n) of worker w with their claims as one part (RAM by the part's
   // VRAM claims); returns the part's VRAM claims.
   std::uint64_t push_part(std::uint32_t w, const std::uint32_t* gpu, std::uint32_t n) {
-    placement_part part{.worker = w, .claim_begin = static_cast<std::uint32_t>(ws_.claims_.size())};
+    placement_part part{.worker_position = w,
+                        .claim_begin = static_cast<std::uint32_t>(ws_.claims_.size())};
     std::uint64_t sum = 0;
     for (std::uint32_t k = 0; k < n; ++k) {
       const std::uint64_t claim = claim_of(gpu[k]);
-      ws_.claims_.push_back({.gpu = gpu[k], .index = ws_.gpus_[gpu[k]].index, .vram_bytes = claim});
+      ws_.claims_.push_back(
+          {.gpu_position = gpu[k], .index = ws_.gpus_[gpu[k]].index, .vram_bytes = claim});
       sum = sat_add(sum, claim);
     }
     part.claim_count = n;
@@ -387,11 +389,13 @@ class gpustack_listing {
     for (std::uint32_t k = 0, u = 0; k < n && u < unsat && sat + u < gpu_count; ++k)
       if (!satisfied(gpu[k])) s_.claims.push_back(gpu[k]), ++u;
     const auto begin = static_cast<std::uint32_t>(ws_.parts_.size());
-    placement_part part{.worker = w, .claim_begin = static_cast<std::uint32_t>(ws_.claims_.size())};
+    placement_part part{.worker_position = w,
+                        .claim_begin = static_cast<std::uint32_t>(ws_.claims_.size())};
     std::uint64_t sum = 0;
     for (const std::uint64_t g64 : s_.claims) {
       const auto g = static_cast<std::uint32_t>(g64);
-      ws_.claims_.push_back({.gpu = g, .index = ws_.gpus_[g].index, .vram_bytes = claim_of(g)});
+      ws_.claims_.push_back(
+          {.gpu_position = g, .index = ws_.gpus_[g].index, .vram_bytes = claim_of(g)});
       sum = sat_add(sum, claim_of(g));
     }
     part.claim_count = static_cast<std::uint32_t>(ws_.claims_.size()) - part.claim_begin;
@@ -444,7 +448,7 @@ class gpustack_listing {
     if (ws_.candidates_.empty()) return;
     std::uint64_t selected_alloc = 0;  // allocatable VRAM of every selected GPU of a kept worker
     for (const std::uint32_t g : ws_.selection_)
-      if (g != no_position && ws_.workers_[ws_.gpus_[g].worker].eligible)
+      if (g != no_position && ws_.workers_[ws_.gpus_[g].worker_position].eligible)
         selected_alloc = sat_add(selected_alloc, static_cast<std::uint64_t>(gpu_alloc(g)));
     const auto selected = static_cast<std::uint32_t>(ws_.selection_.size());
     std::size_t kept = 0, best = ws_.candidates_.size();
@@ -458,9 +462,9 @@ class gpustack_listing {
         for (const claim_record& cl :
              std::span(ws_.claims_.data() + ws_.parts_[p].claim_begin, ws_.parts_[p].claim_count)) {
           vram = sat_add(vram, cl.vram_bytes);
-          alloc = sat_add(alloc, static_cast<std::uint64_t>(gpu_alloc(cl.gpu)));
+          alloc = sat_add(alloc, static_cast<std::uint64_t>(gpu_alloc(cl.gpu_position)));
           ++used;
-          sat += satisfied(cl.gpu) ? 1u : 0u;
+          sat += satisfied(cl.gpu_position) ? 1u : 0u;
         }
       }
       if (vram >= need_ && (ram_need_ == 0 || ram >= ram_need_) && sat == used) {

@@ -39,8 +39,8 @@ concept ScorerFor = requires(const S& s, const cluster_view& v, const Item& item
 /// GPU records of the claims, the worker records of the parts. A chain prefetches them
 /// (a hint: it never changes a score).
 struct record_reads {
-  bool gpus = true;     ///< the view's gpus[claim.gpu]
-  bool workers = true;  ///< the view's workers[part.worker]
+  bool gpus = true;     ///< the view's gpus[claim.gpu_position]
+  bool workers = true;  ///< the view's workers[part.worker_position]
 };
 /// What scorer S reads: the `static constexpr record_reads reads` it declares, else both.
 template <class S>
@@ -108,13 +108,13 @@ enum class binpack_basis : std::uint8_t {
                                             double m, binpack_basis basis,
                                             instance_view iv) noexcept {
   const bool retention = basis == binpack_basis::claim_added_back;
-  const double a_ram =
-      ram_allocatable(v, p.worker, iv) + (retention ? static_cast<double>(p.ram_bytes) : 0.0);
+  const double a_ram = ram_allocatable(v, p.worker_position, iv) +
+                       (retention ? static_cast<double>(p.ram_bytes) : 0.0);
   if (p.claim_count == 0) return claim_ratio(p.ram_bytes, a_ram) * m;
   double best = 0;
   for (const claim_record& c : v.claims_of(p)) {
-    const double a_vram =
-        gpu_allocatable(v, c.gpu, iv) + (retention ? static_cast<double>(c.vram_bytes) : 0.0);
+    const double a_vram = gpu_allocatable(v, c.gpu_position, iv) +
+                          (retention ? static_cast<double>(c.vram_bytes) : 0.0);
     const double ram_score = claim_ratio(p.ram_bytes, a_ram) * m * binpack_ram_weight;
     const double vram_score = claim_ratio(c.vram_bytes, a_vram) * m * binpack_vram_weight;
     const double result = (ram_score + vram_score) / (binpack_ram_weight + binpack_vram_weight);
@@ -206,11 +206,11 @@ struct spread_stats {
                                             const spread_stats& st, double m) noexcept {
   if (parts.empty()) return 0;
   const placement_part& p = parts[0];
-  const double worker_score = st.worker_term(v.workers[p.worker]) * m;
+  const double worker_score = st.worker_term(v.workers[p.worker_position]) * m;
   if (p.claim_count == 0) return worker_score;
   double g_sum = 0;
   for (const claim_record& c : v.claims_of(p)) {
-    const gpu_record& g = v.gpus[c.gpu];
+    const gpu_record& g = v.gpus[c.gpu_position];
     g_sum +=
         1.0 / (static_cast<double>(1 + std::uint64_t{g.model_instances}) +
                static_cast<double>(st.others(g.other_instances)) * spread_other_instance_weight);
@@ -245,7 +245,7 @@ struct spread_scorer {
   /// Computes min/max over the candidates' main workers.
   constexpr void prepare(const cluster_view& v, std::span<const candidate> cands) noexcept {
     stats = {};
-    for (const candidate& c : cands) stats.add(v.workers[v.parts[c.part_begin].worker]);
+    for (const candidate& c : cands) stats.add(v.workers[v.parts[c.part_begin].worker_position]);
   }
   /// The candidate's score.
   [[nodiscard]] constexpr double score(const cluster_view& v, const candidate& c) const noexcept {
@@ -284,9 +284,9 @@ struct locality_scorer {
     const auto parts = v.parts_of(c);
     if (parts.empty()) return 0;
     std::size_t main = 0, draft = 0, distinct = 0;
-    const bool dense = !v.worker_files.empty();
+    const bool dense = !v.dense.worker_files.empty();
     if (parts.size() == 1 && dense) {  // the common case, read from the dense copy
-      const unsigned f = v.worker_files[parts[0].worker];
+      const unsigned f = v.dense.worker_files[parts[0].worker_position];
       // No draft weight: the formula below reduces to M·(main files READY), exactly.
       if (!(v.has_draft && v.draft_ready_somewhere)) {
         const double by_files[2] = {0.0, max_score};  // a lookup, not a branch on the files
@@ -297,13 +297,13 @@ struct locality_scorer {
       distinct = 1;
     }
     for (std::size_t k = distinct; k < parts.size(); ++k) {
-      const std::uint32_t w = parts[k].worker;
+      const std::uint32_t w = parts[k].worker_position;
       bool seen = false;  // GPUStack counts a set of worker ids
-      for (std::size_t j = 0; j < k && !seen; ++j) seen = parts[j].worker == w;
+      for (std::size_t j = 0; j < k && !seen; ++j) seen = parts[j].worker_position == w;
       if (seen) continue;
       ++distinct;
       const unsigned f =
-          dense ? v.worker_files[w]
+          dense ? v.dense.worker_files[w]
                 : (v.workers[w].main_files ? 1u : 0u) | (v.workers[w].draft_files ? 2u : 0u);
       main += f & 1u;
       draft += f >> 1;
@@ -321,14 +321,14 @@ struct locality_scorer {
   /// each: `M·(main files READY)`, the value score() returns).
   void score_all(const cluster_view& v, std::span<const candidate> items,
                  std::span<double> out) const noexcept {
-    const std::size_t at = v.dense_offset(items);
-    if (at == cluster_view::no_offset || v.worker_files.empty() ||
+    const std::size_t at = v.dense.offset_of(items);
+    if (at == detail::view_dense_copies::no_offset || v.dense.worker_files.empty() ||
         (v.has_draft && v.draft_ready_somewhere)) {
       for (std::size_t i = 0; i < items.size(); ++i) out[i] = score(v, items[i]);
       return;
     }
-    const std::uint32_t* const worker = v.candidate_worker.data() + at;
-    const std::uint8_t* const files = v.worker_files.data();
+    const std::uint32_t* const worker = v.dense.candidate_worker.data() + at;
+    const std::uint8_t* const files = v.dense.worker_files.data();
     const double by_files[2] = {0.0, max_score};  // a lookup, not a branch on the files
     for (std::size_t i = 0; i < items.size(); ++i) out[i] = by_files[files[worker[i]] & 1u];
   }
@@ -345,7 +345,7 @@ struct state_scorer {
   [[nodiscard]] constexpr double score(const cluster_view& v,
                                        const instance_record& r) const noexcept {
     if (r.part_count == 0) return 0;
-    const worker_state ws = v.workers[v.parts[r.part_begin].worker].state;
+    const worker_state ws = v.workers[v.parts[r.part_begin].worker_position].state;
     if (ws == worker_state::not_ready || r.state == instance_state::error) return 0;
     if (ws == worker_state::ready && r.state == instance_state::running) return max_score;
     return max_score * detail::state_partial_share;
@@ -405,16 +405,17 @@ struct best_fit_scorer {
   [[nodiscard]] constexpr double score(const cluster_view& v, const candidate& c) const noexcept {
     double left = 0;
     bool gpu = false;
-    const bool dense = !v.gpu_alloc_bytes.empty();
+    const bool dense = !v.dense.gpu_alloc_bytes.empty();
     for (const placement_part& p : v.parts_of(c))
       for (const claim_record& cl : v.claims_of(p)) {
-        const std::int64_t a = dense ? v.gpu_alloc_bytes[cl.gpu] : v.gpus[cl.gpu].alloc_bytes;
+        const std::int64_t a =
+            dense ? v.dense.gpu_alloc_bytes[cl.gpu_position] : v.gpus[cl.gpu_position].alloc_bytes;
         left += static_cast<double>(a) - static_cast<double>(cl.vram_bytes);
         gpu = true;
       }
     if (!gpu && c.part_count > 0) {
       const placement_part& p = v.parts[c.part_begin];
-      left = static_cast<double>(v.workers[p.worker].ram_alloc_bytes) -
+      left = static_cast<double>(v.workers[p.worker_position].ram_alloc_bytes) -
              static_cast<double>(p.ram_bytes);
     }
     return -left / static_cast<double>(gib_bytes);
@@ -423,12 +424,12 @@ struct best_fit_scorer {
   /// items lie among the candidates they describe (one claim each: the same values).
   void score_all(const cluster_view& v, std::span<const candidate> items,
                  std::span<double> out) const noexcept {
-    const std::size_t at = v.dense_offset(items);
-    if (at == cluster_view::no_offset) {
+    const std::size_t at = v.dense.offset_of(items);
+    if (at == detail::view_dense_copies::no_offset) {
       for (std::size_t i = 0; i < items.size(); ++i) out[i] = score(v, items[i]);
       return;
     }
-    const double* const left = v.candidate_vram_left_bytes.data() + at;
+    const double* const left = v.dense.candidate_vram_left_bytes.data() + at;
     for (std::size_t i = 0; i < items.size(); ++i)
       out[i] = -left[i] / static_cast<double>(gib_bytes);
   }
@@ -446,7 +447,7 @@ struct usage_after {
   double used = 0, cap = 0;
   for (const placement_part& p : v.parts_of(c))
     for (const claim_record& cl : v.claims_of(p)) {
-      const gpu_record& g = v.gpus[cl.gpu];
+      const gpu_record& g = v.gpus[cl.gpu_position];
       const double total = static_cast<double>(g.total_bytes);
       used += std::min(
           total - static_cast<double>(g.alloc_bytes) + static_cast<double>(cl.vram_bytes), total);
@@ -456,7 +457,7 @@ struct usage_after {
   u.vram = cap > 0 ? std::max(0.0, used / cap) : 0;
   if (c.part_count > 0) {
     const placement_part& p = v.parts[c.part_begin];
-    const worker_record& w = v.workers[p.worker];
+    const worker_record& w = v.workers[p.worker_position];
     const double total = static_cast<double>(w.ram_total_bytes);
     const double req = std::min(
         total - static_cast<double>(w.ram_alloc_bytes) + static_cast<double>(p.ram_bytes), total);
@@ -505,7 +506,7 @@ struct anti_affinity_scorer {
   [[nodiscard]] constexpr double score(const cluster_view& v, const candidate& c) const noexcept {
     double n = 0;
     for (const placement_part& p : v.parts_of(c))
-      n += static_cast<double>(v.workers[p.worker].model_instances);
+      n += static_cast<double>(v.workers[p.worker_position].model_instances);
     return -n;
   }
 };

@@ -42,7 +42,7 @@ struct worker_record {
 /// A GPU as indexed by the workspace.
 struct gpu_record {
   std::uint32_t index = 0;            ///< gpu_traits::index
-  std::uint32_t worker = 0;           ///< position of its worker
+  std::uint32_t worker_position = 0;  ///< its worker's position in workspace::workers()
   std::uint64_t total_bytes = 0;      ///< total VRAM
   std::int64_t alloc_bytes = 0;       ///< total − reserved − Σ VRAM claims (may be < 0)
   std::uint32_t model_instances = 0;  ///< instances of the indexed model on this GPU
@@ -53,17 +53,17 @@ struct gpu_record {
 
 /// A VRAM claim on one GPU of a placement.
 struct claim_record {
-  std::uint32_t gpu = 0;         ///< position in workspace::gpus()
-  std::uint32_t index = 0;       ///< gpu_traits::index of that GPU
-  std::uint64_t vram_bytes = 0;  ///< VRAM claimed
+  std::uint32_t gpu_position = 0;  ///< the GPU's position in workspace::gpus()
+  std::uint32_t index = 0;         ///< gpu_traits::index of that GPU
+  std::uint64_t vram_bytes = 0;    ///< VRAM claimed
 };
 
 /// One worker's share of a placement: the first part is the main worker, the others
 /// subordinates (distributed inference).
 struct placement_part {
-  std::uint32_t worker = 0;       ///< position of the worker in the caller's range
-  std::uint32_t claim_begin = 0;  ///< first claim in workspace claims
-  std::uint32_t claim_count = 0;  ///< GPUs used on this worker (0 = CPU)
+  std::uint32_t worker_position = 0;  ///< the worker's position in the caller's range
+  std::uint32_t claim_begin = 0;      ///< first claim in workspace claims
+  std::uint32_t claim_count = 0;      ///< GPUs used on this worker (0 = CPU)
   /// RAM claimed: subtracted from the main worker's allocatable RAM; a subordinate's is
   /// scored but never subtracted (GPUStack counts RAM on the main worker only).
   std::uint64_t ram_bytes = 0;
@@ -136,39 +136,28 @@ struct ranked_instance {
   double score = 0;          ///< the chain's total (lower = removed first)
 };
 
-/// Read-only view of an indexed cluster and the model being scheduled, given to scorers.
-struct cluster_view {
-  std::span<const worker_record> workers{};             ///< one per caller worker, same order
-  std::span<const gpu_record> gpus{};                   ///< all GPUs, grouped by worker
-  std::span<const placement_part> parts{};              ///< parts of instances and candidates
-  std::span<const claim_record> claims{};               ///< VRAM claims of those parts
-  placement_policy policy = placement_policy::binpack;  ///< the model's policy
-  bool has_draft = false;                               ///< the model has a draft model
-  bool draft_ready_somewhere = false;  ///< some worker holds the draft model's files READY
-  /// Optional dense copies for the scorers' hot loops (a workspace's view fills them; a
-  /// view built by hand may leave them empty): gpus[i].alloc_bytes, and per worker
-  /// main_files | draft_files << 1.
-  std::span<const std::int64_t> gpu_alloc_bytes{};
-  std::span<const std::uint8_t> worker_files{};  ///< see gpu_alloc_bytes
-  /// Allocatable VRAM per GPU and RAM per worker counting the claims of the model's own
-  /// instances only (filled when the workspace records them: scale down); GPUStack's
-  /// scale-down placement scorer sees only these (server/controllers.py::
-  /// find_scale_down_candidates passes the model's instances).
-  std::span<const std::int64_t> own_gpu_alloc_bytes{};
-  std::span<const std::int64_t> own_ram_alloc_bytes{};  ///< see own_gpu_alloc_bytes
-  /// Optional dense copies per candidate (a workspace's view fills them when the fit's
-  /// one-GPU stage listed its candidates, each one part with one claim, in increasing
-  /// main-worker position, and nothing was committed since; else they are empty): the candidates
-  /// they describe, and for candidates[i] the position of its main worker and its VRAM left over,
-  /// `0 + (a − c)` in bytes as doubles (a: its GPU's allocatable VRAM, c: the claim). A scorer's
-  /// score_all reads them at dense_offset().
-  std::span<const candidate> candidates{};
-  std::span<const std::uint32_t> candidate_worker{};    ///< see candidates
-  std::span<const double> candidate_vram_left_bytes{};  ///< see candidates
+namespace detail {
 
-  /// The position of items[0] among candidates when items lie among them (the same
-  /// objects, e.g. a chain's tile of them), else no_offset.
-  [[nodiscard]] std::size_t dense_offset(std::span<const candidate> items) const noexcept {
+/// Dense copies a workspace's view carries for the library's own hot loops (best_fit_scorer
+/// and locality_scorer's score_all, the winner's pick). Internal: a view built by hand leaves
+/// them empty, and every scorer then reads the records.
+struct view_dense_copies {
+  std::span<const std::int64_t> gpu_alloc_bytes{};  // gpus[i].alloc_bytes
+  std::span<const std::uint8_t> worker_files{};     // per worker main_files | draft_files << 1
+  // Per candidate, when the fit's one-GPU stage listed them (each one part with one claim, in
+  // increasing main-worker position) and nothing was committed since, else empty: the
+  // candidates they describe, and for candidates[i] the position of its main worker and its
+  // VRAM left over, `0 + (a − c)` in bytes as doubles (a: its GPU's allocatable VRAM, c: the
+  // claim).
+  std::span<const candidate> candidates{};
+  std::span<const std::uint32_t> candidate_worker{};
+  std::span<const double> candidate_vram_left_bytes{};
+
+  // offset_of() of items that are not among the candidates.
+  static constexpr std::size_t no_offset = std::numeric_limits<std::size_t>::max();
+  // The position of items[0] among candidates when items lie among them (the same objects,
+  // e.g. a chain's tile of them), else no_offset.
+  [[nodiscard]] std::size_t offset_of(std::span<const candidate> items) const noexcept {
     if (items.empty() || candidates.empty() || candidate_worker.size() != candidates.size() ||
         candidate_vram_left_bytes.size() != candidates.size())
       return no_offset;
@@ -180,9 +169,42 @@ struct cluster_view {
     const std::size_t i = bytes / sizeof(candidate);
     return i < candidates.size() && items.size() <= candidates.size() - i ? i : no_offset;
   }
-  /// dense_offset() of items that are not among the candidates.
-  static constexpr std::size_t no_offset = std::numeric_limits<std::size_t>::max();
+};
 
+}  // namespace detail
+
+/// Read-only view of an indexed cluster and the model being scheduled, given to scorers.
+/// Positions (`worker_position`, `gpu_position`) index `workers` and `gpus`; ids are the
+/// caller's (`worker_record::id`).
+struct cluster_view {
+  std::span<const worker_record> workers{};             ///< one per caller worker, same order
+  std::span<const gpu_record> gpus{};                   ///< all GPUs, grouped by worker
+  std::span<const placement_part> parts{};              ///< parts of instances and candidates
+  std::span<const claim_record> claims{};               ///< VRAM claims of those parts
+  placement_policy policy = placement_policy::binpack;  ///< the model's policy
+  bool has_draft = false;                               ///< the model has a draft model
+  bool draft_ready_somewhere = false;  ///< some worker holds the draft model's files READY
+  /// Allocatable VRAM per GPU and RAM per worker counting the claims of the model's own
+  /// instances only (filled when the workspace records them: scale down); GPUStack's
+  /// scale-down placement scorer sees only these (server/controllers.py::
+  /// find_scale_down_candidates passes the model's instances).
+  std::span<const std::int64_t> own_gpu_alloc_bytes{};
+  std::span<const std::int64_t> own_ram_alloc_bytes{};  ///< see own_gpu_alloc_bytes
+  /// Internal: the workspace's dense copies for the library's own scorers; leave it empty.
+  detail::view_dense_copies dense{};
+
+  /// The worker of a part (its worker_position).
+  [[nodiscard]] constexpr const worker_record& worker_of(const placement_part& p) const noexcept {
+    return workers[p.worker_position];
+  }
+  /// The main worker of a candidate (its first part's worker).
+  [[nodiscard]] constexpr const worker_record& main_worker(const candidate& c) const noexcept {
+    return workers[parts[c.part_begin].worker_position];
+  }
+  /// The GPU of a claim (its gpu_position).
+  [[nodiscard]] constexpr const gpu_record& gpu_of(const claim_record& c) const noexcept {
+    return gpus[c.gpu_position];
+  }
   /// The parts of a candidate (first = main worker).
   [[nodiscard]] constexpr std::span<const placement_part> parts_of(
       const candidate& c) const noexcept {

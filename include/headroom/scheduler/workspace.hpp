@@ -196,16 +196,17 @@ class workspace : private detail::workspace_state {
     dense_candidates_ = false;  // the candidates stay, their dense copies would go stale
     for (std::uint32_t p = 0; p < c.part_count; ++p) {
       const placement_part& part = parts_[c.part_begin + p];
-      if (p == 0) take_ram(part.worker, detail::counted_bytes(part.ram_bytes), own_amounts());
+      if (p == 0)
+        take_ram(part.worker_position, detail::counted_bytes(part.ram_bytes), own_amounts());
       for (std::uint32_t k = 0; k < part.claim_count; ++k) {
         const claim_record& cl = claims_[part.claim_begin + k];
-        take_vram(cl.gpu, detail::counted_bytes(cl.vram_bytes), own_amounts());
-        ++gpus_[cl.gpu].model_instances;
+        take_vram(cl.gpu_position, detail::counted_bytes(cl.vram_bytes), own_amounts());
+        ++gpus_[cl.gpu_position].model_instances;
       }
-      workers_[part.worker].model_instances +=
+      workers_[part.worker_position].model_instances +=
           p == 0 ? std::max<std::uint32_t>(1, part.claim_count) : part.claim_count;
-      if (c.part_count > 1) ++distributed_on_[part.worker];
-      refresh_worker(part.worker);
+      if (c.part_count > 1) ++distributed_on_[part.worker_position];
+      refresh_worker(part.worker_position);
     }
   }
 
@@ -237,24 +238,25 @@ class workspace : private detail::workspace_state {
 
   /// The view scorers read.
   [[nodiscard]] cluster_view view() const noexcept {
-    return {
-        .workers = workers_,
-        .gpus = gpus_,
-        .parts = parts_,
-        .claims = claims_,
-        .policy = policy_,
-        .has_draft = draft_ != 0,
-        .draft_ready_somewhere = draft_ready_count_ > 0 || table_draft_ready_,
-        .gpu_alloc_bytes = gpu_alloc_,
-        .worker_files = worker_files_,
-        .own_gpu_alloc_bytes = own_gpu_alloc_,
-        .own_ram_alloc_bytes = own_ram_alloc_,
-        .candidates = dense_candidates_ ? std::span<const candidate>(candidates_)
-                                        : std::span<const candidate>(),
-        .candidate_worker = dense_candidates_ ? std::span<const std::uint32_t>(candidate_worker_)
+    return {.workers = workers_,
+            .gpus = gpus_,
+            .parts = parts_,
+            .claims = claims_,
+            .policy = policy_,
+            .has_draft = draft_ != 0,
+            .draft_ready_somewhere = draft_ready_count_ > 0 || table_draft_ready_,
+            .own_gpu_alloc_bytes = own_gpu_alloc_,
+            .own_ram_alloc_bytes = own_ram_alloc_,
+            .dense = {.gpu_alloc_bytes = gpu_alloc_,
+                      .worker_files = worker_files_,
+                      .candidates = dense_candidates_ ? std::span<const candidate>(candidates_)
+                                                      : std::span<const candidate>(),
+                      .candidate_worker = dense_candidates_
+                                              ? std::span<const std::uint32_t>(candidate_worker_)
                                               : std::span<const std::uint32_t>(),
-        .candidate_vram_left_bytes = dense_candidates_ ? std::span<const double>(candidate_left_)
-                                                       : std::span<const double>()};
+                      .candidate_vram_left_bytes = dense_candidates_
+                                                       ? std::span<const double>(candidate_left_)
+                                                       : std::span<const double>()}};
   }
   /// The text of GPU type id t (gpu_record::type, worker_record::type); "" = untyped.
   [[nodiscard]] std::string_view type_name(std::uint16_t t) const noexcept {
@@ -279,7 +281,7 @@ class workspace : private detail::workspace_state {
   [[nodiscard]] bool in_some_candidate(std::uint32_t w) const noexcept {
     for (const candidate& c : candidates_)
       for (std::uint32_t p = 0; p < c.part_count; ++p)
-        if (parts_[c.part_begin + p].worker == w) return true;
+        if (parts_[c.part_begin + p].worker_position == w) return true;
     return false;
   }
 
@@ -363,7 +365,8 @@ class workspace : private detail::workspace_state {
     std::uint64_t low_indices = 0;  // bit i: GPU index i (< 64) seen on this worker
     for (const auto& g : WT::gpus(w)) {
       using GT = gpu_traits<std::remove_cvref_t<decltype(g)>>;
-      gpu_record gr{.index = GT::index(g), .worker = pos, .total_bytes = GT::vram_total_bytes(g)};
+      gpu_record gr{
+          .index = GT::index(g), .worker_position = pos, .total_bytes = GT::vram_total_bytes(g)};
       if (index_seen(r.gpu_begin, gr.index, low_indices)) refuse_duplicate_gpu(r.id, gr.index);
       gr.type = types_.intern(GT::type(g));
       gr.alloc_bytes = vram_base_of(g, worker_reserved);
@@ -495,8 +498,9 @@ class workspace : private detail::workspace_state {
   template <class Claims>
   void count_part(std::uint32_t w, const Claims& gpu_claims, std::uint64_t ram,
                   const instance_count& how, part_role role) {
-    placement_part part{
-        .worker = w, .claim_begin = static_cast<std::uint32_t>(claims_.size()), .ram_bytes = ram};
+    placement_part part{.worker_position = w,
+                        .claim_begin = static_cast<std::uint32_t>(claims_.size()),
+                        .ram_bytes = ram};
     const bool in = how.change == count_change::in;
     std::uint32_t n = 0;
     for (const auto& cl : gpu_claims) {
@@ -556,8 +560,9 @@ class workspace : private detail::workspace_state {
                   std::uint64_t item) {
     const std::uint32_t w = find_worker(worker_id);
     if (w == no_position) detail::fail("placements", item, "names a worker that is not indexed");
-    placement_part part{
-        .worker = w, .claim_begin = static_cast<std::uint32_t>(claims_.size()), .ram_bytes = ram};
+    placement_part part{.worker_position = w,
+                        .claim_begin = static_cast<std::uint32_t>(claims_.size()),
+                        .ram_bytes = ram};
     for (const auto& cl : claims) {
       using CT = claim_traits<std::remove_cvref_t<decltype(cl)>>;
       const std::uint32_t g = find_gpu(w, CT::index(cl));

@@ -109,7 +109,7 @@ class distinct_gpus {
  public:
   /// A distinct GPU as stage 1 reads it.
   struct entry {
-    std::uint32_t gpu, index;  ///< position in the workspace's GPUs, gpu_traits::index
+    std::uint32_t gpu_position, index;  ///< position in the workspace's GPUs, gpu_traits::index
     std::uint64_t total_bytes;
     std::int64_t alloc_bytes;
   };
@@ -238,7 +238,7 @@ struct listing_scratch {
   /// A worker's eligible claims (distributed stage of the grouped listing).
   struct worker_sum {
     std::uint64_t sum = 0;
-    std::uint32_t count = 0, worker = 0;
+    std::uint32_t count = 0, worker_position = 0;
   };
   std::vector<std::uint64_t> gpu_claims;  ///< per GPU: the estimator's claim, 0 = ineligible
   std::vector<std::uint32_t> order, subordinates;

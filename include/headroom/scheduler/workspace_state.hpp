@@ -198,7 +198,7 @@ struct workspace_state {
   // Appends a part of worker w claiming vram[k] on GPU positions g[k] (the listings).
   void append_part(std::uint32_t w, std::uint64_t ram, const std::uint32_t* g,
                    const std::uint64_t* vram, std::uint32_t n) {
-    parts_.push_back({.worker = w,
+    parts_.push_back({.worker_position = w,
                       .claim_begin = static_cast<std::uint32_t>(claims_.size()),
                       .claim_count = n,
                       .ram_bytes = ram});
