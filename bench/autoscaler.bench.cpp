@@ -26,16 +26,17 @@ constexpr std::chrono::seconds bench_period{1};
 // Syncs before timing: longer than the 3000 s window so every buffer is at its steady size.
 constexpr int warm_up_steps = 4000;
 
-headroom::autoscaler_config bench_config(bool with_behavior, std::chrono::seconds down_window) {
-  headroom::autoscaler_config c;
+headroom::autoscaling::autoscaler_config bench_config(bool with_behavior,
+                                                      std::chrono::seconds down_window) {
+  headroom::autoscaling::autoscaler_config c;
   c.min_replicas = 1;
   c.max_replicas = 1000;
   c.metrics = {{.name = "vllm:num_requests_running",
-                .source = headroom::metric_source::pods,
-                .target_type = headroom::metric_target_type::average_value,
+                .source = headroom::autoscaling::metric_source::pods,
+                .target_type = headroom::autoscaling::metric_target_type::average_value,
                 .target = bench_target}};
   if (with_behavior) {
-    c.behavior = headroom::scaling_behavior{};  // the Kubernetes defaults
+    c.behavior = headroom::autoscaling::scaling_behavior{};  // the Kubernetes defaults
     c.behavior->scale_down.stabilization_window = down_window;
   } else {
     c.downscale_stabilization = down_window;
@@ -48,18 +49,19 @@ headroom::autoscaler_config bench_config(bool with_behavior, std::chrono::second
 // target so that the windows, the rate limits and the scale events all see work. The replica
 // count stays at 16, so every step reads the same pods.
 void run_steps(benchmark::State& bench, bool with_behavior, std::chrono::seconds down_window) {
-  const headroom::autoscaler controller(bench_config(with_behavior, down_window));
+  const headroom::autoscaling::autoscaler controller(bench_config(with_behavior, down_window));
   auto state = controller.initial_state();
-  std::vector<headroom::pod_sample> pods(bench_replicas, headroom::pod_sample{});
-  const headroom::metric_observation obs = headroom::observe_pods(pods);
-  const headroom::autoscaler_input input{
+  std::vector<headroom::autoscaling::pod_sample> pods(bench_replicas,
+                                                      headroom::autoscaling::pod_sample{});
+  const headroom::autoscaling::metric_observation obs = headroom::autoscaling::observe_pods(pods);
+  const headroom::autoscaling::autoscaler_input input{
       .replicas = {.spec = bench_replicas, .status = bench_replicas, .ready = bench_replicas},
       .metrics = {&obs, 1}};
   std::int64_t t = 0;
   const auto one_step = [&] {
     const auto load_milli = static_cast<std::int64_t>(
         bench_target * 1000.0 * (0.6 + 0.8 * static_cast<double>((t * 37) % 101) / 100.0));
-    for (auto& p : pods) p.value = headroom::quantity{.milli = load_milli};
+    for (auto& p : pods) p.value = headroom::autoscaling::quantity{.milli = load_milli};
     const auto d = controller.step(state, std::chrono::seconds{t}, input);
     benchmark::DoNotOptimize(d);
     ++t;
@@ -77,10 +79,10 @@ void run_steps(benchmark::State& bench, bool with_behavior, std::chrono::seconds
 
 // The HPA defaults: the default behavior (its down window from the 300 s flag default).
 void BM_autoscaler_step_default_behavior(benchmark::State& bench) {
-  run_steps(bench, true, headroom::default_downscale_stabilization);
+  run_steps(bench, true, headroom::autoscaling::default_downscale_stabilization);
 }
 void BM_autoscaler_step_no_behavior(benchmark::State& bench) {
-  run_steps(bench, false, headroom::default_downscale_stabilization);
+  run_steps(bench, false, headroom::autoscaling::default_downscale_stabilization);
 }
 // The default behavior with a scale-down window of range(0) seconds at a 1 s period: the cost
 // must not grow with the window (the bound: 3000 s at most 1.5x the 30 s step).

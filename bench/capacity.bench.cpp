@@ -47,11 +47,11 @@ void BM_gamma_schedule_cv05(benchmark::State& state) {
 }
 BENCHMARK(BM_gamma_schedule_cv05)->Unit(benchmark::kMillisecond);
 
-std::vector<headroom::request_outcome> synthetic_outcomes() {
+std::vector<headroom::capacity::request_outcome> synthetic_outcomes() {
   std::mt19937_64 engine(7);
   const auto arrivals = headroom::poisson_schedule(100.0, kItems, engine);
   const headroom::exponential_gaps latency(2.0);  // mean 0.5 s
-  std::vector<headroom::request_outcome> outcomes;
+  std::vector<headroom::capacity::request_outcome> outcomes;
   outcomes.reserve(kItems);
   for (std::size_t i = 0; i < arrivals.size(); ++i) {
     const seconds_d ttft = latency(engine);
@@ -68,10 +68,10 @@ std::vector<headroom::request_outcome> synthetic_outcomes() {
 
 void BM_measure_conformance(benchmark::State& state) {
   const auto outcomes = synthetic_outcomes();
-  const headroom::slo objective{.ttft = 1s, .tpot = 0.05s};
-  const headroom::measurement_window window{.warm_up = 60s, .cool_down = 10s};
+  const headroom::capacity::slo objective{.ttft = 1s, .tpot = 0.05s};
+  const headroom::capacity::measurement_window window{.warm_up = 60s, .cool_down = 10s};
   for (auto _ : state) {
-    auto estimate = headroom::measure_conformance(outcomes, objective, window);
+    auto estimate = headroom::capacity::measure_conformance(outcomes, objective, window);
     benchmark::DoNotOptimize(estimate);
   }
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(kItems));

@@ -168,7 +168,7 @@ void BM_replica_sweep_20x10k(benchmark::State& state) {
   const auto s = make_setup(sim::kv_policy::preempt_youngest);
   std::vector<double> rates;
   for (int i = 1; i <= 20; ++i) rates.push_back(5.0 * i);
-  const headroom::slo objective{.ttft = 1s, .tpot = 50ms};
+  const headroom::capacity::slo objective{.ttft = 1s, .tpot = 50ms};
   sim::sweep_options options;
   options.requests_per_point = 10000;
   std::uint64_t steps = 0;

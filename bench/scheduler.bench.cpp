@@ -41,6 +41,7 @@
 
 namespace {
 using namespace headroom;
+using namespace headroom::scheduling;
 constexpr std::uint64_t GiB = gib_bytes;
 
 struct bgpu {
@@ -112,7 +113,7 @@ void run_place(benchmark::State& state, Chain chain, bool indexed,
   const auto n = static_cast<std::size_t>(state.range(0));
   const cluster c = make_cluster(n);
   auto up = scheduler(basic_filters(), estimator, std::move(chain), options);
-  headroom::workspace up_ws;
+  headroom::scheduling::workspace up_ws;
   placement_result r = up.place(up_ws, c.workers, c.instances, model);  // indexed and warm
   for (auto _ : state) {
     r = indexed ? up.place(up_ws, c.workers, model)
@@ -240,7 +241,7 @@ class traffic {
 
 std::size_t default_candidates(const cluster& c) {
   auto up = scheduler(basic_filters(), estimator, default_scale_up_chain(), trusted());
-  headroom::workspace up_ws;
+  headroom::scheduling::workspace up_ws;
   return up.place(up_ws, c.workers, c.instances, model).candidates;
 }
 
@@ -302,9 +303,9 @@ void place_default_indexed_scaling(benchmark::State& state) {
   const cluster cs = make_cluster(static_cast<std::size_t>(state.range(0)));
   const cluster cl = make_cluster(static_cast<std::size_t>(state.range(1)));
   auto small = scheduler(basic_filters(), estimator, default_scale_up_chain(), trusted());
-  headroom::workspace small_ws;
+  headroom::scheduling::workspace small_ws;
   auto large = scheduler(basic_filters(), estimator, default_scale_up_chain(), trusted());
-  headroom::workspace large_ws;
+  headroom::scheduling::workspace large_ws;
   (void)small.place(small_ws, cs.workers, cs.instances, model);  // indexed
   (void)large.place(large_ws, cl.workers, cl.instances, model);
   paired_scaling(
@@ -337,7 +338,7 @@ void rank_scale_down(benchmark::State& state) {
   cluster c = make_cluster(n);
   for (auto& i : c.instances) i.model_id = 7;
   auto down = gpustack_scale_down_ranker(stale_check::none);
-  headroom::workspace down_ws;
+  headroom::scheduling::workspace down_ws;
   (void)down.rank(down_ws, c.workers, c.instances, model);  // indexed and warm
   const std::size_t count = state.range(1) == 2 ? n / 10 : every_instance;
   for (auto _ : state) {

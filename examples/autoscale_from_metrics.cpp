@@ -120,29 +120,30 @@ int main(int argc, char** argv) {
         {.target_utilization = rho,
          .capacity_per_second = capacity,
          .mean_sojourn = std::chrono::duration<double>(sojourn_s)});
-    const headroom::autoscaler_config config{
+    const headroom::autoscaling::autoscaler_config config{
         .min_replicas = min_replicas,
         .max_replicas = max_replicas,
         .metrics = {{.name = "in-flight per replica",
-                     .source = headroom::metric_source::pods,
-                     .target_type = headroom::metric_target_type::average_value,
+                     .source = headroom::autoscaling::metric_source::pods,
+                     .target_type = headroom::autoscaling::metric_target_type::average_value,
                      .target = target}},
-        .behavior = headroom::scaling_behavior{},  // the Kubernetes defaults
+        .behavior = headroom::autoscaling::scaling_behavior{},  // the Kubernetes defaults
     };
-    const headroom::autoscaler controller(config);
+    const headroom::autoscaling::autoscaler controller(config);
 
     out.printf("engine %s, model \"%s\", target L* = %g in flight per replica\n\n",
                preset.engine.data(), model.c_str(), target);
     out.printf("%-14s %8s %8s %10s %6s  %s\n", "replica", "running", "waiting", "in-flight", "kv",
                "status");
-    std::vector<headroom::pod_sample> samples;
+    std::vector<headroom::autoscaling::pod_sample> samples;
     prom::page page;
     for (std::size_t i = 0; i < texts.size(); ++i) {
       prom::parse_into(texts[i], page);
       const prom::replica_load load = prom::read_replica_load(page, preset, model);
       const auto in_flight = load.in_flight();
       // A replica whose page or metric is missing reports no value: the HPA's "missing pod".
-      samples.push_back({.value = in_flight ? headroom::to_quantity(*in_flight) : std::nullopt});
+      samples.push_back(
+          {.value = in_flight ? headroom::autoscaling::to_quantity(*in_flight) : std::nullopt});
       const auto show = [](const prom::metric_reading& r) {
         return r.value ? *r.value : std::numeric_limits<double>::quiet_NaN();
       };
@@ -161,14 +162,14 @@ int main(int argc, char** argv) {
 
     const auto replicas = static_cast<std::int32_t>(samples.size());
     auto state = controller.initial_state();
-    const auto observation = headroom::observe_pods(samples);
+    const auto observation = headroom::autoscaling::observe_pods(samples);
     const auto decision =
         controller.step(state, 0s,
                         {.replicas = {.spec = replicas, .status = replicas, .ready = replicas},
                          .metrics = {&observation, 1}});
 
     out.printf("\nreplicas %d -> %d  (%s", decision.current_replicas, decision.desired_replicas,
-               headroom::to_string(decision.reason).data());
+               headroom::autoscaling::to_string(decision.reason).data());
     if (decision.raw_recommendation >= 0)
       out.printf(", metrics alone ask for %d", decision.raw_recommendation);
     out.printf(")\n");

@@ -55,14 +55,14 @@ int main(int argc, char** argv) {
   example::output_buffer out;
   try {
     if (query.empty()) query = headroom::kubernetes::in_flight_query(preset, model);
-    const headroom::autoscaler_config config{
+    const headroom::autoscaling::autoscaler_config config{
         .min_replicas = min_replicas,
         .max_replicas = max_replicas,
         .metrics = {{.name = "in_flight",
-                     .source = headroom::metric_source::external,
-                     .target_type = headroom::metric_target_type::average_value,
+                     .source = headroom::autoscaling::metric_source::external,
+                     .target_type = headroom::autoscaling::metric_target_type::average_value,
                      .target = target}}};
-    const headroom::autoscaler controller(config);
+    const headroom::autoscaling::autoscaler controller(config);
 
     // Query: GET /api/v1/query, as KEDA's Prometheus scaler does.
     httplib::Client client(url);
@@ -93,14 +93,14 @@ int main(int argc, char** argv) {
 
     // Decide: one call from the answer to the controller's input.
     const prom::query_reading reading = prom::read_query_value(answer);
-    const headroom::metric_observation observations[] = {prom::observe_query(answer)};
-    const headroom::autoscaler_input input{
+    const headroom::autoscaling::metric_observation observations[] = {prom::observe_query(answer)};
+    const headroom::autoscaling::autoscaler_input input{
         .replicas = {.spec = replicas, .status = replicas, .ready = replicas},
         .metrics = observations};
-    headroom::autoscaler_state state;
+    headroom::autoscaling::autoscaler_state state;
     const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
         std::chrono::system_clock::now().time_since_epoch());
-    const headroom::autoscaler_decision d = controller.step(state, now, input);
+    const headroom::autoscaling::autoscaler_decision d = controller.step(state, now, input);
 
     out.printf("query  %s\n", query.c_str());
     if (reading.value)
@@ -110,10 +110,11 @@ int main(int argc, char** argv) {
     else
       out.printf("value  none: %s\n", std::string(prom::describe(reading.missing)).c_str());
     out.printf("decide %d -> %d replicas: %s\n", d.current_replicas, d.desired_replicas,
-               std::string(headroom::to_string(d.reason)).c_str());
+               std::string(headroom::autoscaling::to_string(d.reason)).c_str());
 
     // The controller's /metrics page.
-    const auto proposals = headroom::metric_proposals(config, input, d.current_replicas);
+    const auto proposals =
+        headroom::autoscaling::metric_proposals(config, input, d.current_replicas);
     prom::exposition_page page;
     prom::append_decision(page, d,
                           {.autoscaler = name,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// An operator's control loop around headroom::autoscaler: every sync it reads a metric,
-// asks for a decision, logs the decision and its reason, and starts or stops replicas.
-// Here the cluster is simulated: replicas take 2 minutes to start, the load is a morning
-// ramp with a spike, and the controller reads vLLM-style in-flight requests per replica.
+// An operator's control loop around headroom::autoscaling::autoscaler: every sync it reads a
+// metric, asks for a decision, logs the decision and its reason, and starts or stops replicas. Here
+// the cluster is simulated: replicas take 2 minutes to start, the load is a morning ramp with a
+// spike, and the controller reads vLLM-style in-flight requests per replica.
 #include <headroom/autoscaler.hpp>
 
 #include <chrono>
@@ -15,31 +15,33 @@
 
 int main(int argc, char** argv) {
   using namespace std::chrono_literals;
-  example::flags f("autoscale_loop",
-                   "An operator's control loop around headroom::autoscaler over 15 minutes of "
-                   "simulated load\n(a morning ramp and a spike; replicas take 2 minutes to "
-                   "start). No flags.");
+  example::flags f(
+      "autoscale_loop",
+      "An operator's control loop around headroom::autoscaling::autoscaler over 15 minutes of "
+      "simulated load\n(a morning ramp and a spike; replicas take 2 minutes to "
+      "start). No flags.");
   f.parse(argc, argv);
   example::output_buffer out;
 
   // HPA-like configuration: target 51 in flight per replica (rho* mu* W = 0.8 x 8 req/s x 8 s
   // = 51.2), the Kubernetes default behavior (fast up, 300 s down window), 1..20 replicas.
-  const headroom::autoscaler controller(headroom::autoscaler_config{
+  const headroom::autoscaling::autoscaler controller(headroom::autoscaling::autoscaler_config{
       .min_replicas = 1,
       .max_replicas = 20,
       .metrics = {{.name = "vllm:num_requests_running",
-                   .source = headroom::metric_source::pods,
-                   .target_type = headroom::metric_target_type::average_value,
+                   .source = headroom::autoscaling::metric_source::pods,
+                   .target_type = headroom::autoscaling::metric_target_type::average_value,
                    .target = 51.0}},
-      .behavior = headroom::scaling_behavior{},
+      .behavior = headroom::autoscaling::scaling_behavior{},
       .sync_period = 15s,
   });
-  headroom::autoscaler_state state = controller.initial_state();  // persist this to restart
+  headroom::autoscaling::autoscaler_state state =
+      controller.initial_state();  // persist this to restart
 
   const auto start_delay = 120s;
   std::int32_t ready = 2;
   std::vector<std::chrono::seconds> starting;  // when each requested replica becomes ready
-  std::vector<headroom::pod_sample> samples;
+  std::vector<headroom::autoscaling::pod_sample> samples;
 
   out.printf("%6s %8s %6s %9s %8s  %s\n", "t [s]", "load", "ready", "starting", "desired",
              "reason");
@@ -57,11 +59,13 @@ int main(int argc, char** argv) {
     const double load = (t < 300s ? 80.0 + 0.6 * static_cast<double>(t.count()) : 260.0) +
                         (t >= 450s && t < 540s ? 200.0 : 0.0);
     samples.assign(static_cast<std::size_t>(ready),
-                   headroom::pod_sample{.value = headroom::to_quantity(load / ready)});
+                   headroom::autoscaling::pod_sample{
+                       .value = headroom::autoscaling::to_quantity(load / ready)});
     // Replicas still starting are Pending pods: no sample, counted as 0 on a scale-up.
     for (std::size_t i = 0; i < starting.size(); ++i)
-      samples.push_back({.status = headroom::pod_status::pending});
-    const headroom::metric_observation observation = headroom::observe_pods(samples);
+      samples.push_back({.status = headroom::autoscaling::pod_status::pending});
+    const headroom::autoscaling::metric_observation observation =
+        headroom::autoscaling::observe_pods(samples);
 
     const auto requested = ready + static_cast<std::int32_t>(starting.size());
     const auto decision =
@@ -70,7 +74,7 @@ int main(int argc, char** argv) {
                          .metrics = {&observation, 1}});
     out.printf("%6lld %8.1f %6d %9zu %8d  %s\n", static_cast<long long>(t.count()), load, ready,
                starting.size(), decision.desired_replicas,
-               std::string(headroom::to_string(decision.reason)).c_str());
+               std::string(headroom::autoscaling::to_string(decision.reason)).c_str());
 
     // Act: start replicas (ready after the delay) or stop ready ones.
     for (std::int32_t i = 0; i < decision.delta(); ++i) starting.push_back(t + start_delay);

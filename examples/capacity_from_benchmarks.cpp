@@ -50,7 +50,7 @@ struct line {
   m::offered_load load{};
   bool sampled = false;    // the tool kept a sample of the requests
   bool from_send = false;  // no schedule in the file: latencies from the send
-  std::optional<headroom::conformance_estimate> conformance{};
+  std::optional<headroom::capacity::conformance_estimate> conformance{};
   std::optional<double> p99_ttft_s{};  // the tool's own, for a summary-only run
 };
 
@@ -83,10 +83,10 @@ int main(int argc, char** argv) {
   f.parse(argc, argv);
   if (o.files.empty()) f.fail("needs at least one FILE (see --help)");
 
-  const headroom::slo objective{.ttft = std::chrono::duration<double>(o.ttft_s),
-                                .tpot = std::chrono::duration<double>(o.tpot_s)};
+  const headroom::capacity::slo objective{.ttft = std::chrono::duration<double>(o.ttft_s),
+                                          .tpot = std::chrono::duration<double>(o.tpot_s)};
   std::vector<line> lines;
-  std::vector<headroom::capacity_point> curve;
+  std::vector<headroom::capacity::capacity_point> curve;
   for (const std::string& path : o.files) {
     const m::benchmark_file file = m::read_benchmark_file(read_file(f, path));
     if (!file.ok()) f.fail(path + ": " + file.error->message());
@@ -102,14 +102,14 @@ int main(int argc, char** argv) {
       } else {
         // The window: the span of intended sends, less warm-up and cool-down (none without
         // send times: every request then reads as sent at 0).
-        headroom::measurement_window window;
+        headroom::capacity::measurement_window window;
         if (run.send_times_known) {
           double span = 0.0;
           for (const auto& r : run.requests) span = std::max(span, r.intended_arrival.count());
           window.warm_up = std::chrono::duration<double>(o.warm_up * span);
           window.cool_down = std::chrono::duration<double>(o.cool_down * span);
         }
-        l.conformance = headroom::measure_conformance(run.requests, objective, window);
+        l.conformance = headroom::capacity::measure_conformance(run.requests, objective, window);
         if (l.rate && l.conformance->n > 0)
           curve.push_back({.rate_per_second = *l.rate, .conformance = *l.conformance});
       }
@@ -153,9 +153,9 @@ int main(int argc, char** argv) {
   if (curve.empty()) {
     out.printf("\nno run with a finite rate and per-request data: no capacity curve\n");
   } else {
-    headroom::capacity_result found;
+    headroom::capacity::capacity_result found;
     try {  // two runs at one rate are refused by name
-      found = headroom::find_capacity(curve, {.quota = o.quota});
+      found = headroom::capacity::find_capacity(curve, {.quota = o.quota});
     } catch (const std::exception& e) {
       f.fail(e.what());
     }

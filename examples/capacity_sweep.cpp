@@ -58,7 +58,7 @@ constexpr double rho_target = 0.8;  // operate at 80 % of μ*
 
 // Writes the curve to path (nothing when path is empty); a failure is f's one-line failure.
 void write_csv(const example::flags& f, const std::string& path,
-               const std::vector<headroom::capacity_point>& curve) {
+               const std::vector<headroom::capacity::capacity_point>& curve) {
   if (path.empty()) return;
   example::output_buffer csv;
   csv.printf(
@@ -188,8 +188,8 @@ int main(int argc, char** argv) {
                                      .min = {.prompt_tokens = 4, .output_tokens = 1},
                                      .max = {.prompt_tokens = 4096, .output_tokens = 2048}})};
   if (!replay.empty()) mix.trace.emplace(replay);
-  const headroom::slo objective{.ttft = std::chrono::duration<double>(ttft_seconds),
-                                .tpot = std::chrono::duration<double>(tpot_seconds)};
+  const headroom::capacity::slo objective{.ttft = std::chrono::duration<double>(ttft_seconds),
+                                          .tpot = std::chrono::duration<double>(tpot_seconds)};
 
   std::vector<double> rates = grid;
   const std::size_t points = full ? 20 : 12;
@@ -240,27 +240,28 @@ int main(int argc, char** argv) {
   // The curve is steeper than the grid: capacity.hpp's search, each probe a simulated run
   // with its own seed. A rate whose interval holds q is run again (up to 3 runs, pooled); if
   // it still holds q, the search keeps it inside the bracket and narrows it from both sides.
-  auto measure = [&](headroom::capacity_probe probe) {
+  auto measure = [&](headroom::capacity::capacity_probe probe) {
     sim::sweep_options run = options;
     run.seed = sim::replication_seed(options.seed, probe.run + 1);
     const std::vector<double> one{probe.rate_per_second};
     return sim::sweep_capacity(replica, model, one, mix, objective, run).curve[0].conformance;
   };
-  headroom::capacity_search_options search;
+  headroom::capacity::capacity_search_options search;
   search.quota = quota;
   search.relative_tolerance = 0.01;
   search.max_runs_per_rate = 3;
   search.max_measurements = 24;
-  const auto report = [&](const char* what, const headroom::capacity_search_result& found) {
+  const auto report = [&](const char* what,
+                          const headroom::capacity::capacity_search_result& found) {
     out.printf("%s: mu* in [%.2f, %.2f) req/s at %.0f %% confidence, %zu runs, %zu requests%s\n",
                what, found.bracket_low_per_second, found.bracket_high_per_second,
                100.0 * found.confidence, found.runs, found.requests,
-               found.reason == headroom::search_stop::undecided
+               found.reason == headroom::capacity::search_stop::undecided
                    ? " (rates inside it stay undecided: measure longer there)"
                    : "");
   };
 
-  const auto point = headroom::find_capacity(sweep.curve, {.quota = quota});
+  const auto point = headroom::capacity::find_capacity(sweep.curve, {.quota = quota});
   std::optional<std::size_t> at;
   for (std::size_t i = 0; i < sweep.curve.size(); ++i)
     if (point.capacity_per_second && sweep.curve[i].rate_per_second == *point.capacity_per_second)
@@ -291,7 +292,7 @@ int main(int argc, char** argv) {
     search.rate_high_per_second = rates.front();
     search.rate_low_per_second = rates.front() / 2.0;
     search.max_measurements = 48;
-    const auto found = headroom::search_capacity(measure, search);
+    const auto found = headroom::capacity::search_capacity(measure, search);
     if (!found.capacity_per_second) {
       out.printf("no rate between %.3g and %.3g req/s decided to meet the SLO in %zu runs\n",
                  idle_rate, rates.front(), found.runs);
@@ -314,13 +315,13 @@ int main(int argc, char** argv) {
       search.rate_low_per_second = rates.back();
       search.rate_high_per_second = 2.0 * rates.back();
       search.max_measurements = 48;
-      const auto found = headroom::search_capacity(measure, search);
+      const auto found = headroom::capacity::search_capacity(measure, search);
       report("above the grid", found);
       if (found.capacity_per_second) mu_star = *found.capacity_per_second;
     } else if (*at + 1 < sweep.curve.size()) {
       search.rate_low_per_second = mu_star;
       search.rate_high_per_second = sweep.curve[*at + 1].rate_per_second;
-      report("bisected", headroom::search_capacity(measure, search));
+      report("bisected", headroom::capacity::search_capacity(measure, search));
     }
   }
 

@@ -64,9 +64,9 @@ std::uint64_t mix(std::uint64_t x) {
 }
 
 struct run {
-  headroom::conformance_estimate estimate;        // the library's, via measure_conformance
-  std::vector<std::uint8_t> hits;                 // the window's outcomes in arrival order
-  std::vector<std::pair<double, double>> cycles;  // regenerative cycles: (conforming, requests)
+  headroom::capacity::conformance_estimate estimate;  // the library's, via measure_conformance
+  std::vector<std::uint8_t> hits;                     // the window's outcomes in arrival order
+  std::vector<std::pair<double, double>> cycles;      // regenerative cycles: (conforming, requests)
 };
 
 // One open-loop run of `requests` Poisson arrivals at λ, measured against TTFT <= τ.
@@ -79,11 +79,11 @@ run simulate_mm1(double lambda, double tau_s, std::size_t requests, std::uint64_
   const auto result = sim::simulate(single_server, std::span<const sim::request>(offered),
                                     sim::exponential_step_time(seconds_d(1.0 / mu), mix(~seed)));
   const double span_s = schedule.back().count();
-  const headroom::measurement_window window{.warm_up = seconds_d(0.1 * span_s),
-                                            .cool_down = seconds_d(0.1 * span_s),
-                                            .run_end = schedule.back()};
-  const headroom::slo objective{.ttft = seconds_d(tau_s), .tpot = 1s};
-  run r{headroom::measure_conformance(result.outcomes, objective, window), {}, {}};
+  const headroom::capacity::measurement_window window{.warm_up = seconds_d(0.1 * span_s),
+                                                      .cool_down = seconds_d(0.1 * span_s),
+                                                      .run_end = schedule.back()};
+  const headroom::capacity::slo objective{.ttft = seconds_d(tau_s), .tpot = 1s};
+  run r{headroom::capacity::measure_conformance(result.outcomes, objective, window), {}, {}};
   if (keep_hits) {
     r.hits.reserve(requests);
     // A request that arrives to an empty system starts a regeneration cycle (the queue
@@ -94,7 +94,7 @@ run simulate_mm1(double lambda, double tau_s, std::size_t requests, std::uint64_
     for (const auto& o : result.outcomes) {
       const double t = o.intended_arrival.count();
       const bool inside = t >= window.warm_up.count() && t <= span_s - window.cool_down.count();
-      const bool hit = headroom::meets_slo(objective, o);
+      const bool hit = headroom::capacity::meets_slo(objective, o);
       if (t >= busy_until) {  // regeneration
         if (open) r.cycles.push_back(cycle);
         open = inside;
@@ -144,7 +144,7 @@ double share_of(std::span<const std::uint8_t> x) {
 // Analysis, §9.5.3; Schmeiser, Oper. Res. 30 (1982) recommends 10–30 batches).
 interval fixed_batches(std::span<const std::uint8_t> x, std::size_t k) {
   const auto means = batch_means(x, x.size() / k);
-  const auto m = headroom::detail::moments_of(means);
+  const auto m = headroom::capacity::detail::moments_of(means);
   const double half = t_quantile(static_cast<double>(means.size() - 1)) *
                       std::sqrt(m.variance / static_cast<double>(means.size()));
   const double p = share_of(x);
@@ -157,10 +157,10 @@ interval fixed_batches(std::span<const std::uint8_t> x, std::size_t k) {
 interval lbatch(std::span<const std::uint8_t> x) {
   std::size_t size = std::max<std::size_t>(1, x.size() / 128);
   std::vector<double> means;
-  headroom::detail::series_moments m;
+  headroom::capacity::detail::series_moments m;
   for (;;) {
     means = batch_means(x, size);
-    m = headroom::detail::moments_of(means);
+    m = headroom::capacity::detail::moments_of(means);
     const double k = static_cast<double>(means.size());
     const bool correlated = m.von_neumann > 1.2816 * std::sqrt((k - 2.0) / (k * k - 1.0));
     if (!(m.variance > 0.0) || !correlated || means.size() / 2 < 5) break;
@@ -195,16 +195,16 @@ interval regenerative(std::span<const std::pair<double, double>> cycles) {
 // The library's own pieces, from its estimate (batches chosen with Sokal's rule, variance
 // inflated for lag-1 correlation): the plain t interval, Wilson's score at the effective
 // sample size, Willink's skewness-adjusted t; the library reports the hull of the last two.
-interval plain_t(const headroom::conformance_estimate& e) {
+interval plain_t(const headroom::capacity::conformance_estimate& e) {
   const double half = t_quantile(e.degrees_of_freedom) * e.standard_error;
   return {e.share - half, e.share + half};
 }
-interval score(const headroom::conformance_estimate& e) {
-  const auto w = headroom::detail::wilson_bounds(e.share, e.effective_sample_size,
-                                                 t_quantile(e.degrees_of_freedom));
+interval score(const headroom::capacity::conformance_estimate& e) {
+  const auto w = headroom::capacity::detail::wilson_bounds(e.share, e.effective_sample_size,
+                                                           t_quantile(e.degrees_of_freedom));
   return {w.lower, w.upper};
 }
-interval willink(const headroom::conformance_estimate& e) {
+interval willink(const headroom::capacity::conformance_estimate& e) {
   const double t = t_quantile(e.degrees_of_freedom);
   const double beta = e.skewness / 6.0;
   const auto g = [beta](double zeta) {
@@ -328,17 +328,17 @@ int main(int argc, char** argv) {
         library.add(e.lower, e.upper, e.effective_sample_size, static_cast<double>(e.batches));
         wilson.add(e.wilson_lower, e.wilson_upper);
         // The same requests spent as 10 independent runs of n/10: replicated_conformance.
-        std::vector<headroom::conformance_estimate> runs;
+        std::vector<headroom::capacity::conformance_estimate> runs;
         for (std::uint64_t j = 0; j < 10; ++j)
           runs.push_back(simulate_mm1(rho * mu, tau_s, n / 10, seed ^ (j + 1), false).estimate);
-        const auto rep = headroom::replicated_conformance(runs);
+        const auto rep = headroom::capacity::replicated_conformance(runs);
         replicated.add(rep.lower, rep.upper, rep.effective_sample_size);
         if (compare) {
           const std::span<const std::uint8_t> x(one.hits);
-          const auto w =
-              headroom::wilson_interval({.successes = static_cast<std::size_t>(
-                                             std::count(x.begin(), x.end(), std::uint8_t{1})),
-                                         .trials = x.size()});
+          const auto w = headroom::capacity::wilson_interval(
+              {.successes =
+                   static_cast<std::size_t>(std::count(x.begin(), x.end(), std::uint8_t{1})),
+               .trials = x.size()});
           alt.wilson.add(w.lower, w.upper);
           const auto f = fixed_batches(x, 20);
           alt.twenty.add(f.lower, f.upper);
@@ -413,32 +413,32 @@ int main(int argc, char** argv) {
           std::uint64_t calls = 0;
           const std::uint64_t base = (0xC0FFEEULL << 32) ^ (static_cast<std::uint64_t>(s) << 12) ^
                                      (static_cast<std::uint64_t>(n) << 20);
-          headroom::capacity_search_result found;
-          headroom::capacity_search_options options{.quota = truth,
-                                                    .rate_low_per_second = 0.5,
-                                                    .rate_high_per_second = 1.0,
-                                                    .relative_tolerance = 0.01,
-                                                    .max_measurements = 40,
-                                                    .max_runs_per_rate = 4};
+          headroom::capacity::capacity_search_result found;
+          headroom::capacity::capacity_search_options options{.quota = truth,
+                                                              .rate_low_per_second = 0.5,
+                                                              .rate_high_per_second = 1.0,
+                                                              .relative_tolerance = 0.01,
+                                                              .max_measurements = 40,
+                                                              .max_runs_per_rate = 4};
           if (variant == 0) {
             // The library: each call a new independent run; undecided rates get more runs
             // and stay inside the bracket, which narrows from both sides.
-            auto measure = [&](headroom::capacity_probe p) {
+            auto measure = [&](headroom::capacity::capacity_probe p) {
               return simulate_mm1(p.rate_per_second, tau_s, n, base + ++calls, false).estimate;
             };
-            found = headroom::search_capacity(measure, options);
+            found = headroom::capacity::search_capacity(measure, options);
           } else {
             // Before: Wilson's interval (independent requests), one run per rate, stop at the
             // first undecided point.
-            options.when_undecided = headroom::undecided_policy::stop;
+            options.when_undecided = headroom::capacity::undecided_policy::stop;
             auto measure = [&](double rate) {
               const auto e = simulate_mm1(rate, tau_s, n, base + ++calls, false).estimate;
-              auto wilson =
-                  headroom::conformance_from_counts({.successes = e.conforming, .trials = e.n});
+              auto wilson = headroom::capacity::conformance_from_counts(
+                  {.successes = e.conforming, .trials = e.n});
               wilson.discarded = e.discarded;
               return wilson;
             };
-            found = headroom::search_capacity(measure, options);
+            found = headroom::capacity::search_capacity(measure, options);
           }
           if (found.bracket_low_per_second <= mu_star && mu_star <= found.bracket_high_per_second)
             ++holds;
@@ -447,7 +447,7 @@ int main(int argc, char** argv) {
             mu_sum += *found.capacity_per_second;
             if (*found.capacity_per_second > mu_star + 0.005) ++overstated;
           }
-          if (found.reason == headroom::search_stop::undecided) ++undecided;
+          if (found.reason == headroom::capacity::search_stop::undecided) ++undecided;
           runs += static_cast<double>(found.runs);
           requests += static_cast<double>(found.requests);
           widths.push_back(found.bracket_high_per_second - found.bracket_low_per_second);

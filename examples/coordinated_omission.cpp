@@ -34,19 +34,19 @@ struct tail {
   double achieved_rate_per_second = 0.0;  // sends per second between the 10th and 90th percent
   double p50_ttft_s = 0.0;
   double p99_ttft_s = 0.0;
-  headroom::conformance_estimate conformance{};
+  headroom::capacity::conformance_estimate conformance{};
 };
 
 // Over the requests from the 10th to the 90th percent (in send order: warm-up and drain
 // discarded): the achieved rate, TTFT percentiles and SLO conformance.
-tail summarise(const sim::replica_result& run, const headroom::slo& objective) {
+tail summarise(const sim::replica_result& run, const headroom::capacity::slo& objective) {
   const std::size_t first = run.outcomes.size() / 10;
   const std::size_t last = run.outcomes.size() - run.outcomes.size() / 10 - 1;
   std::vector<double> ttft;
   std::size_t conforming = 0;
   for (std::size_t i = first; i <= last; ++i) {
-    ttft.push_back(headroom::time_to_first_token(run.outcomes[i]).count());
-    if (headroom::meets_slo(objective, run.outcomes[i])) ++conforming;
+    ttft.push_back(headroom::capacity::time_to_first_token(run.outcomes[i]).count());
+    if (headroom::capacity::meets_slo(objective, run.outcomes[i])) ++conforming;
   }
   std::sort(ttft.begin(), ttft.end());
   const auto at = [&](double q) {
@@ -59,7 +59,7 @@ tail summarise(const sim::replica_result& run, const headroom::slo& objective) {
   t.p50_ttft_s = at(0.5);
   t.p99_ttft_s = at(0.99);
   t.conformance =
-      headroom::conformance_from_counts({.successes = conforming, .trials = ttft.size()});
+      headroom::capacity::conformance_from_counts({.successes = conforming, .trials = ttft.size()});
   return t;
 }
 
@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
                                     .output_sigma = 0.9,
                                     .min = {.prompt_tokens = 4, .output_tokens = 1},
                                     .max = {.prompt_tokens = 4096, .output_tokens = 2048}});
-  const headroom::slo objective{.ttft = 1s, .tpot = 50ms};
+  const headroom::capacity::slo objective{.ttft = 1s, .tpot = 50ms};
 
   // Each rate λ is offered twice: by N = 200 users thinking Z = N/λ on average (what a
   // closed-loop tool configured "for λ" does) and by a Poisson schedule at λ.
@@ -112,8 +112,8 @@ int main(int argc, char** argv) {
   out.printf("%8s | %-37s | %-28s\n", "", "closed loop", "open loop");
   out.printf("%8s | %8s %8s %8s %10s | %8s %8s %10s\n", "lambda/s", "achieved", "p50 TTFT",
              "p99 TTFT", "conform", "p50 TTFT", "p99 TTFT", "conform");
-  std::vector<headroom::capacity_point> closed_curve;
-  std::vector<headroom::capacity_point> open_curve;
+  std::vector<headroom::capacity::capacity_point> closed_curve;
+  std::vector<headroom::capacity::capacity_point> open_curve;
   for (const double rate : {10.0, 20.0, 30.0, 40.0, 45.0, 50.0, 55.0, 60.0, 70.0}) {
     const headroom::closed_loop_population population(
         users, std::chrono::duration<double>(static_cast<double>(users) / rate));
@@ -132,8 +132,8 @@ int main(int argc, char** argv) {
     closed_curve.push_back({.rate_per_second = rate, .conformance = c.conformance});
     open_curve.push_back({.rate_per_second = rate, .conformance = o.conformance});
   }
-  const auto closed_mu = headroom::find_capacity(closed_curve);
-  const auto open_mu = headroom::find_capacity(open_curve);
+  const auto closed_mu = headroom::capacity::find_capacity(closed_curve);
+  const auto open_mu = headroom::capacity::find_capacity(open_curve);
   out.printf(
       "\nmu* read off the closed-loop curve: %.0f req/s%s; off the open-loop curve: %.0f "
       "req/s.\nThe closed loop slows down with the server (achieved < offered) and never "

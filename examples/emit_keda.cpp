@@ -67,16 +67,17 @@ int main(int argc, char** argv) {
 
     // One configuration drives the library's controller and both manifests. With --min 0 the
     // metric is an External total (what KEDA feeds the HPA); otherwise a per-pod average.
-    const headroom::autoscaler_config config{
+    const headroom::autoscaling::autoscaler_config config{
         .min_replicas = min_replicas,
         .max_replicas = max_replicas,
         .metrics = {{.name = hpa_metric,
-                     .source = min_replicas == 0 ? headroom::metric_source::external
-                                                 : headroom::metric_source::pods,
-                     .target_type = headroom::metric_target_type::average_value,
+                     .source = min_replicas == 0 ? headroom::autoscaling::metric_source::external
+                                                 : headroom::autoscaling::metric_source::pods,
+                     .target_type = headroom::autoscaling::metric_target_type::average_value,
                      .target = target}},
-        .behavior = headroom::scaling_behavior{},  // Kubernetes defaults, written explicitly
-        .sync_period = 15s,                        // HPA sync period and KEDA pollingInterval
+        .behavior =
+            headroom::autoscaling::scaling_behavior{},  // Kubernetes defaults, written explicitly
+        .sync_period = 15s,                             // HPA sync period and KEDA pollingInterval
     };
 
     const k8s::scaled_workload workload{

@@ -32,12 +32,12 @@ constexpr std::size_t output_tokens = 64;
 constexpr seconds_d decode_step = 0.025s;  // 40 tokens/s
 
 // One open-loop load test at `rate` req/s: `count` Poisson arrivals, the stub serves them.
-std::vector<headroom::request_outcome> run_load_test(double rate, std::size_t count,
-                                                     std::uint64_t seed) {
+std::vector<headroom::capacity::request_outcome> run_load_test(double rate, std::size_t count,
+                                                               std::uint64_t seed) {
   std::mt19937_64 engine(seed);
   const auto schedule = headroom::poisson_schedule(rate, count, engine);
   const headroom::exponential_gaps prefill(service_rate_per_second);
-  std::vector<headroom::request_outcome> outcomes;
+  std::vector<headroom::capacity::request_outcome> outcomes;
   outcomes.reserve(schedule.size());
   seconds_d server_free = 0s;
   for (const auto& intended : schedule) {
@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
                    "the curve, the\nsearch, and the target for the autoscaler. No flags.");
   f.parse(argc, argv);
   example::output_buffer out;
-  const headroom::slo objective{.ttft = 1s, .tpot = 0.05s};
+  const headroom::capacity::slo objective{.ttft = 1s, .tpot = 0.05s};
   const double quota = 0.9;
   const std::size_t requests_per_point = 20000;
 
@@ -72,20 +72,21 @@ int main(int argc, char** argv) {
   // in arrival order) and the effective sample size; Wilson's, which assumes independent
   // requests, for comparison.
   out.printf("rate req/s   n      conformance  [95 %% interval]   ESS     [Wilson 95 %%]\n");
-  std::vector<headroom::capacity_point> curve;
+  std::vector<headroom::capacity::capacity_point> curve;
   for (const double rate : {5.0, 6.0, 7.0, 7.5, 8.0, 8.5, 9.0}) {
     const auto outcomes = run_load_test(rate, requests_per_point, 42);
-    const auto estimate =
-        headroom::measure_conformance(outcomes, objective, {.warm_up = 60s, .cool_down = 10s});
+    const auto estimate = headroom::capacity::measure_conformance(
+        outcomes, objective, {.warm_up = 60s, .cool_down = 10s});
     curve.push_back({.rate_per_second = rate, .conformance = estimate});
     out.printf("%9.2f  %6zu   %8.4f    [%.4f, %.4f] %6.0f   [%.4f, %.4f]\n", rate, estimate.n,
                estimate.share, estimate.lower, estimate.upper, estimate.effective_sample_size,
                estimate.wilson_lower, estimate.wilson_upper);
   }
-  const auto grid = headroom::find_capacity(curve, {.quota = quota});
-  const auto careful = headroom::find_capacity(
-      curve, {.quota = quota, .rule = headroom::capacity_rule::lower_bound});
-  const auto interpolated = headroom::find_capacity(curve, {.quota = quota, .interpolate = true});
+  const auto grid = headroom::capacity::find_capacity(curve, {.quota = quota});
+  const auto careful = headroom::capacity::find_capacity(
+      curve, {.quota = quota, .rule = headroom::capacity::capacity_rule::lower_bound});
+  const auto interpolated =
+      headroom::capacity::find_capacity(curve, {.quota = quota, .interpolate = true});
   const double closed_form =
       headroom::mm1_capacity({.service_rate_per_second = service_rate_per_second,
                               .threshold = objective.ttft,
@@ -99,31 +100,32 @@ int main(int argc, char** argv) {
   // 2. The search: bracket, then bisect. Each call is a new load test (its own seed); a rate
   // whose interval holds q is tested again, up to 3 times, and the runs are pooled.
   std::uint64_t seed = 7;
-  auto measure = [&](headroom::capacity_probe probe) {
-    return headroom::measure_conformance(
+  auto measure = [&](headroom::capacity::capacity_probe probe) {
+    return headroom::capacity::measure_conformance(
         run_load_test(probe.rate_per_second, requests_per_point, seed++), objective,
         {.warm_up = 60s, .cool_down = 10s});
   };
-  const auto found = headroom::search_capacity(measure, {.quota = quota,
-                                                         .rate_low_per_second = 4.0,
-                                                         .rate_high_per_second = 8.0,
-                                                         .relative_tolerance = 0.01,
-                                                         .max_measurements = 24,
-                                                         .max_runs_per_rate = 3});
+  const auto found = headroom::capacity::search_capacity(measure, {.quota = quota,
+                                                                   .rate_low_per_second = 4.0,
+                                                                   .rate_high_per_second = 8.0,
+                                                                   .relative_tolerance = 0.01,
+                                                                   .max_measurements = 24,
+                                                                   .max_runs_per_rate = 3});
   out.printf(
       "\nsearch: %zu rates, %zu runs, %zu requests: mu* in [%.3f, %.3f) req/s at %.0f %% (%s)\n",
       found.measured.size(), found.runs, found.requests, found.bracket_low_per_second,
       found.bracket_high_per_second, 100.0 * found.confidence,
-      found.reason == headroom::search_stop::converged   ? "converged"
-      : found.reason == headroom::search_stop::undecided ? "undecided rates inside: measure longer"
-                                                         : "budget or range");
+      found.reason == headroom::capacity::search_stop::converged ? "converged"
+      : found.reason == headroom::capacity::search_stop::undecided
+          ? "undecided rates inside: measure longer"
+          : "budget or range");
 
   // 3. From capacity to control: operate at ρ* = 0.8 of μ*.
   const double mu_star = careful.capacity_per_second.value_or(0.0);
   if (mu_star > 0.0) {
     const double rho = 0.8;
     // W̄ at the operating point: measure there.
-    const auto at_target = headroom::measure_conformance(
+    const auto at_target = headroom::capacity::measure_conformance(
         run_load_test(rho * mu_star, requests_per_point, 9), objective, {.warm_up = 60s});
     out.printf(
         "\noperating at rho* = %.1f: L* = rho* mu* W = %.2f in flight per replica; "

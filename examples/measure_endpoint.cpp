@@ -173,8 +173,8 @@ std::vector<example::planned_request> plan_at(const options& o, const trace_inpu
 struct measured_run {
   double rate = 0.0;
   example::run_record record;
-  std::vector<headroom::request_outcome> outcomes;
-  headroom::conformance_estimate conformance{};
+  std::vector<headroom::capacity::request_outcome> outcomes;
+  headroom::capacity::conformance_estimate conformance{};
   double lag_p50 = 0, lag_p99 = 0, lag_max = 0;  // seconds
   std::size_t failures[example::failure_kinds] = {};
   bool valid = true;
@@ -204,13 +204,14 @@ measured_run measure(const options& o, example::stream_client& client, const tra
   for (const auto& r : m.record.requests) {
     lags.push_back(r.sent - r.intended);
     ++m.failures[static_cast<std::size_t>(r.error)];
-    headroom::request_outcome out{.intended_arrival = at(r.intended),
-                                  .sent = at(r.sent),
-                                  .first_token = at(r.first_token > 0 ? r.first_token : r.finished),
-                                  .finished = at(r.finished),
-                                  .prompt_tokens = r.prompt_tokens,
-                                  .output_tokens = r.output_tokens,
-                                  .error = r.error != example::failure::none};
+    headroom::capacity::request_outcome out{
+        .intended_arrival = at(r.intended),
+        .sent = at(r.sent),
+        .first_token = at(r.first_token > 0 ? r.first_token : r.finished),
+        .finished = at(r.finished),
+        .prompt_tokens = r.prompt_tokens,
+        .output_tokens = r.output_tokens,
+        .error = r.error != example::failure::none};
     m.outcomes.push_back(out);
   }
   m.lag_p50 = quantile_of(lags, 0.5);
@@ -218,12 +219,13 @@ measured_run measure(const options& o, example::stream_client& client, const tra
   m.lag_max = lags.empty() ? 0.0 : *std::max_element(lags.begin(), lags.end());
   m.valid = m.lag_p99 * 1000.0 <= o.max_lag_ms;
   const double span = plan.empty() ? 0.0 : plan.back().intended_seconds - origin;
-  headroom::measurement_window window{
+  headroom::capacity::measurement_window window{
       .warm_up = std::chrono::duration<double>(o.warm_up * span),
       .cool_down = std::chrono::duration<double>(o.cool_down * span)};
-  const headroom::slo objective{.ttft = std::chrono::duration<double>(o.ttft),
-                                .tpot = std::chrono::duration<double>(o.tpot)};
-  m.conformance = headroom::measure_conformance(m.outcomes, objective, window, z_of(o.confidence));
+  const headroom::capacity::slo objective{.ttft = std::chrono::duration<double>(o.ttft),
+                                          .tpot = std::chrono::duration<double>(o.tpot)};
+  m.conformance =
+      headroom::capacity::measure_conformance(m.outcomes, objective, window, z_of(o.confidence));
   return m;
 }
 
@@ -231,7 +233,7 @@ void print_run(example::output_buffer& out, const measured_run& m) {
   const auto& c = m.conformance;
   std::vector<double> ttfts;
   for (const auto& x : m.outcomes)
-    if (!x.error) ttfts.push_back(headroom::time_to_first_token(x).count());
+    if (!x.error) ttfts.push_back(headroom::capacity::time_to_first_token(x).count());
   out.printf(
       "rate %8.3f req/s: %zu requests, conformance %.3f [%.3f, %.3f] over %zu in the window; "
       "TTFT p50 %.1f ms p99 %.1f ms\n",
@@ -464,13 +466,13 @@ int main(int argc, char** argv) {
     print_run(out, runs.back());
     if (!runs.back().valid) status = 3;
   } else {
-    headroom::capacity_search_options search{.quota = o.quantile,
-                                             .rate_low_per_second = o.low,
-                                             .rate_high_per_second = o.high,
-                                             .relative_tolerance = o.tolerance,
-                                             .max_measurements = o.max_runs,
-                                             .max_runs_per_rate = 2};
-    const auto probe = [&](headroom::capacity_probe p) {
+    headroom::capacity::capacity_search_options search{.quota = o.quantile,
+                                                       .rate_low_per_second = o.low,
+                                                       .rate_high_per_second = o.high,
+                                                       .relative_tolerance = o.tolerance,
+                                                       .max_measurements = o.max_runs,
+                                                       .max_runs_per_rate = 2};
+    const auto probe = [&](headroom::capacity::capacity_probe p) {
       runs.push_back(measure(o, client, trace, p.rate_per_second,
                              o.seed + 1000003ull * (p.run + 1) +
                                  static_cast<std::uint64_t>(p.rate_per_second * 1000.0),
@@ -480,12 +482,12 @@ int main(int argc, char** argv) {
       return runs.back().conformance;
     };
     try {
-      const auto found = headroom::search_capacity(probe, search);
+      const auto found = headroom::capacity::search_capacity(probe, search);
       out.printf("mu* in [%.3f, %.3f) req/s at %.1f %% confidence, %zu runs, %zu requests%s\n",
                  found.bracket_low_per_second, found.bracket_high_per_second,
                  100.0 * found.confidence, found.runs, found.requests,
-                 found.reason == headroom::search_stop::converged ? ""
-                 : found.reason == headroom::search_stop::undecided
+                 found.reason == headroom::capacity::search_stop::converged ? ""
+                 : found.reason == headroom::capacity::search_stop::undecided
                      ? " (rates inside it stay undecided: measure longer there)"
                      : " (the run budget ran out: raise --max-runs)");
       if (found.capacity_per_second)

@@ -22,6 +22,7 @@
 
 namespace {
 using namespace headroom;
+using namespace headroom::scheduling;
 constexpr std::uint64_t GiB = gib_bytes;
 
 // The caller's own types: the primary traits read these member names as they are.
@@ -174,8 +175,8 @@ int main(int argc, char** argv) {
   // The backend needs an NVIDIA runtime everywhere here; a real caller checks its own data.
   const auto nvidia = [](const my_worker& w, const my_model&) { return !w.gpus.empty(); };
   const auto up = default_scheduler(&size_of, basic_filters(nvidia));
-  headroom::workspace up_ws;           // the policy is const; its index and results live here
-  std::vector<my_instance> instances;  // the cluster's instances: none yet
+  headroom::scheduling::workspace up_ws;  // the policy is const; its index and results live here
+  std::vector<my_instance> instances;     // the cluster's instances: none yet
   std::uint64_t next_id = 1;
 
   out.printf("Placing models with the default chain (best fit / anti-affinity, normalised):\n");
@@ -200,14 +201,14 @@ int main(int argc, char** argv) {
   // The default chain plus a scorer of ours (prefer the worker with the most RAM left):
   // one statement, the preset's scorers and weights kept.
   const auto ours = up.with(weighted<free_ram_scorer>{.weight = 0.5, .name = "free_ram"});
-  headroom::workspace ours_ws;
+  headroom::scheduling::workspace ours_ws;
   if (const placement_result r = ours.place(ours_ws, workers, instances, models[0]))
     out.printf("\n%s with the default chain plus free_ram (weight 0.5): worker %llu\n",
                models[0].name.c_str(), static_cast<unsigned long long>(r.worker_id));
 
   // Scale llama-3.2-3b down from 3 replicas to 1.
   const auto down = gpustack_scale_down_ranker();
-  headroom::workspace down_ws;
+  headroom::scheduling::workspace down_ws;
   const auto ranked = down.rank(down_ws, workers, instances, spread);
   out.printf("\nScale down %s from %zu to 1 replica (lowest score removed first):\n",
              spread.name.c_str(), ranked.size());
@@ -225,7 +226,7 @@ int main(int argc, char** argv) {
   // order, and the first highest total wins (the default listing groups equivalent GPUs).
   const my_model& first = models[0];
   const auto gpustack = gpustack_scheduler(&size_of, basic_filters(nvidia));
-  headroom::workspace gpustack_ws;
+  headroom::scheduling::workspace gpustack_ws;
   const placement_result r =
       gpustack.place(gpustack_ws, workers, std::vector<my_instance>{}, first);
   out.printf("\n%s with the gpustack preset (GPUStack's candidates, scores and pick):\n",

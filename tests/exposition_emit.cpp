@@ -19,21 +19,25 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string dir = argv[1];
-  const std::vector<headroom::metric_spec> metrics = {
-      {.name = "in_flight", .source = headroom::metric_source::external, .target = 51.0},
+  const std::vector<headroom::autoscaling::metric_spec> metrics = {
+      {.name = "in_flight",
+       .source = headroom::autoscaling::metric_source::external,
+       .target = 51.0},
       {.name = "kv \"cache\"\\usage\n",
-       .source = headroom::metric_source::external,
+       .source = headroom::autoscaling::metric_source::external,
        .target = 0.8}};
   int n = 0;
-  for (const headroom::scale_reason reason : headroom::all_scale_reasons) {
+  for (const headroom::autoscaling::scale_reason reason :
+       headroom::autoscaling::all_scale_reasons) {
     for (const bool metrics_used : {true, false}) {
-      headroom::autoscaler_decision d{.desired_replicas = 7,
-                                      .current_replicas = 5,
-                                      .raw_recommendation = metrics_used ? 9 : -1,
-                                      .stabilized_recommendation = metrics_used ? 8 : -1,
-                                      .reason = reason};
-      d.panicking = reason == headroom::scale_reason::panic;
-      d.failed_metrics = reason == headroom::scale_reason::metric_missing ? 1 : 0;
+      headroom::autoscaling::autoscaler_decision d{
+          .desired_replicas = 7,
+          .current_replicas = 5,
+          .raw_recommendation = metrics_used ? 9 : -1,
+          .stabilized_recommendation = metrics_used ? 8 : -1,
+          .reason = reason};
+      d.panicking = reason == headroom::autoscaling::scale_reason::panic;
+      d.failed_metrics = reason == headroom::autoscaling::scale_reason::metric_missing ? 1 : 0;
       const std::vector<std::optional<std::int32_t>> proposals = {
           9, d.failed_metrics > 0 ? std::nullopt : std::optional<std::int32_t>(4)};
       prom::exposition_page page;
@@ -61,7 +65,7 @@ int main(int argc, char** argv) {
                               .filtered_out = 2,
                               .score = 87.5});
       const std::string path = dir + "/page_" + std::to_string(n++) + "_" +
-                               std::string(headroom::to_string(reason)) +
+                               std::string(headroom::autoscaling::to_string(reason)) +
                                (metrics_used ? "" : "_no_metrics") + ".prom";
       std::FILE* f = std::fopen(path.c_str(), "wb");
       if (f == nullptr ||

@@ -21,11 +21,11 @@ namespace {
 namespace k8s = headroom::kubernetes;
 namespace prom = headroom::prometheus;
 using namespace std::chrono_literals;
-using headroom::metric_source;
-using headroom::metric_target_type;
+using headroom::autoscaling::metric_source;
+using headroom::autoscaling::metric_target_type;
 
-headroom::metric_spec metric(std::string name, metric_source source, metric_target_type type,
-                             double target) {
+headroom::autoscaling::metric_spec metric(std::string name, metric_source source,
+                                          metric_target_type type, double target) {
   return {.name = std::move(name), .source = source, .target_type = type, .target = target};
 }
 }  // namespace
@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
     if (!out.empty()) out += "---\n";
   };
   if (mode == "invalid") {
-    const headroom::autoscaler_config config{
+    const headroom::autoscaling::autoscaler_config config{
         .min_replicas = 0,
         .max_replicas = 4,
         .metrics = {
@@ -48,14 +48,14 @@ int main(int argc, char** argv) {
   }
   // Per-direction tolerances written for a cluster of unknown version: Kubernetes 1.31's
   // schema (the one in tests/data/k8s-schemas) has no such field.
-  const headroom::autoscaler_config tolerant{
+  const headroom::autoscaling::autoscaler_config tolerant{
       .min_replicas = 1,
       .max_replicas = 4,
       .metrics = {metric("in_flight", metric_source::external, metric_target_type::average_value,
                          51.0)},
       .scale_up_tolerance = 0.05,
       .scale_down_tolerance = 0.2,
-      .behavior = headroom::scaling_behavior{}};
+      .behavior = headroom::autoscaling::scaling_behavior{}};
   if (mode == "tolerance") {
     k8s::append_horizontal_pod_autoscaler(out, {.name = "tolerant", .target_name = "llm"},
                                           tolerant);
@@ -72,25 +72,28 @@ int main(int argc, char** argv) {
                                                 .capacity_per_second = 8.0,
                                                 .mean_sojourn = 8s,
                                                 .rounding = k8s::target_rounding::milli});
-  headroom::scaling_behavior custom;
+  headroom::autoscaling::scaling_behavior custom;
   custom.scale_up = {
       .stabilization_window = 30s,
-      .select = headroom::select_policy::min,
-      .policies = {{.type = headroom::scaling_policy_type::pods, .value = 2, .period = 60s},
-                   {.type = headroom::scaling_policy_type::percent, .value = 50, .period = 30s}}};
+      .select = headroom::autoscaling::select_policy::min,
+      .policies = {
+          {.type = headroom::autoscaling::scaling_policy_type::pods, .value = 2, .period = 60s},
+          {.type = headroom::autoscaling::scaling_policy_type::percent,
+           .value = 50,
+           .period = 30s}}};
   custom.scale_down = {.stabilization_window = std::nullopt,
-                       .select = headroom::select_policy::disabled,
+                       .select = headroom::autoscaling::select_policy::disabled,
                        .policies = {}};
-  headroom::scaling_behavior unlimited;
+  headroom::autoscaling::scaling_behavior unlimited;
   unlimited.scale_up.policies.clear();
   unlimited.scale_down = {.stabilization_window = 3600s, .policies = {}};
 
-  const std::vector<headroom::autoscaler_config> hpa_configs = {
+  const std::vector<headroom::autoscaling::autoscaler_config> hpa_configs = {
       {.min_replicas = 1,
        .max_replicas = 20,
        .metrics = {metric("vllm_requests_in_flight", metric_source::pods,
                           metric_target_type::average_value, l_star)},
-       .behavior = headroom::scaling_behavior{},
+       .behavior = headroom::autoscaling::scaling_behavior{},
        .sync_period = 15s},
       {.min_replicas = 2,
        .max_replicas = 10,
@@ -127,13 +130,13 @@ int main(int argc, char** argv) {
   // ScaledObjects: the KEDA-expressible configurations (no Resource or Utilization metric).
   for (const auto& w : workloads) {
     for (const std::int32_t min : {0, 1}) {
-      const headroom::autoscaler_config c{
+      const headroom::autoscaling::autoscaler_config c{
           .min_replicas = min,
           .max_replicas = 20,
           .metrics = {metric("in_flight", metric_source::external,
                              metric_target_type::average_value, l_star),
                       metric("kv", metric_source::external, metric_target_type::value, l_milli)},
-          .behavior = min == 0 ? std::optional<headroom::scaling_behavior>{} : custom,
+          .behavior = min == 0 ? std::optional<headroom::autoscaling::scaling_behavior>{} : custom,
           .sync_period = 30s};
       document();
       k8s::append_scaled_object(

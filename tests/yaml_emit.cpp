@@ -83,14 +83,14 @@ int main(int argc, char** argv) {
   std::size_t document = 0;
   for (const char* text : awkward) {
     const std::string s = text;
-    const headroom::autoscaler_config config{
+    const headroom::autoscaling::autoscaler_config config{
         .min_replicas = 1,
         .max_replicas = 20,
         .metrics = {{.name = "m " + s,
-                     .source = headroom::metric_source::pods,
-                     .target_type = headroom::metric_target_type::average_value,
+                     .source = headroom::autoscaling::metric_source::pods,
+                     .target_type = headroom::autoscaling::metric_target_type::average_value,
                      .target = 51.0}},
-        .behavior = headroom::scaling_behavior{},
+        .behavior = headroom::autoscaling::scaling_behavior{},
         .sync_period = 15s};
     const std::string query = k8s::in_flight_query("r", "w", "model_name", s);
     const k8s::scaled_workload workload{.name = "llama-8b",

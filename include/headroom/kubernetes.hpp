@@ -3,8 +3,8 @@
 // L* = ρ*·μ*·W̄ (docs/queueing.md, target_concurrency), a PromQL query for the in-flight total of
 // one model, and YAML for an autoscaling/v2 HorizontalPodAutoscaler and a KEDA (keda.sh/v1alpha1)
 // ScaledObject whose min/max replicas, targets and behavior are those of a
-// headroom::autoscaler_config, so the cluster's HPA and the library's controller decide alike. See
-// docs/integrations.md.
+// headroom::autoscaling::autoscaler_config, so the cluster's HPA and the library's controller
+// decide alike. See docs/integrations.md.
 //
 // Output: writers append YAML text to a std::string (no streams). Field names are the APIs'
 // own; strings that YAML could misread (numbers, booleans, anything with ':' or '"') are

@@ -8,14 +8,15 @@
 #include <vector>
 
 struct estimator {
-  headroom::backend_capabilities capabilities() const noexcept { return {}; }
+  headroom::scheduling::backend_capabilities capabilities() const noexcept { return {}; }
   std::uint64_t ram_bytes() const noexcept { return 0; }
   std::uint64_t gpu_claim_bytes(std::uint64_t, std::int64_t) const noexcept { return 0; }
 };
 
 int main() {
-  auto up = headroom::default_scheduler(estimator{});
-  headroom::workspace up_ws;
-  (void)up.place(up_ws, std::vector<headroom::archetypes::worker>{},
-                 std::vector<headroom::archetypes::instance>{}, headroom::archetypes::model(7));
+  auto up = headroom::scheduling::default_scheduler(estimator{});
+  headroom::scheduling::workspace up_ws;
+  (void)up.place(up_ws, std::vector<headroom::scheduling::archetypes::worker>{},
+                 std::vector<headroom::scheduling::archetypes::instance>{},
+                 headroom::scheduling::archetypes::model(7));
 }

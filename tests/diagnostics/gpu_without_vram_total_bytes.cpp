@@ -14,7 +14,7 @@ struct gpu {
 struct worker {
   std::uint64_t id;
   int cluster;
-  headroom::worker_state state;
+  headroom::scheduling::worker_state state;
   std::uint64_t ram_total_bytes;
   std::vector<gpu> gpus;
 };
@@ -24,6 +24,7 @@ struct model {
 };
 
 int main() {
-  headroom::workspace ws;
-  ws.index(std::vector<worker>{}, std::vector<headroom::archetypes::instance>{}, model{7, 0});
+  headroom::scheduling::workspace ws;
+  ws.index(std::vector<worker>{}, std::vector<headroom::scheduling::archetypes::instance>{},
+           model{7, 0});
 }

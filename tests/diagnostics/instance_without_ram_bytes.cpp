@@ -9,13 +9,13 @@
 
 struct instance {
   std::uint64_t id, model_id, worker_id;
-  headroom::instance_state state;
-  std::vector<headroom::gpu_claim> gpus;
+  headroom::scheduling::instance_state state;
+  std::vector<headroom::scheduling::gpu_claim> gpus;
 };
 
 int main() {
-  auto down = headroom::gpustack_scale_down_ranker();
-  headroom::workspace down_ws;
-  (void)down.rank(down_ws, std::vector<headroom::archetypes::worker>{}, std::vector<instance>{},
-                  headroom::archetypes::model(7));
+  auto down = headroom::scheduling::gpustack_scale_down_ranker();
+  headroom::scheduling::workspace down_ws;
+  (void)down.rank(down_ws, std::vector<headroom::scheduling::archetypes::worker>{},
+                  std::vector<instance>{}, headroom::scheduling::archetypes::model(7));
 }

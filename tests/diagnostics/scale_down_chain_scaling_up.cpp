@@ -7,9 +7,11 @@
 #include <vector>
 
 int main() {
-  auto up = headroom::scheduler(headroom::basic_filters(), headroom::archetypes::estimator(1),
-                                headroom::gpustack_scale_down_chain());
-  headroom::workspace up_ws;
-  (void)up.place(up_ws, std::vector<headroom::archetypes::worker>{},
-                 std::vector<headroom::archetypes::instance>{}, headroom::archetypes::model(7));
+  auto up = headroom::scheduling::scheduler(headroom::scheduling::basic_filters(),
+                                            headroom::scheduling::archetypes::estimator(1),
+                                            headroom::scheduling::gpustack_scale_down_chain());
+  headroom::scheduling::workspace up_ws;
+  (void)up.place(up_ws, std::vector<headroom::scheduling::archetypes::worker>{},
+                 std::vector<headroom::scheduling::archetypes::instance>{},
+                 headroom::scheduling::archetypes::model(7));
 }

@@ -7,5 +7,5 @@
 
 int main() {
   const auto measure = [](const std::string&) { return 0.9; };
-  (void)headroom::search_capacity(measure, {});
+  (void)headroom::capacity::search_capacity(measure, {});
 }

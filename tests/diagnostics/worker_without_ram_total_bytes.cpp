@@ -13,7 +13,7 @@ struct gpu {
 struct worker {
   std::uint64_t id;
   int cluster;
-  headroom::worker_state state;
+  headroom::scheduling::worker_state state;
   std::vector<gpu> gpus;
 };
 struct model {
@@ -22,14 +22,15 @@ struct model {
 };
 struct instance {
   std::uint64_t id, model_id, worker_id;
-  headroom::instance_state state;
+  headroom::scheduling::instance_state state;
   std::uint64_t ram_bytes;
-  std::vector<headroom::gpu_claim> gpus;
+  std::vector<headroom::scheduling::gpu_claim> gpus;
 };
 
 int main() {
-  auto up = headroom::default_scheduler(headroom::vllm_estimator(16ull << 30, 0.9, 32));
-  headroom::workspace up_ws;
+  auto up = headroom::scheduling::default_scheduler(
+      headroom::scheduling::vllm_estimator(16ull << 30, 0.9, 32));
+  headroom::scheduling::workspace up_ws;
   const std::vector<worker> workers;
   const std::vector<instance> instances;
   return static_cast<bool>(up.place(up_ws, workers, instances, model{7, 0})) ? 0 : 1;

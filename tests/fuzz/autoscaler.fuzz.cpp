@@ -44,7 +44,7 @@
 
 namespace {
 
-namespace hr = headroom;
+namespace hr = headroom::autoscaling;
 using ms = std::chrono::milliseconds;
 using sec = std::chrono::seconds;
 
@@ -401,7 +401,7 @@ int fuzz_kpa(reader& r, const hr::autoscaler& a) {
     hr::autoscaler_decision d;
     try {
       d = a.step(state, now, in);
-    } catch (const hr::invalid_argument&) {
+    } catch (const headroom::invalid_argument&) {
       REQUIRE_INV(negative);
       REQUIRE_INV(state == before);
       continue;
@@ -435,7 +435,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       built.emplace(decode_kpa(r));
     else
       built.emplace(decode_config(r));
-  } catch (const hr::invalid_argument&) {
+  } catch (const headroom::invalid_argument&) {
     return 0;
   }
   const hr::autoscaler& a = *built;
@@ -454,7 +454,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::int32_t seed = count(r);
     try {
       state = a.initial_state(at, seed);
-    } catch (const hr::invalid_argument&) {
+    } catch (const headroom::invalid_argument&) {
       REQUIRE_INV(seed < 0);
       return 0;
     }
@@ -493,7 +493,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     hr::autoscaler_decision d;
     try {
       d = a.step(state, now, in);
-    } catch (const hr::invalid_argument&) {
+    } catch (const headroom::invalid_argument&) {
       REQUIRE_INV(negative);
       REQUIRE_INV(state == before);
       continue;

@@ -68,7 +68,7 @@
 
 namespace {
 
-namespace hr = headroom;
+namespace hr = headroom::scheduling;
 using i128 = __int128;
 
 [[noreturn]] void violated(const char* what, int line) {
@@ -904,7 +904,7 @@ void require_unique_names(std::vector<fz_worker>& ws, const std::vector<fz_insta
   try {
     probe.index(ws, is, m);
     violated("a worker id or GPU index named twice was indexed", __LINE__);
-  } catch (const hr::invalid_argument& x) {
+  } catch (const headroom::invalid_argument& x) {
     REQUIRE_INV(std::string_view(x.parameter()) == "workers");
   }
   REQUIRE_INV(probe.workers().empty());  // left empty, not half built
@@ -976,7 +976,7 @@ void decide_preset(deciders<E>& d, const state& st, const Spec& spec) {
     try {
       (void)d.preset.fresh.place(d.preset.fresh_ws, ws, is, m);
       violated("a selection whose size differs from the world size was accepted", __LINE__);
-    } catch (const hr::invalid_argument& x) {
+    } catch (const headroom::invalid_argument& x) {
       REQUIRE_INV(std::string_view(x.parameter()) == "gpus_per_replica");
     }
     return;
@@ -1142,7 +1142,7 @@ void unannounced_change(state& st, deciders<E>& d, reader& in) {
   bool refused = false;
   try {
     (void)d.df.kept.place(d.df.kept_ws, st.workers, st.model);
-  } catch (const hr::invalid_argument& x) {
+  } catch (const headroom::invalid_argument& x) {
     REQUIRE_INV(std::string_view(x.parameter()) == "workers");
     refused = true;
   }
@@ -1162,7 +1162,7 @@ void unannounced_change(state& st, deciders<E>& d, reader& in) {
     try {
       (void)d.preset.kept.place(d.preset.kept_ws, st.workers, st.model);
       (void)d.preset.kept_dyn.place(d.preset.kept_dyn_ws, st.workers, st.model);
-    } catch (const hr::invalid_argument& x) {
+    } catch (const headroom::invalid_argument& x) {
       REQUIRE_INV(std::string_view(x.parameter()) == "gpus_per_replica");
     }
   } else {  // re-read without deciding
@@ -1301,7 +1301,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const bool valid = v.utilization > 0 && v.utilization <= 1 && v.heads >= 1;
       try {
         e.emplace(v.weights, v.utilization, v.heads, v.ram, distributed);
-      } catch (const hr::invalid_argument&) {
+      } catch (const headroom::invalid_argument&) {
         REQUIRE_INV(!valid);
         return 0;
       }
@@ -1330,7 +1330,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                          (v.tp == 0 || v.divides(v.tp));
       try {
         e.emplace(o);
-      } catch (const hr::invalid_argument&) {
+      } catch (const headroom::invalid_argument&) {
         REQUIRE_INV(!valid);
         return 0;
       }
@@ -1354,7 +1354,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                     .layer_ram_bytes = l.layer_ram,
                                     .fixed_ram_bytes = l.fixed_ram,
                                     .cpu = cpu});
-    } catch (const hr::invalid_argument&) {
+    } catch (const headroom::invalid_argument&) {
       REQUIRE_INV(l.layers == 0);
       return 0;
     }

@@ -123,7 +123,7 @@ double zero_load_path_seconds(const fake_engine& e, const std::string& json_path
   std::vector<double> ttft;
   for (const auto& o : file.runs[0].requests) {
     REQUIRE_FALSE(o.error);
-    ttft.push_back(headroom::time_to_first_token(o).count());
+    ttft.push_back(headroom::capacity::time_to_first_token(o).count());
   }
   std::sort(ttft.begin(), ttft.end());
   std::remove(json_path.c_str());
@@ -245,7 +245,7 @@ TEST_SUITE("integration/endpoint") {
     // The window and SLO the example used: 10 % warm-up and cool-down of the intended span.
     double span = 0.0;
     for (const auto& o : run.requests) span = std::max(span, o.intended_arrival.count());
-    const auto c = headroom::measure_conformance(
+    const auto c = headroom::capacity::measure_conformance(
         run.requests, {.ttft = std::chrono::milliseconds(10), .tpot = std::chrono::milliseconds(2)},
         {.warm_up = std::chrono::duration<double>(0.1 * span),
          .cool_down = std::chrono::duration<double>(0.1 * span)});

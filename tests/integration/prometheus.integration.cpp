@@ -320,22 +320,22 @@ std::string trigger_query_from_yaml(const std::string& yaml) {
 }
 
 /// A controller with one External AverageValue metric: in-flight requests per replica.
-headroom::autoscaler_config in_flight_config(double target) {
+headroom::autoscaling::autoscaler_config in_flight_config(double target) {
   return {.min_replicas = 1,
           .max_replicas = 20,
           .metrics = {{.name = "in_flight",
-                       .source = headroom::metric_source::external,
-                       .target_type = headroom::metric_target_type::average_value,
+                       .source = headroom::autoscaling::metric_source::external,
+                       .target_type = headroom::autoscaling::metric_target_type::average_value,
                        .target = target}}};
 }
 
 /// One step of a fresh controller on one observation.
-headroom::autoscaler_decision decide(const headroom::autoscaler_config& config,
-                                     headroom::metric_observation observation,
-                                     std::int32_t replicas) {
-  const headroom::autoscaler hpa(config);
-  headroom::autoscaler_state state;
-  const headroom::metric_observation obs[] = {observation};
+headroom::autoscaling::autoscaler_decision decide(
+    const headroom::autoscaling::autoscaler_config& config,
+    headroom::autoscaling::metric_observation observation, std::int32_t replicas) {
+  const headroom::autoscaling::autoscaler hpa(config);
+  headroom::autoscaling::autoscaler_state state;
+  const headroom::autoscaling::metric_observation obs[] = {observation};
   return hpa.step(
       state, std::chrono::milliseconds(0),
       {.replicas = {.spec = replicas, .status = replicas, .ready = replicas}, .metrics = obs});
@@ -449,7 +449,7 @@ TEST_SUITE("integration") {
     // The controller decides alike from the API's answer and from the pages: 51.5 in flight
     // at a target of 10 per replica -> ceil(5.15) = 6 replicas from 3 (limit max(6, 4) = 6).
     const auto via_api = decide(config, prom::observe_query(*r.answer), 3);
-    const auto via_pages = decide(config, headroom::observe_value(from_pages), 3);
+    const auto via_pages = decide(config, headroom::autoscaling::observe_value(from_pages), 3);
     CHECK(via_api.desired_replicas == 6);
     CHECK(via_api.desired_replicas == via_pages.desired_replicas);
     CHECK(via_api.raw_recommendation == via_pages.raw_recommendation);
@@ -514,7 +514,7 @@ TEST_SUITE("integration") {
     CHECK(prom::read_query_value(*r.answer).value == from_pages);
     // 103 at a target of 16 per replica: ceil(6.4375) = 7 from 4 (limit max(8, 4) = 8).
     const auto via_api = decide(config, prom::observe_query(*r.answer), 4);
-    const auto via_pages = decide(config, headroom::observe_value(from_pages), 4);
+    const auto via_pages = decide(config, headroom::autoscaling::observe_value(from_pages), 4);
     CHECK(via_api.desired_replicas == 7);
     CHECK(via_api.desired_replicas == via_pages.desired_replicas);
 
@@ -621,13 +621,14 @@ TEST_SUITE("integration") {
     // The controller's decision, each metric's proposal and a capacity measurement on a
     // /metrics page that Prometheus scrapes: every series comes back with its value.
     const auto config = in_flight_config(10.0);
-    const headroom::metric_observation obs[] = {headroom::observe_value(51.5)};
-    const headroom::autoscaler hpa(config);
-    headroom::autoscaler_state state;
-    const headroom::autoscaler_input in{.replicas = {.spec = 3, .status = 3, .ready = 3},
-                                        .metrics = obs};
+    const headroom::autoscaling::metric_observation obs[] = {
+        headroom::autoscaling::observe_value(51.5)};
+    const headroom::autoscaling::autoscaler hpa(config);
+    headroom::autoscaling::autoscaler_state state;
+    const headroom::autoscaling::autoscaler_input in{
+        .replicas = {.spec = 3, .status = 3, .ready = 3}, .metrics = obs};
     const auto d = hpa.step(state, std::chrono::milliseconds(0), in);
-    const auto proposals = headroom::metric_proposals(config, in, d.current_replicas);
+    const auto proposals = headroom::autoscaling::metric_proposals(config, in, d.current_replicas);
     prom::exposition_page page;
     prom::append_decision(page, d,
                           {.autoscaler = "default/llm \"a\"",
@@ -740,7 +741,7 @@ TEST_SUITE("integration") {
       CHECK(empty.parse_error.message() == "byte 0: the answer is empty");
       const auto held = decide(in_flight_config(10.0), prom::observe_query(empty), 3);
       CHECK(held.desired_replicas == 3);
-      CHECK(held.reason == headroom::scale_reason::metric_missing);
+      CHECK(held.reason == headroom::autoscaling::scale_reason::metric_missing);
     }
     CHECK_FALSE(std::filesystem::exists(dir));
   }

@@ -100,7 +100,8 @@ static_assert(!brace_constructible<headroom::step_uncovered_inputs, std::chrono:
                                    std::chrono::duration<double>>);
 static_assert(!brace_constructible<headroom::mfu_inputs, double, double, double>);
 static_assert(!brace_constructible<headroom::accelerator_spec, const char*, double, double>);
-static_assert(!brace_constructible<headroom::proportion_counts, std::size_t, std::size_t>);
+static_assert(
+    !brace_constructible<headroom::capacity::proportion_counts, std::size_t, std::size_t>);
 static_assert(!brace_constructible<headroom::gamma_gaps_inputs, double, double>);
 static_assert(!brace_constructible<headroom::linear_ramp_inputs, double, double>);
 static_assert(!brace_constructible<headroom::kubernetes::in_flight_target_inputs, double, double,
@@ -133,24 +134,26 @@ static_assert(
     !std::is_constructible_v<headroom::sim::lognormal_lengths, double, double, double, double>);
 static_assert(
     !brace_constructible<headroom::sim::lognormal_lengths_options, double, double, double, double>);
-static_assert(!std::is_constructible_v<headroom::layered_estimator, std::uint32_t, std::uint64_t,
-                                       std::uint64_t, std::uint64_t, std::uint64_t>);
-static_assert(!brace_constructible<headroom::layered_options, std::uint32_t, std::uint64_t,
-                                   std::uint64_t, std::uint64_t, std::uint64_t>);
+static_assert(!std::is_constructible_v<headroom::scheduling::layered_estimator, std::uint32_t,
+                                       std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t>);
+static_assert(!brace_constructible<headroom::scheduling::layered_options, std::uint32_t,
+                                   std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t>);
 
 // ---- options and configurations of several same-typed fields: capacity, sim, plan, scheduler,
 // autoscaler (a TTFT bound swapped with a TPOT bound compiled before) ------------------------
-static_assert(!brace_constructible<headroom::slo, seconds_d, seconds_d>);
-static_assert(!brace_constructible<headroom::measurement_window, seconds_d, seconds_d>);
-static_assert(!brace_constructible<headroom::capacity_search_options, double, double, double>);
+static_assert(!brace_constructible<headroom::capacity::slo, seconds_d, seconds_d>);
+static_assert(!brace_constructible<headroom::capacity::measurement_window, seconds_d, seconds_d>);
+static_assert(
+    !brace_constructible<headroom::capacity::capacity_search_options, double, double, double>);
 static_assert(!brace_constructible<headroom::sim::fleet_day_config, double, double>);
 static_assert(!brace_constructible<headroom::sim::replica_config, std::size_t, std::size_t>);
 static_assert(!brace_constructible<headroom::sim::sweep_options, std::size_t, double>);
 static_assert(!brace_constructible<headroom::plan::step_time_parameters, double, double>);
 static_assert(!brace_constructible<headroom::plan::shard, std::size_t, std::size_t>);
-static_assert(!brace_constructible<headroom::most_allocated_scorer, double, double>);
-static_assert(!brace_constructible<headroom::replica_counts, std::int32_t, std::int32_t>);
-static_assert(!brace_constructible<headroom::kpa_observation, double, double>);
+static_assert(!brace_constructible<headroom::scheduling::most_allocated_scorer, double, double>);
+static_assert(
+    !brace_constructible<headroom::autoscaling::replica_counts, std::int32_t, std::int32_t>);
+static_assert(!brace_constructible<headroom::autoscaling::kpa_observation, double, double>);
 static_assert(headroom::plan::step_time_parameters{.flops_efficiency = 0.5} ==
               headroom::plan::step_time_parameters{.flops_efficiency = 0.5});
 }  // namespace

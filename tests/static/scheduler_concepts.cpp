@@ -14,6 +14,7 @@
 
 namespace {
 using namespace headroom;
+using namespace headroom::scheduling;
 
 struct plain_gpu {
   std::uint32_t index;
@@ -144,6 +145,7 @@ static_assert(layered_estimator({.total_layers = 10,
 // Every entry point, instantiated with the archetypes alone (compiled, never run).
 namespace scheduler_archetype_check {
 using namespace headroom;
+using namespace headroom::scheduling;
 using archetype_chain = scorer_chain<archetypes::scorer>;
 using archetype_down = scorer_chain<archetypes::instance_scorer>;
 

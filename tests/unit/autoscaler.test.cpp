@@ -33,33 +33,33 @@
 namespace {
 
 using namespace std::chrono_literals;
-using headroom::autoscaler;
-using headroom::autoscaler_config;
-using headroom::autoscaler_decision;
-using headroom::autoscaler_input;
-using headroom::autoscaler_state;
-using headroom::condition_status;
-using headroom::hpa_reason;
-using headroom::kpa_config;
-using headroom::metric_observation;
-using headroom::metric_source;
-using headroom::metric_spec;
-using headroom::metric_target_type;
-using headroom::observe_pods;
-using headroom::observe_value;
-using headroom::pod_sample;
-using headroom::pod_status;
-using headroom::quantity;
-using headroom::replica_counts;
-using headroom::scale_event;
-using headroom::scale_event_state;
-using headroom::scale_reason;
-using headroom::scaling_behavior;
-using headroom::scaling_policy;
-using headroom::scaling_policy_type;
-using headroom::scaling_rules;
-using headroom::select_policy;
-using headroom::timestamped_recommendation;
+using headroom::autoscaling::autoscaler;
+using headroom::autoscaling::autoscaler_config;
+using headroom::autoscaling::autoscaler_decision;
+using headroom::autoscaling::autoscaler_input;
+using headroom::autoscaling::autoscaler_state;
+using headroom::autoscaling::condition_status;
+using headroom::autoscaling::hpa_reason;
+using headroom::autoscaling::kpa_config;
+using headroom::autoscaling::metric_observation;
+using headroom::autoscaling::metric_source;
+using headroom::autoscaling::metric_spec;
+using headroom::autoscaling::metric_target_type;
+using headroom::autoscaling::observe_pods;
+using headroom::autoscaling::observe_value;
+using headroom::autoscaling::pod_sample;
+using headroom::autoscaling::pod_status;
+using headroom::autoscaling::quantity;
+using headroom::autoscaling::replica_counts;
+using headroom::autoscaling::scale_event;
+using headroom::autoscaling::scale_event_state;
+using headroom::autoscaling::scale_reason;
+using headroom::autoscaling::scaling_behavior;
+using headroom::autoscaling::scaling_policy;
+using headroom::autoscaling::scaling_policy_type;
+using headroom::autoscaling::scaling_rules;
+using headroom::autoscaling::select_policy;
+using headroom::autoscaling::timestamped_recommendation;
 using ms = std::chrono::milliseconds;
 
 constexpr double missing_value = std::numeric_limits<double>::quiet_NaN();
@@ -115,18 +115,18 @@ autoscaler_decision step_total(const autoscaler& a, autoscaler_state& s, ms now,
 
 // A Running pod reporting `value` with a request of `request` (both in units).
 pod_sample pod(double value, double request = 1.0, pod_status status = pod_status::running) {
-  return {.value = headroom::to_quantity(value),
-          .request = *headroom::to_quantity(request),
+  return {.value = headroom::autoscaling::to_quantity(value),
+          .request = *headroom::autoscaling::to_quantity(request),
           .status = status};
 }
 // A Running pod without a sample (a "missing" pod).
 pod_sample missing_pod(double request = 1.0) {
-  return {.value = std::nullopt, .request = *headroom::to_quantity(request)};
+  return {.value = std::nullopt, .request = *headroom::autoscaling::to_quantity(request)};
 }
 // A Pending pod (unready: 0 on a scale-up, left out on a scale-down).
 pod_sample pending_pod(double request = 1.0) {
   return {.value = std::nullopt,
-          .request = *headroom::to_quantity(request),
+          .request = *headroom::autoscaling::to_quantity(request),
           .status = pod_status::pending};
 }
 
@@ -434,8 +434,8 @@ TEST_SUITE("autoscaler") {
     CHECK(d.desired_replicas == 0);
     CHECK(d.reason == scale_reason::scaling_disabled);
     CHECK(d.conditions.scaling_active ==
-          headroom::hpa_condition{.status = condition_status::is_false,
-                                  .reason = hpa_reason::scaling_disabled});
+          headroom::autoscaling::hpa_condition{.status = condition_status::is_false,
+                                               .reason = hpa_reason::scaling_disabled});
     // A history saying the controller set 0 itself: 0 replicas, total 12, target 5:
     // ceil(12/5) = ceil(2.4) = 3 (limit max(0, 4) = 4).
     s = a.initial_state(-15s, 0);
@@ -461,8 +461,8 @@ TEST_SUITE("autoscaler") {
     d = step_total(zero, s, 0s, 2, 0.0);
     CHECK(d.desired_replicas == 0);
     CHECK(d.conditions.scaled_to_zero ==
-          headroom::hpa_condition{.status = condition_status::is_true,
-                                  .reason = hpa_reason::scaled_to_zero});
+          headroom::autoscaling::hpa_condition{.status = condition_status::is_true,
+                                               .reason = hpa_reason::scaled_to_zero});
     CHECK(step_total(zero, s, 15s, 0, 12.0).desired_replicas == 3);
   }
 
@@ -529,8 +529,8 @@ TEST_SUITE("autoscaler") {
     CHECK(d.desired_replicas == 2);
     CHECK(d.reason == scale_reason::too_few_replicas);
     CHECK(d.conditions.scaling_limited ==
-          headroom::hpa_condition{.status = condition_status::is_true,
-                                  .reason = hpa_reason::too_few_replicas});
+          headroom::autoscaling::hpa_condition{.status = condition_status::is_true,
+                                               .reason = hpa_reason::too_few_replicas});
   }
 
   TEST_CASE("autoscaler: invalid configuration names the parameter") {
@@ -672,7 +672,7 @@ TEST_SUITE("autoscaler") {
     auto s = a.initial_state();
     // Now 12 req/s -> ceil(1.875) = 2; the calendar says 42 in T_start -> ceil(6.5625) = 7.
     metric_observation obs = observe_value(12.0);
-    obs.forecast = headroom::to_quantity(42.0);
+    obs.forecast = headroom::autoscaling::to_quantity(42.0);
     auto d = a.step(s, 0s, {.replicas = settled(2), .metrics = {&obs, 1}});
     CHECK(d.desired_replicas == 7);
     CHECK(d.reason == scale_reason::forecast);
@@ -695,18 +695,19 @@ TEST_SUITE("autoscaler") {
     // all_scale_reasons holds every enumerator (its header static_asserts that against
     // to_string's exhaustive switch), so a new reason is named and checked here too.
     std::vector<std::string> names;
-    for (const scale_reason r : headroom::all_scale_reasons)
-      names.emplace_back(headroom::to_string(r));
+    for (const scale_reason r : headroom::autoscaling::all_scale_reasons)
+      names.emplace_back(headroom::autoscaling::to_string(r));
     for (const auto& n : names) {
       CHECK_FALSE(n.empty());
       CHECK(n != "Unknown");
     }
     std::sort(names.begin(), names.end());
     CHECK(std::adjacent_find(names.begin(), names.end()) == names.end());
-    CHECK(headroom::to_string(scale_reason::scale_up_limited) == "ScaleUpLimit");
-    CHECK(headroom::to_string(select_policy::disabled) == "Disabled");
-    CHECK(headroom::to_string(metric_target_type::average_value) == "AverageValue");
-    CHECK(headroom::to_string(metric_source::container_resource) == "ContainerResource");
+    CHECK(headroom::autoscaling::to_string(scale_reason::scale_up_limited) == "ScaleUpLimit");
+    CHECK(headroom::autoscaling::to_string(select_policy::disabled) == "Disabled");
+    CHECK(headroom::autoscaling::to_string(metric_target_type::average_value) == "AverageValue");
+    CHECK(headroom::autoscaling::to_string(metric_source::container_resource) ==
+          "ContainerResource");
   }
 
   // ---------------------------------------------------------------------------------------
@@ -832,7 +833,7 @@ TEST_SUITE("autoscaler") {
                           double up = 0.1) {
       auto c = config_with(external_value(target_milli / 1000));
       c.behavior = unlimited_behavior();
-      c.max_replicas = headroom::detail::replicas_max;
+      c.max_replicas = headroom::autoscaling::detail::replicas_max;
       c.scale_up_tolerance = up;
       const autoscaler a(c);
       auto s = a.initial_state();
@@ -857,54 +858,55 @@ TEST_SUITE("autoscaler") {
     // kubernetes replica_calculator.go groupPods, with the TestGroupPods cases (CPU
     // initialization period 2 min, initial readiness delay 10 s as in the tests).
     const ms now = 1'000'000ms;
-    headroom::cpu_readiness_facts f{.start_time = std::nullopt,
-                                    .ready = headroom::ready_condition::absent,
-                                    .now = now,
-                                    .cpu_initialization_period = 120'000ms,
-                                    .initial_readiness_delay = 10'000ms};
+    headroom::autoscaling::cpu_readiness_facts f{
+        .start_time = std::nullopt,
+        .ready = headroom::autoscaling::ready_condition::absent,
+        .now = now,
+        .cpu_initialization_period = 120'000ms,
+        .initial_readiness_delay = 10'000ms};
     // "unready a pod without ready condition - CPU".
     f.start_time = now;
-    CHECK(headroom::cpu_pod_status(f) == pod_status::cpu_unready);
+    CHECK(headroom::autoscaling::cpu_pod_status(f) == pod_status::cpu_unready);
     // "count in a ready pod with fresh metrics during initialization period - CPU": started
     // 1 min ago, Ready since 30 s, sample now with a 30 s window.
     f = {.start_time = now - 60s,
-         .ready = headroom::ready_condition::is_true,
+         .ready = headroom::autoscaling::ready_condition::is_true,
          .ready_transition = now - 30s,
          .sample_time = now,
          .sample_window = 30s,
          .now = now,
          .cpu_initialization_period = 120'000ms,
          .initial_readiness_delay = 10'000ms};
-    CHECK(headroom::cpu_pod_status(f) == pod_status::running);
+    CHECK(headroom::autoscaling::cpu_pod_status(f) == pod_status::running);
     // "unready a ready pod without fresh metrics during initialization period - CPU": 60 s window.
     f.sample_window = 60s;
-    CHECK(headroom::cpu_pod_status(f) == pod_status::cpu_unready);
+    CHECK(headroom::autoscaling::cpu_pod_status(f) == pod_status::cpu_unready);
     // "unready an unready pod during initialization period - CPU": started 10 min ago, not
     // ready since 9 min 54 s (never ready within 10 s of start).
     f = {.start_time = now - 600s,
-         .ready = headroom::ready_condition::is_false,
+         .ready = headroom::autoscaling::ready_condition::is_false,
          .ready_transition = now - 594s,
          .now = now,
          .cpu_initialization_period = 120'000ms,
          .initial_readiness_delay = 10'000ms};
-    CHECK(headroom::cpu_pod_status(f) == pod_status::cpu_unready);
+    CHECK(headroom::autoscaling::cpu_pod_status(f) == pod_status::cpu_unready);
     // "count in a ready pod without fresh metrics after initialization period - CPU".
     f = {.start_time = now - 180s,
-         .ready = headroom::ready_condition::is_true,
+         .ready = headroom::autoscaling::ready_condition::is_true,
          .ready_transition = now - 180s,
          .sample_time = now - 120s,
          .sample_window = 60s,
          .now = now,
          .cpu_initialization_period = 120'000ms,
          .initial_readiness_delay = 10'000ms};
-    CHECK(headroom::cpu_pod_status(f) == pod_status::running);
+    CHECK(headroom::autoscaling::cpu_pod_status(f) == pod_status::running);
     // A pod not Ready after having been ready (transition 20 s after start > 10 s delay) is
     // counted once past the initialization period.
-    f.ready = headroom::ready_condition::is_false;
+    f.ready = headroom::autoscaling::ready_condition::is_false;
     f.ready_transition = now - 160s;
-    CHECK(headroom::cpu_pod_status(f) == pod_status::running);
+    CHECK(headroom::autoscaling::cpu_pod_status(f) == pod_status::running);
     f.ready_transition = now - 175s;  // 5 s after start: it never became ready
-    CHECK(headroom::cpu_pod_status(f) == pod_status::cpu_unready);
+    CHECK(headroom::autoscaling::cpu_pod_status(f) == pod_status::cpu_unready);
   }
 
   TEST_CASE(
@@ -979,8 +981,8 @@ TEST_SUITE("autoscaler") {
       "autoscaler: milli-quantities make 0.09 against 0.1 exactly 0.9 (Quantity.MilliValue)") {
     // Kubernetes reads targets and metrics with Quantity.MilliValue(): 90m / 100m = 0.9, which
     // is inside a 0.1 band (1 - 0.1 <= 0.9). In doubles 0.09 / 0.1 = 0.8999999999999999 is not.
-    CHECK(headroom::to_quantity(0.09) == quantity{.milli = 90});
-    CHECK(headroom::to_quantity(0.1) == quantity{.milli = 100});
+    CHECK(headroom::autoscaling::to_quantity(0.09) == quantity{.milli = 90});
+    CHECK(headroom::autoscaling::to_quantity(0.1) == quantity{.milli = 100});
     CHECK(0.09 / 0.1 < 0.9);
     const autoscaler a(config_with(external_average(0.1)));
     auto s = a.initial_state();
@@ -995,13 +997,13 @@ TEST_SUITE("autoscaler") {
     CHECK(one_sync(config_with(pods_metric(0.1)), 2, pods_at({0.09, 0.09})) == 2);
     // MilliValue rounds up to a whole milli-unit: 0.0001 -> 1m; a double's binary error is
     // rounded away first (0.3 -> 300m, not 301m).
-    CHECK(headroom::to_quantity(0.0001) == quantity{.milli = 1});
-    CHECK(headroom::to_quantity(1e-9) == quantity{.milli = 1});
-    CHECK(headroom::to_quantity(-1e-9) == quantity{.milli = 0});
-    CHECK(headroom::to_quantity(0.1 * 3) == quantity{.milli = 300});
-    CHECK(headroom::to_quantity(-0.0015) == quantity{.milli = -1});
-    CHECK_FALSE(headroom::to_quantity(missing_value).has_value());
-    CHECK(headroom::to_quantity(1e300) ==
+    CHECK(headroom::autoscaling::to_quantity(0.0001) == quantity{.milli = 1});
+    CHECK(headroom::autoscaling::to_quantity(1e-9) == quantity{.milli = 1});
+    CHECK(headroom::autoscaling::to_quantity(-1e-9) == quantity{.milli = 0});
+    CHECK(headroom::autoscaling::to_quantity(0.1 * 3) == quantity{.milli = 300});
+    CHECK(headroom::autoscaling::to_quantity(-0.0015) == quantity{.milli = -1});
+    CHECK_FALSE(headroom::autoscaling::to_quantity(missing_value).has_value());
+    CHECK(headroom::autoscaling::to_quantity(1e300) ==
           quantity{.milli = std::numeric_limits<std::int64_t>::max()});
   }
 
@@ -1101,23 +1103,26 @@ TEST_SUITE("autoscaler") {
 
   TEST_CASE("autoscaler: conditions in upstream's words (horizontal.go setCondition)") {
     // What `kubectl describe hpa` shows after each sync, as horizontal.go sets it.
-    CHECK(headroom::to_string(hpa_reason::desired_within_range) == "DesiredWithinRange");
-    CHECK(headroom::to_string(hpa_reason::scale_up_limit) == "ScaleUpLimit");
-    CHECK(headroom::to_string(hpa_reason::scale_down_stabilized) == "ScaleDownStabilized");
-    CHECK(headroom::to_string(hpa_reason::failed_get_resource_metric) == "FailedGetResourceMetric");
-    CHECK(headroom::to_string(hpa_reason::failed_get_container_resource_metric) ==
+    CHECK(headroom::autoscaling::to_string(hpa_reason::desired_within_range) ==
+          "DesiredWithinRange");
+    CHECK(headroom::autoscaling::to_string(hpa_reason::scale_up_limit) == "ScaleUpLimit");
+    CHECK(headroom::autoscaling::to_string(hpa_reason::scale_down_stabilized) ==
+          "ScaleDownStabilized");
+    CHECK(headroom::autoscaling::to_string(hpa_reason::failed_get_resource_metric) ==
+          "FailedGetResourceMetric");
+    CHECK(headroom::autoscaling::to_string(hpa_reason::failed_get_container_resource_metric) ==
           "FailedGetContainerResourceMetric");
-    CHECK(headroom::to_string(condition_status::is_true) == "True");
+    CHECK(headroom::autoscaling::to_string(condition_status::is_true) == "True");
     std::vector<std::string> names;
-    for (const hpa_reason r : headroom::all_hpa_reasons)
-      if (r != hpa_reason::none) names.emplace_back(headroom::to_string(r));
-    CHECK(names.size() + 1 == headroom::all_hpa_reasons.size());
+    for (const hpa_reason r : headroom::autoscaling::all_hpa_reasons)
+      if (r != hpa_reason::none) names.emplace_back(headroom::autoscaling::to_string(r));
+    CHECK(names.size() + 1 == headroom::autoscaling::all_hpa_reasons.size());
     CHECK(std::find(names.begin(), names.end(), "Unknown") == names.end());
     std::sort(names.begin(), names.end());
     CHECK(std::adjacent_find(names.begin(), names.end()) == names.end());
     CHECK(std::find(names.begin(), names.end(), "") == names.end());
 
-    using headroom::hpa_condition;
+    using headroom::autoscaling::hpa_condition;
     const hpa_condition within{.status = condition_status::is_false,
                                .reason = hpa_reason::desired_within_range};
     auto c = config_with(pods_metric(10.0));
@@ -1180,10 +1185,10 @@ TEST_SUITE("autoscaler") {
     return static_cast<std::int32_t>(std::floor(ready * (target / 0.75) - tbc - panic));
   }
 
-  autoscaler_decision kpa_step(
-      const autoscaler& a, autoscaler_state& s, ms now, std::int32_t ready, double stable,
-      double panic,
-      headroom::revision_reachability reach = headroom::revision_reachability::reachable) {
+  autoscaler_decision kpa_step(const autoscaler& a, autoscaler_state& s, ms now, std::int32_t ready,
+                               double stable, double panic,
+                               headroom::autoscaling::revision_reachability reach =
+                                   headroom::autoscaling::revision_reachability::reachable) {
     return a.step(s, now,
                   {.replicas = settled(ready),
                    .kpa = {.stable_value = stable, .panic_value = panic, .reachability = reach}});
@@ -1195,7 +1200,7 @@ TEST_SUITE("autoscaler") {
     // knative/serving pkg/autoscaler/config/config.go defaultConfig and
     // pkg/reconciler/autoscaling/resources/target.go ResolveMetricTarget.
     const kpa_config k;
-    CHECK(k.metric == headroom::kpa_metric::concurrency);
+    CHECK(k.metric == headroom::autoscaling::kpa_metric::concurrency);
     CHECK(k.total_value() == 100.0);                   // container-concurrency-target-default
     CHECK(k.target_value() == doctest::Approx(70.0));  // x 0.7
     CHECK(k.max_scale_up_rate == 1000.0);
@@ -1206,7 +1211,7 @@ TEST_SUITE("autoscaler") {
     CHECK(k.target_burst_capacity == 211.0);
     CHECK(k.min_scale == 0);
     CHECK(k.max_scale == 0);
-    const kpa_config rps{.metric = headroom::kpa_metric::requests_per_second};
+    const kpa_config rps{.metric = headroom::autoscaling::kpa_metric::requests_per_second};
     CHECK(rps.target_value() == doctest::Approx(140.0));  // requests-per-second 200 x 0.7
     // No tolerance band: 71 in flight against 70 on one pod asks 2 (an HPA with the 0.1
     // default tolerance would keep 1).
@@ -1314,7 +1319,8 @@ TEST_SUITE("autoscaler") {
       s = down.initial_state();
       CHECK(kpa_step(down, s, 0s, 100, 1, 1).desired_replicas == 90);
       s = down.initial_state();
-      CHECK(kpa_step(down, s, 0s, 100, 1, 1, headroom::revision_reachability::unreachable)
+      CHECK(kpa_step(down, s, 0s, 100, 1, 1,
+                     headroom::autoscaling::revision_reachability::unreachable)
                 .desired_replicas == 1);
     }
     SUBCASE("TestAutoscalerScaleDownDelay simple and gradual") {
@@ -1340,7 +1346,7 @@ TEST_SUITE("autoscaler") {
       s = a.initial_state();
       CHECK(kpa_step(a, s, 2s, 0, 40, 40).desired_replicas == 4);
       CHECK(kpa_step(a, s, 60s, 0, 0, 0).desired_replicas == 4);
-      CHECK(kpa_step(a, s, 62s, 0, 0, 0, headroom::revision_reachability::unreachable)
+      CHECK(kpa_step(a, s, 62s, 0, 0, 0, headroom::autoscaling::revision_reachability::unreachable)
                 .desired_replicas == 0);
     }
     SUBCASE("TestStartInPanicMode") {
@@ -1369,13 +1375,13 @@ TEST_SUITE("autoscaler") {
     CHECK(d.desired_replicas == 2);
     CHECK(d.reason == scale_reason::too_few_replicas);
     s = a.initial_state();
-    d = kpa_step(a, s, 0s, 1, 0, 0, headroom::revision_reachability::unreachable);
+    d = kpa_step(a, s, 0s, 1, 0, 0, headroom::autoscaling::revision_reachability::unreachable);
     CHECK(d.desired_replicas == 0);  // min-scale ignored while unreachable
     // Reachable, 6 ready, no load: floor(6 / 2) = 3 at least; unreachable: 0.
     s = a.initial_state();
     CHECK(kpa_step(a, s, 0s, 6, 0, 0).desired_replicas == 3);
     s = a.initial_state();
-    CHECK(kpa_step(a, s, 0s, 6, 0, 0, headroom::revision_reachability::unreachable)
+    CHECK(kpa_step(a, s, 0s, 6, 0, 0, headroom::autoscaling::revision_reachability::unreachable)
               .desired_replicas == 0);
     // max-scale bounds a surge: 1000 in flight asks 100, at most 8.
     s = a.initial_state();
@@ -1427,10 +1433,10 @@ TEST_SUITE("autoscaler") {
   // ---------------------------------------------------------------------------------------
   namespace {
 
-  std::string condition_token(const headroom::hpa_condition& c) {
+  std::string condition_token(const headroom::autoscaling::hpa_condition& c) {
     if (c.status == condition_status::unset) return "-";
     return std::string(c.status == condition_status::is_true ? "T:" : "F:") +
-           std::string(headroom::to_string(c.reason));
+           std::string(headroom::autoscaling::to_string(c.reason));
   }
 
   std::vector<std::string> read_lines(const std::string& name) {
@@ -1580,7 +1586,7 @@ TEST_SUITE("autoscaler") {
           k.max_scale_down_rate >> k.panic_threshold >> stable_s >> delay_s >> k.activation_scale >>
           k.target_burst_capacity >> k.min_scale >> k.max_scale >> init_ready >> init_ms;
       REQUIRE(tag == "K");
-      k.metric = static_cast<headroom::kpa_metric>(metric);
+      k.metric = static_cast<headroom::autoscaling::kpa_metric>(metric);
       k.total_per_replica = total;
       k.stable_window = std::chrono::seconds{stable_s};
       k.scale_down_delay = std::chrono::seconds{delay_s};
@@ -1593,9 +1599,10 @@ TEST_SUITE("autoscaler") {
         int reachable = 0, panicking = 0;
         double stable = 0, panic = 0;
         u >> tag >> now >> ready >> stable >> panic >> reachable >> want >> ebc >> panicking;
-        const auto d = kpa_step(a, s, ms{now}, ready, stable, panic,
-                                reachable != 0 ? headroom::revision_reachability::reachable
-                                               : headroom::revision_reachability::unreachable);
+        const auto d =
+            kpa_step(a, s, ms{now}, ready, stable, panic,
+                     reachable != 0 ? headroom::autoscaling::revision_reachability::reachable
+                                    : headroom::autoscaling::revision_reachability::unreachable);
         ++steps;
         panics += d.panicking ? 1U : 0U;
         if (d.desired_replicas != want || d.excess_burst_capacity != ebc ||
@@ -1879,7 +1886,7 @@ TEST_SUITE("autoscaler") {
       due.erase(std::remove_if(due.begin(), due.end(), [m](int p) { return p <= m; }), due.end());
       metric_observation now_obs = observe_value(rate[static_cast<std::size_t>(m)]);
       if (calendar)
-        now_obs.forecast = headroom::to_quantity(
+        now_obs.forecast = headroom::autoscaling::to_quantity(
             rate[static_cast<std::size_t>(std::min(m + start_min, minutes - 1))]);
       const auto starting = static_cast<std::int32_t>(due.size());
       const auto d = a.step(state, std::chrono::minutes{m},
@@ -2256,15 +2263,15 @@ TEST_SUITE("autoscaler") {
   };
   struct zero_outcome {
     std::int32_t desired = 0;
-    headroom::hpa_conditions conditions{};
+    headroom::autoscaling::hpa_conditions conditions{};
   };
-  zero_outcome zero_sync(const zero_case& c, headroom::kubernetes_version version) {
+  zero_outcome zero_sync(const zero_case& c, headroom::autoscaling::kubernetes_version version) {
     autoscaler_config config = config_with(c.metric, c.min, c.max);
     config.kubernetes = version;
     const autoscaler a(config);
     const std::vector<timestamped_recommendation> none;
-    headroom::hpa_history h{.scaled_to_zero = c.scaled_to_zero ? condition_status::is_true
-                                                               : condition_status::unset};
+    headroom::autoscaling::hpa_history h{
+        .scaled_to_zero = c.scaled_to_zero ? condition_status::is_true : condition_status::unset};
     if (c.recommendations == history::empty_list)
       h.recommendations = std::span<const timestamped_recommendation>(none);
     auto s = a.state_from_history(h);
@@ -2280,22 +2287,23 @@ TEST_SUITE("autoscaler") {
             .target_type = metric_target_type::value,
             .target = target};
   }
-  headroom::hpa_condition is(condition_status status, hpa_reason reason) {
+  headroom::autoscaling::hpa_condition is(condition_status status, hpa_reason reason) {
     return {.status = status, .reason = reason};
   }
   constexpr auto T = condition_status::is_true;
   constexpr auto F = condition_status::is_false;
   // statusOk: AbleToScale SucceededRescale, ScalingActive ValidMetricFound, ScalingLimited False
   // DesiredWithinRange, and the ScaledToZero condition as given (unset: absent).
-  headroom::hpa_conditions status_ok(headroom::hpa_condition zero = {}) {
+  headroom::autoscaling::hpa_conditions status_ok(headroom::autoscaling::hpa_condition zero = {}) {
     return {.able_to_scale = is(T, hpa_reason::succeeded_rescale),
             .scaling_active = is(T, hpa_reason::valid_metric_found),
             .scaling_limited = is(F, hpa_reason::desired_within_range),
             .scaled_to_zero = zero};
   }
   // ScalingDisabled: AbleToScale SucceededGetScale, ScalingActive False ScalingDisabled.
-  const headroom::hpa_conditions disabled{.able_to_scale = is(T, hpa_reason::succeeded_get_scale),
-                                          .scaling_active = is(F, hpa_reason::scaling_disabled)};
+  const headroom::autoscaling::hpa_conditions disabled{
+      .able_to_scale = is(T, hpa_reason::succeeded_get_scale),
+      .scaling_active = is(F, hpa_reason::scaling_disabled)};
   const zero_case up_from_zero{.test = "TestScaleUpFromZeroCMObject",
                                .metric = object_value(15.0),
                                .value_milli = 20000,
@@ -2332,7 +2340,8 @@ TEST_SUITE("autoscaler") {
       for (const bool gate : {false, true}) {
         CAPTURE(minor);
         CAPTURE(gate);
-        const headroom::kubernetes_version v{.minor = minor, .hpa_scale_to_zero = gate};
+        const headroom::autoscaling::kubernetes_version v{.minor = minor,
+                                                          .hpa_scale_to_zero = gate};
         for (const zero_case& c : {up_from_zero, ignores_tolerance}) {
           CAPTURE(c.test);
           const zero_outcome o = zero_sync(c, v);
@@ -2355,8 +2364,8 @@ TEST_SUITE("autoscaler") {
   }
 
   TEST_CASE("autoscaler: 1.36 scales up from zero only under ScaledToZero, with the gate") {
-    const headroom::kubernetes_version on{.minor = 36, .hpa_scale_to_zero = true};
-    const headroom::kubernetes_version off{.minor = 36, .hpa_scale_to_zero = false};
+    const headroom::autoscaling::kubernetes_version on{.minor = 36, .hpa_scale_to_zero = true};
+    const headroom::autoscaling::kubernetes_version off{.minor = 36, .hpa_scale_to_zero = false};
     const auto not_zero = is(F, hpa_reason::not_scaled_to_zero);
     for (zero_case c : {up_from_zero, ignores_tolerance}) {
       CAPTURE(c.test);
@@ -2380,11 +2389,11 @@ TEST_SUITE("autoscaler") {
                      .scaled_to_zero = true};
     const zero_outcome floor = zero_sync(raised, on);
     CHECK(floor.desired == 2);
-    CHECK(floor.conditions ==
-          headroom::hpa_conditions{.able_to_scale = is(T, hpa_reason::succeeded_rescale),
-                                   .scaling_active = is(T, hpa_reason::valid_metric_found),
-                                   .scaling_limited = is(T, hpa_reason::too_few_replicas),
-                                   .scaled_to_zero = not_zero});
+    CHECK(floor.conditions == headroom::autoscaling::hpa_conditions{
+                                  .able_to_scale = is(T, hpa_reason::succeeded_rescale),
+                                  .scaling_active = is(T, hpa_reason::valid_metric_found),
+                                  .scaling_limited = is(T, hpa_reason::too_few_replicas),
+                                  .scaled_to_zero = not_zero});
     CHECK(zero_sync(raised, off).desired == 0);
     CHECK(zero_sync(raised, off).conditions == disabled);
     // Before 1.36 the same HPA stays at zero: currentReplicas 0 with minReplicas 2.

@@ -509,7 +509,7 @@ TEST_SUITE("plan/calibrate") {
     // observe(): the successful outcomes' intended arrivals and lengths, mean TTFT from the
     // intended arrival, mean TPOT over those with two or more tokens. By hand: TTFT 0.5 and
     // 0.3 (mean 0.4); TPOT (2.5 − 0.5) / 4 = 0.5 (the one-token request has none).
-    const std::vector<headroom::request_outcome> outcomes = {
+    const std::vector<headroom::capacity::request_outcome> outcomes = {
         {.intended_arrival = 0s,
          .sent = 0.1s,
          .first_token = 0.5s,
@@ -532,7 +532,7 @@ TEST_SUITE("plan/calibrate") {
     CHECK(o.mean_tpot.count() == doctest::Approx(0.5));
     CHECK(rejected([&] { (void)plan::observe(std::span(outcomes).subspan(2)); }) == "outcomes");
     // Sent out of the order of their intended arrivals (a client's own queue): sorted.
-    const std::vector<headroom::request_outcome> swapped = {outcomes[1], outcomes[0]};
+    const std::vector<headroom::capacity::request_outcome> swapped = {outcomes[1], outcomes[0]};
     const plan::observed_run sorted = plan::observe(swapped);
     CHECK(sorted.requests[0].arrival == 0s);
     CHECK(sorted.requests[1].arrival == 1s);

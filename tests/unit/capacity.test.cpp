@@ -21,7 +21,7 @@ using seconds_d = std::chrono::duration<double>;
 using namespace std::chrono_literals;
 
 // An outcome that meets TTFT 1 s and TPOT 0.1 s comfortably: TTFT 0.5 s, TPOT 0.05 s.
-headroom::request_outcome good_at(double t) {
+headroom::capacity::request_outcome good_at(double t) {
   return {.intended_arrival = seconds_d(t),
           .sent = seconds_d(t),
           .first_token = seconds_d(t + 0.5),
@@ -40,6 +40,7 @@ double mm1_conformance(double lambda, double mu, double tau_s) {
 
 TEST_SUITE("capacity") {
   using namespace headroom;
+  using namespace headroom::capacity;
 
   TEST_CASE("capacity: latencies are measured from the intended arrival") {
     // Intended 10 s, sent 10.5 s (the client was late), first token 11 s, done 14 s, 31 tokens.
@@ -425,16 +426,21 @@ TEST_SUITE("capacity") {
     // (e.g. Abramowitz & Stegun Table 26.10): 12.7062 (1), 2.7764 (4), 2.2622 (9),
     // 2.0452 (29); the 95 % one-sided quantile with 10 df (z = 1.644854) is 1.8125.
     const double z975 = 1.959963984540054;
-    CHECK(detail::student_t_quantile_matching(z975, 1.0) == doctest::Approx(12.7062).epsilon(1e-5));
-    CHECK(detail::student_t_quantile_matching(z975, 4.0) == doctest::Approx(2.7764).epsilon(1e-4));
-    CHECK(detail::student_t_quantile_matching(z975, 9.0) == doctest::Approx(2.2622).epsilon(1e-4));
-    CHECK(detail::student_t_quantile_matching(z975, 29.0) == doctest::Approx(2.0452).epsilon(1e-4));
-    CHECK(detail::student_t_quantile_matching(1.6448536269514722, 10.0) ==
+    CHECK(headroom::detail::student_t_quantile_matching(z975, 1.0) ==
+          doctest::Approx(12.7062).epsilon(1e-5));
+    CHECK(headroom::detail::student_t_quantile_matching(z975, 4.0) ==
+          doctest::Approx(2.7764).epsilon(1e-4));
+    CHECK(headroom::detail::student_t_quantile_matching(z975, 9.0) ==
+          doctest::Approx(2.2622).epsilon(1e-4));
+    CHECK(headroom::detail::student_t_quantile_matching(z975, 29.0) ==
+          doctest::Approx(2.0452).epsilon(1e-4));
+    CHECK(headroom::detail::student_t_quantile_matching(1.6448536269514722, 10.0) ==
           doctest::Approx(1.8125).epsilon(1e-4));
     // Infinite degrees of freedom: the normal quantile itself; very many: within 1e-6 of it.
-    CHECK(detail::student_t_quantile_matching(1.96, std::numeric_limits<double>::infinity()) ==
-          1.96);
-    CHECK(detail::student_t_quantile_matching(1.96, 1e7) == doctest::Approx(1.96).epsilon(1e-6));
+    CHECK(headroom::detail::student_t_quantile_matching(
+              1.96, std::numeric_limits<double>::infinity()) == 1.96);
+    CHECK(headroom::detail::student_t_quantile_matching(1.96, 1e7) ==
+          doctest::Approx(1.96).epsilon(1e-6));
     // The level named by z: erf(1.96/√2) = 0.9500042.
     CHECK(conformance_from_counts({.successes = 9, .trials = 10}).confidence() ==
           doctest::Approx(0.9500042).epsilon(1e-7));

@@ -384,17 +384,18 @@ TEST_SUITE("engines") {
     const prom::latency_reading p90 =
         prom::latency_quantile(p, prom::vllm_preset, latency_kind::itl, 0.9);
     const double p90_ms = 1000.0 * value_of(p90);  // 97.568 ms, as computed by hand above
-    const headroom::autoscaler controller({
+    const headroom::autoscaling::autoscaler controller({
         .min_replicas = 1,
         .max_replicas = 20,
         .metrics = {{.name = "p90 inter-token latency (ms)",
-                     .source = headroom::metric_source::external,
-                     .target_type = headroom::metric_target_type::value,
+                     .source = headroom::autoscaling::metric_source::external,
+                     .target_type = headroom::autoscaling::metric_target_type::value,
                      .target = 50.0}},
-        .behavior = headroom::scaling_behavior{},
+        .behavior = headroom::autoscaling::scaling_behavior{},
     });
     auto state = controller.initial_state();
-    const headroom::metric_observation seen = headroom::observe_value(p90_ms);
+    const headroom::autoscaling::metric_observation seen =
+        headroom::autoscaling::observe_value(p90_ms);
     const auto decision =
         controller.step(state, std::chrono::milliseconds{0},
                         {.replicas = {.spec = 3, .status = 3, .ready = 3}, .metrics = {&seen, 1}});
@@ -404,12 +405,12 @@ TEST_SUITE("engines") {
     CHECK(decision.desired_replicas == 6);
 
     // Under a 100 ms target the ratio 0.976 is within the tolerance: hold at 3.
-    const headroom::autoscaler relaxed({
+    const headroom::autoscaling::autoscaler relaxed({
         .min_replicas = 1,
         .max_replicas = 20,
         .metrics = {{.name = "p90 inter-token latency (ms)",
-                     .source = headroom::metric_source::external,
-                     .target_type = headroom::metric_target_type::value,
+                     .source = headroom::autoscaling::metric_source::external,
+                     .target_type = headroom::autoscaling::metric_target_type::value,
                      .target = 100.0}},
     });
     auto relaxed_state = relaxed.initial_state();

@@ -25,6 +25,7 @@ using namespace std::chrono_literals;
 
 namespace {
 using namespace headroom;
+using namespace headroom::scheduling;
 using namespace headroom::test::errors;
 }  // namespace
 
@@ -64,7 +65,7 @@ TEST_SUITE("errors") {
     const std::vector<archetypes::instance> no_instances{};
     const archetypes::model m(1);
     auto up = gpustack_scheduler(vllm_estimator(16 * gib_bytes, 0.9, 32));
-    headroom::workspace up_ws;
+    headroom::scheduling::workspace up_ws;
     const auto empty = up.place(up_ws, none, no_instances, m);
     CHECK_FALSE(empty);
     CHECK(empty.reason == no_placement_reason::no_workers);
@@ -105,7 +106,7 @@ TEST_SUITE("errors") {
     const archetypes::model m(1);
     auto up = gpustack_scheduler(vllm_estimator(16 * gib_bytes, 0.9, 32), basic_filters(),
                                  stale_check::refuse);
-    headroom::workspace up_ws;
+    headroom::scheduling::workspace up_ws;
     up.index(up_ws, workers, std::vector<archetypes::instance>{}, m);
     workers[0] = archetypes::worker(1, 64 * gib_bytes, {archetypes::gpu(0, 8 * gib_bytes)});
     CHECK_REJECTS(up.place(up_ws, workers, m), "workers");
@@ -113,7 +114,7 @@ TEST_SUITE("errors") {
     up.options().stale = stale_check::refresh;  // another GPU index: not updatable in place
     CHECK_REJECTS(up.place(up_ws, workers, m), "workers");
     auto down = gpustack_scale_down_ranker(stale_check::refuse);
-    headroom::workspace down_ws;
+    headroom::scheduling::workspace down_ws;
     down.index(down_ws, workers, std::vector<archetypes::instance>{}, m);
     workers[0] = archetypes::worker(1, 32 * gib_bytes, {archetypes::gpu(7, 8 * gib_bytes)});
     CHECK_REJECTS(down.rank(down_ws, workers), "workers");

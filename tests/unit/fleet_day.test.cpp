@@ -129,7 +129,7 @@ TEST_SUITE("fleet_day") {
       CHECK(trace[m].ready == ready[m]);
       CHECK(trace[m].paid == paid[m]);
     }
-    CHECK(trace[5].reason == headroom::scale_reason::scale_down_stabilized);
+    CHECK(trace[5].reason == headroom::autoscaling::scale_reason::scale_down_stabilized);
     CHECK(s.replica_hours == doctest::Approx(17.0 / 60.0));
     CHECK(s.short_steps == 2);
     CHECK(s.backlog_steps == 2);
@@ -149,7 +149,7 @@ TEST_SUITE("fleet_day") {
     (void)simulator.run(traffic, sim::chase(3min), &trace);
     CHECK(trace[2].paid == 3);
     CHECK(trace[2].ready == 1);
-    CHECK(trace[2].reason == headroom::scale_reason::waiting_for_starting);
+    CHECK(trace[2].reason == headroom::autoscaling::scale_reason::waiting_for_starting);
     CHECK(trace[3].paid == 3);
     CHECK(trace[4].paid == 0);
     CHECK(trace[5].paid == 0);

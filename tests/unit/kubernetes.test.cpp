@@ -27,12 +27,12 @@ namespace {
 
 using namespace std::chrono_literals;
 namespace k8s = headroom::kubernetes;
-using headroom::autoscaler_config;
-using headroom::metric_source;
-using headroom::metric_target_type;
-using headroom::scaling_behavior;
-using headroom::scaling_policy_type;
-using headroom::select_policy;
+using headroom::autoscaling::autoscaler_config;
+using headroom::autoscaling::metric_source;
+using headroom::autoscaling::metric_target_type;
+using headroom::autoscaling::scaling_behavior;
+using headroom::autoscaling::scaling_policy_type;
+using headroom::autoscaling::select_policy;
 
 // ---- reading manifests back: libyaml (tests/yaml_reader.hpp) ------------------------------
 
@@ -138,8 +138,8 @@ k8s::scaled_workload spec_workload() {
 constexpr std::string_view llama = "meta-llama/Llama-3.1-8B-Instruct";
 
 // The policies of behavior.<direction> read back from a manifest.
-std::vector<headroom::scaling_policy> read_policies(const yaml_node& rules) {
-  std::vector<headroom::scaling_policy> out;
+std::vector<headroom::autoscaling::scaling_policy> read_policies(const yaml_node& rules) {
+  std::vector<headroom::autoscaling::scaling_policy> out;
   for (std::size_t i = 0; i < length(rules, "policies"); ++i) {
     const std::string p = "policies[" + std::to_string(i) + "]";
     const std::string type = at(rules, p + ".type");
@@ -151,13 +151,15 @@ std::vector<headroom::scaling_policy> read_policies(const yaml_node& rules) {
   return out;
 }
 
-void check_rules_equal(const yaml_node& rules, const headroom::scaling_rules& expected) {
+void check_rules_equal(const yaml_node& rules,
+                       const headroom::autoscaling::scaling_rules& expected) {
   if (expected.stabilization_window)
     CHECK(at(rules, "stabilizationWindowSeconds") ==
           std::to_string(expected.stabilization_window->count()));
   else
     CHECK_FALSE(has(rules, "stabilizationWindowSeconds"));  // defaulted by Kubernetes
-  CHECK(at(rules, "selectPolicy") == std::string(headroom::to_string(expected.select)));
+  CHECK(at(rules, "selectPolicy") ==
+        std::string(headroom::autoscaling::to_string(expected.select)));
   const auto policies = read_policies(rules);
   REQUIRE(policies.size() == expected.policies.size());
   for (std::size_t i = 0; i < policies.size(); ++i) {
@@ -430,7 +432,7 @@ TEST_SUITE("kubernetes") {
     autoscaler_config emitted = unlimited;
     emitted.behavior->scale_up.policies = read_policies(*find(doc, "spec.behavior.scaleUp"));
     emitted.behavior->scale_down.policies = read_policies(*find(doc, "spec.behavior.scaleDown"));
-    const headroom::autoscaler a(unlimited), b(emitted);
+    const headroom::autoscaling::autoscaler a(unlimited), b(emitted);
     std::mt19937_64 rng(20240609);
     const auto load = [](std::mt19937_64& g) {
       return headroom::test::uniform_draw(g, 0.0, 400.0);
@@ -441,11 +443,12 @@ TEST_SUITE("kubernetes") {
       auto sb = b.initial_state();
       std::int32_t replicas = 1 + static_cast<std::int32_t>(rng() % 12);
       for (int t = 0; t < 40; ++t) {
-        std::vector<headroom::pod_sample> samples(
+        std::vector<headroom::autoscaling::pod_sample> samples(
             static_cast<std::size_t>(replicas),
-            headroom::pod_sample{.value = headroom::to_quantity(load(rng))});
-        const auto obs = headroom::observe_pods(samples);
-        const headroom::autoscaler_input in{
+            headroom::autoscaling::pod_sample{.value =
+                                                  headroom::autoscaling::to_quantity(load(rng))});
+        const auto obs = headroom::autoscaling::observe_pods(samples);
+        const headroom::autoscaling::autoscaler_input in{
             .replicas = {.spec = replicas, .status = replicas, .ready = replicas},
             .metrics = {&obs, 1}};
         const auto da = a.step(sa, std::chrono::seconds{15 * t}, in);

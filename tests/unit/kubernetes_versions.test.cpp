@@ -59,17 +59,17 @@ std::string at(const yaml_node& root, std::string_view path) {
 }
 bool has(const yaml_node& root, std::string_view path) { return find(root, path) != nullptr; }
 
-headroom::autoscaler_config tolerant_config(std::int32_t min_replicas,
-                                            headroom::kubernetes_version cluster = {}) {
+headroom::autoscaling::autoscaler_config tolerant_config(
+    std::int32_t min_replicas, headroom::autoscaling::kubernetes_version cluster = {}) {
   return {.min_replicas = min_replicas,
           .max_replicas = 10,
           .metrics = {{.name = "in_flight",
-                       .source = headroom::metric_source::external,
-                       .target_type = headroom::metric_target_type::average_value,
+                       .source = headroom::autoscaling::metric_source::external,
+                       .target_type = headroom::autoscaling::metric_target_type::average_value,
                        .target = 51.0}},
           .scale_up_tolerance = 0.05,
           .scale_down_tolerance = 0.2,
-          .behavior = headroom::scaling_behavior{},
+          .behavior = headroom::autoscaling::scaling_behavior{},
           .kubernetes = cluster};
 }
 
@@ -80,7 +80,7 @@ const k8s::scaled_workload workload{.name = "llm", .target_name = "llm"};
 TEST_SUITE("kubernetes_versions") {
   TEST_CASE("tolerance only from 1.33 with HPAConfigurableTolerance") {
     struct row {
-      headroom::kubernetes_version cluster;
+      headroom::autoscaling::kubernetes_version cluster;
       bool written;
     };
     const row rows[] = {
@@ -143,7 +143,7 @@ TEST_SUITE("kubernetes_versions") {
     const std::string field =
         "spec.advanced.horizontalPodAutoscalerConfig.behavior.scaleUp.tolerance";
     struct row {
-      headroom::kubernetes_version cluster;
+      headroom::autoscaling::kubernetes_version cluster;
       bool written;
     };
     const row rows[] = {
@@ -166,8 +166,8 @@ TEST_SUITE("kubernetes_versions") {
     }
     // Tolerances at their default 0.1: no field and no note, whatever the cluster.
     auto plain = config;
-    plain.scale_up_tolerance = headroom::default_tolerance;
-    plain.scale_down_tolerance = headroom::default_tolerance;
+    plain.scale_up_tolerance = headroom::autoscaling::default_tolerance;
+    plain.scale_down_tolerance = headroom::autoscaling::default_tolerance;
     const std::string text =
         k8s::scaled_object_yaml(workload, plain,
                                 {.server_address = "http://prometheus:9090",
@@ -196,12 +196,12 @@ TEST_SUITE("kubernetes_versions") {
   }
 
   TEST_CASE("HPA Object metrics name their described object") {
-    const headroom::autoscaler_config config{
+    const headroom::autoscaling::autoscaler_config config{
         .min_replicas = 1,
         .max_replicas = 10,
         .metrics = {{.name = "requests_per_second",
-                     .source = headroom::metric_source::object,
-                     .target_type = headroom::metric_target_type::value,
+                     .source = headroom::autoscaling::metric_source::object,
+                     .target_type = headroom::autoscaling::metric_target_type::value,
                      .target = 120.0}}};
     std::string out;
     static_cast<void>(

@@ -132,8 +132,8 @@ TEST_SUITE("measurements") {
     // Against TTFT <= 0.4 s and TPOT <= 80 ms (vLLM's, (finished − first) / (out − 1)):
     // request 0: 0.2 s, 50 ms; 1: 0.25 s, 33 ms (three chunks); 2: 0.3 s, 100 ms (fails);
     // 3: TTFT 0.5 s (fails); 4: failed. Two of five conform.
-    const headroom::slo objective{.ttft = 400ms, .tpot = 80ms};
-    const auto e = headroom::measure_conformance(r.requests, objective);
+    const headroom::capacity::slo objective{.ttft = 400ms, .tpot = 80ms};
+    const auto e = headroom::capacity::measure_conformance(r.requests, objective);
     CHECK(e.n == 5);
     CHECK(e.share == doctest::Approx(0.4));
   }
@@ -260,9 +260,9 @@ TEST_SUITE("measurements") {
     CHECK(q.sent.count() == doctest::Approx(0.0028174).epsilon(1e-4));
     // TTFT from the send and TPOT (vLLM's definition) equal the fields guidellm computed from
     // the same times: time_to_first_token_ms and inter_token_latency_ms.
-    CHECK(headroom::time_to_first_token_from_send(q).count() ==
+    CHECK(headroom::capacity::time_to_first_token_from_send(q).count() ==
           doctest::Approx(21.281957626342773 / 1000).epsilon(1e-6));
-    CHECK(headroom::tpot_vllm(q).count() ==
+    CHECK(headroom::capacity::tpot_vllm(q).count() ==
           doctest::Approx(5.258346167136365 / 1000).epsilon(1e-6));
   }
 
@@ -311,7 +311,8 @@ TEST_SUITE("measurements") {
     CHECK(r.requests[3].sent.count() == 1.625);
     // TTFT <= 0.4 s from the intended send, TPOT <= 0.15 s: a (0.375 s; (1.375 − 0.375) / 8 =
     // 0.125 s) conforms; b (TTFT 0.5 s) does not; c and d are errors. One of four.
-    const auto e = headroom::measure_conformance(r.requests, {.ttft = 400ms, .tpot = 150ms});
+    const auto e =
+        headroom::capacity::measure_conformance(r.requests, {.ttft = 400ms, .tpot = 150ms});
     CHECK(e.n == 4);
     CHECK(e.share == 0.25);
   }
@@ -406,9 +407,9 @@ TEST_SUITE("measurements") {
     const auto& b = r.requests[1];
     CHECK(a.sent.count() == 0.0);
     CHECK(b.sent.count() == doctest::Approx(ns(1)).scale(0.0).epsilon(1e-12));
-    CHECK(headroom::time_to_first_token_from_send(a).count() ==
+    CHECK(headroom::capacity::time_to_first_token_from_send(a).count() ==
           doctest::Approx(ns(4)).scale(0.0).epsilon(1e-12));
-    CHECK(headroom::time_to_first_token_from_send(b).count() ==
+    CHECK(headroom::capacity::time_to_first_token_from_send(b).count() ==
           doctest::Approx(ns(5)).scale(0.0).epsilon(1e-12));
     CHECK((a.finished - a.sent).count() == doctest::Approx(ns(11)).scale(0.0).epsilon(1e-12));
     CHECK((b.finished - b.sent).count() == doctest::Approx(ns(13)).scale(0.0).epsilon(1e-12));
@@ -480,7 +481,8 @@ TEST_SUITE("measurements") {
     CHECK(r.requests[4].error);
     // TTFT <= 0.3 s from the send and TPOT <= 0.3 s: a (0.25 s; (0.75 − 0.25) / 4 = 0.125 s)
     // conforms, b (TTFT 0.2 s, TPOT 0.2 s) conforms, the three errors do not: two of five.
-    const auto e = headroom::measure_conformance(r.requests, {.ttft = 300ms, .tpot = 300ms});
+    const auto e =
+        headroom::capacity::measure_conformance(r.requests, {.ttft = 300ms, .tpot = 300ms});
     CHECK(e.n == 5);
     CHECK(e.share == doctest::Approx(0.4));
     // The second experiment: a closed loop of 4, one answer not streamed, 0.4 s after its

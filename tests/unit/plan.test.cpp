@@ -111,10 +111,10 @@ std::vector<expected_row> brute_force(const plan::problem& p) {
   const double draws = static_cast<double>(p.search.length_draws);
   const plan::length_statistics stats{.mean_prompt_tokens = in / draws,
                                       .mean_output_tokens = out / draws};
-  const headroom::slo bounds{.ttft = *p.target.ttft,
-                             .tpot = *p.target.tpot,
-                             .e2e = std::nullopt,
-                             .tpot_kind = headroom::tpot_definition::vllm};
+  const headroom::capacity::slo bounds{.ttft = *p.target.ttft,
+                                       .tpot = *p.target.tpot,
+                                       .e2e = std::nullopt,
+                                       .tpot_kind = headroom::capacity::tpot_definition::vllm};
   const double q = p.target.quota;
   const double rho = p.fleet.target_utilization;
   const double peak =
@@ -158,7 +158,7 @@ std::vector<expected_row> brute_force(const plan::problem& p) {
                                           .output_tokens = l.output_tokens}};
             const auto run = sim::simulate(config, one, model);
             never += run.status[0] == sim::request_status::rejected;
-            met += headroom::meets_slo(bounds, run.outcomes[0]);
+            met += headroom::capacity::meets_slo(bounds, run.outcomes[0]);
           }
           const double n0 = static_cast<double>(p.search.zero_load_requests);
           if (static_cast<double>(never) / n0 > 1 - q) {
@@ -171,21 +171,21 @@ std::vector<expected_row> brute_force(const plan::problem& p) {
             continue;
           }
           // μ*: capacity.hpp's search over sweep_capacity runs.
-          auto measure = [&](headroom::capacity_probe probe) {
+          auto measure = [&](headroom::capacity::capacity_probe probe) {
             const sim::sweep_options one{.requests_per_point = p.search.requests_per_run,
                                          .seed = sim::replication_seed(seed, probe.run + 1)};
             const std::vector<double> rate{probe.rate_per_second};
             return sim::sweep_capacity(config, model, rate, mix, bounds, one).curve[0].conformance;
           };
           const double start = plan::starting_rate(model, config, stats);
-          const headroom::capacity_search_options search{
+          const headroom::capacity::capacity_search_options search{
               .quota = q,
               .rate_low_per_second = start / 2,
               .rate_high_per_second = start,
               .relative_tolerance = p.search.relative_tolerance,
               .max_measurements = p.search.max_measurements,
               .max_runs_per_rate = p.search.max_runs_per_rate};
-          const auto found = headroom::search_capacity(measure, search);
+          const auto found = headroom::capacity::search_capacity(measure, search);
           if (!found.capacity_per_second) {
             e.status = plan::feasibility::slo_unmet_at_any_rate;
             rows.push_back(e);
@@ -205,8 +205,8 @@ std::vector<expected_row> brute_force(const plan::problem& p) {
           for (const auto& o : run.outcomes) {
             const double t = o.intended_arrival.count();
             if (t < 0.1 * span || t > span - 0.1 * span) continue;
-            ttft.push_back(o.error ? INFINITY : headroom::time_to_first_token(o).count());
-            tpot.push_back(o.error ? INFINITY : headroom::tpot_vllm(o).count());
+            ttft.push_back(o.error ? INFINITY : headroom::capacity::time_to_first_token(o).count());
+            tpot.push_back(o.error ? INFINITY : headroom::capacity::tpot_vllm(o).count());
           }
           std::sort(ttft.begin(), ttft.end());
           std::sort(tpot.begin(), tpot.end());

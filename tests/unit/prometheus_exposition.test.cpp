@@ -80,25 +80,26 @@ TEST_SUITE("prometheus_exposition") {
     // Two External AverageValue metrics with targets 10 and 0.5 at 3 replicas: the first
     // sees 42.25 -> ceil(4.225) = 5; the second is missing. With one metric failed and the
     // other asking for more than the current 3, the HPA scales on the valid one (5).
-    const headroom::autoscaler_config config{
+    const headroom::autoscaling::autoscaler_config config{
         .min_replicas = 1,
         .max_replicas = 10,
         .metrics = {{.name = "in_flight",
-                     .source = headroom::metric_source::external,
-                     .target_type = headroom::metric_target_type::average_value,
+                     .source = headroom::autoscaling::metric_source::external,
+                     .target_type = headroom::autoscaling::metric_target_type::average_value,
                      .target = 10.0},
                     {.name = "kv_usage",
-                     .source = headroom::metric_source::external,
-                     .target_type = headroom::metric_target_type::average_value,
+                     .source = headroom::autoscaling::metric_source::external,
+                     .target_type = headroom::autoscaling::metric_target_type::average_value,
                      .target = 0.5}}};
-    const headroom::autoscaler hpa(config);
-    headroom::autoscaler_state state;
-    const headroom::metric_observation obs[] = {headroom::observe_value(42.25), {}};
-    const headroom::autoscaler_input in{.replicas = {.spec = 3, .status = 3, .ready = 3},
-                                        .metrics = obs};
+    const headroom::autoscaling::autoscaler hpa(config);
+    headroom::autoscaling::autoscaler_state state;
+    const headroom::autoscaling::metric_observation obs[] = {
+        headroom::autoscaling::observe_value(42.25), {}};
+    const headroom::autoscaling::autoscaler_input in{
+        .replicas = {.spec = 3, .status = 3, .ready = 3}, .metrics = obs};
     const auto d = hpa.step(state, std::chrono::milliseconds(0), in);
     REQUIRE(d.desired_replicas == 5);
-    const auto proposals = headroom::metric_proposals(config, in, d.current_replicas);
+    const auto proposals = headroom::autoscaling::metric_proposals(config, in, d.current_replicas);
     REQUIRE(proposals.size() == 2);
     CHECK(proposals[0] == 5);
     CHECK(!proposals[1].has_value());
@@ -118,7 +119,7 @@ TEST_SUITE("prometheus_exposition") {
     CHECK(value_of(p, "headroom_autoscaler_reason", "reason", "DesiredWithinRange") == 1);
     CHECK(prom::aggregate(p, "headroom_autoscaler_reason").sum == 1);  // exactly one reason
     CHECK(prom::aggregate(p, "headroom_autoscaler_reason").series ==
-          std::size(headroom::all_scale_reasons));
+          std::size(headroom::autoscaling::all_scale_reasons));
     CHECK(value_of(p, "headroom_autoscaler_failed_metrics", "autoscaler", "ns/llm") == 1);
     CHECK(value_of(p, "headroom_autoscaler_metric_proposal_replicas", "metric", "in_flight") == 5);
     CHECK(prom::aggregate(p, "headroom_autoscaler_metric_proposal_replicas", "metric", "kv_usage")
@@ -201,10 +202,10 @@ TEST_SUITE("prometheus_exposition") {
     CHECK(value_of(p, "headroom_capacity_conformance_ratio", "model", "m") == 0.5);
     // A decision whose metric name is not UTF-8: refused after several families were written.
     const std::string before_decision = page.text();
-    const std::vector<headroom::metric_spec> metrics{{.name = "\xfe", .target = 1.0}};
+    const std::vector<headroom::autoscaling::metric_spec> metrics{{.name = "\xfe", .target = 1.0}};
     const std::vector<std::optional<std::int32_t>> proposals{3};
     CHECK_THROWS_AS(
-        prom::append_decision(page, headroom::autoscaler_decision{},
+        prom::append_decision(page, headroom::autoscaling::autoscaler_decision{},
                               {.autoscaler = "a", .metrics = metrics, .proposals = proposals}),
         headroom::invalid_argument);
     CHECK(page.text() == before_decision);

@@ -309,16 +309,16 @@ TEST_SUITE("prometheus_http_api") {
     // 42.25 in flight over 3 replicas -> ceil(42.25 / 10) = 5 (the HPA's External AverageValue
     // rule: ceil(42250m / 10000m) = 5; the ratio 42.25 / 30 = 1.41 is outside the 0.1
     // tolerance, and the default scale-up limit max(2 x 3, 4) = 6 does not bind).
-    const headroom::autoscaler hpa(
+    const headroom::autoscaling::autoscaler hpa(
         {.min_replicas = 1,
          .max_replicas = 10,
          .metrics = {{.name = "in_flight",
-                      .source = headroom::metric_source::external,
-                      .target_type = headroom::metric_target_type::average_value,
+                      .source = headroom::autoscaling::metric_source::external,
+                      .target_type = headroom::autoscaling::metric_target_type::average_value,
                       .target = 10.0}}});
-    headroom::autoscaler_state state;
+    headroom::autoscaling::autoscaler_state state;
     const auto answer = prom::parse_api_response(read_answer("hand_warnings_infos.json"));
-    const headroom::metric_observation obs[] = {prom::observe_query(answer)};
+    const headroom::autoscaling::metric_observation obs[] = {prom::observe_query(answer)};
     REQUIRE(obs[0].value.has_value());
     CHECK(obs[0].value->milli == 42250);
     const auto d = hpa.step(state, std::chrono::milliseconds(0),
@@ -326,13 +326,13 @@ TEST_SUITE("prometheus_http_api") {
     CHECK(d.desired_replicas == 5);
     // A failed query is a missing metric: the controller holds and says why.
     const auto failed = prom::parse_api_response(read_answer("error_bad_data.json"));
-    const headroom::metric_observation none[] = {prom::observe_query(failed)};
+    const headroom::autoscaling::metric_observation none[] = {prom::observe_query(failed)};
     CHECK_FALSE(none[0].value.has_value());
-    headroom::autoscaler_state fresh;
+    headroom::autoscaling::autoscaler_state fresh;
     const auto held = hpa.step(fresh, std::chrono::milliseconds(0),
                                {.replicas = {.spec = 2, .status = 2, .ready = 2}, .metrics = none});
     CHECK(held.desired_replicas == 2);
-    CHECK(held.reason == headroom::scale_reason::metric_missing);
+    CHECK(held.reason == headroom::autoscaling::scale_reason::metric_missing);
     CHECK(held.failed_metrics == 1);
   }
 }

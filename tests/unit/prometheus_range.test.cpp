@@ -145,7 +145,8 @@ TEST_SUITE("prometheus_range") {
     CHECK(b.lower == 0.0);
     CHECK(b.upper == doctest::Approx(65.0 / 108.0).epsilon(1e-12));
     b = prom::window_conformance(
-        w, {.ttft = 500ms, .tpot = 50ms, .tpot_kind = headroom::tpot_definition::guidellm});
+        w,
+        {.ttft = 500ms, .tpot = 50ms, .tpot_kind = headroom::capacity::tpot_definition::guidellm});
     CHECK(b.lower == 0.0);
     CHECK(b.upper == doctest::Approx(78.0 / 108.0).epsilon(1e-12));
     CHECK(headroom::test::rejected([&] {

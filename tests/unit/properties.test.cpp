@@ -32,6 +32,7 @@
 
 namespace {
 using namespace headroom;
+using namespace headroom::capacity;
 using sec = std::chrono::duration<double>;
 
 /// Uniform draw in [lo, hi), from the engine's raw bits (the same on every standard library).

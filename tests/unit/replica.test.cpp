@@ -68,7 +68,7 @@ batch_mean batch_means(const std::vector<double>& xs, std::size_t skip, std::siz
 std::vector<double> sojourns(const sim::replica_result& r) {
   std::vector<double> xs;
   xs.reserve(r.outcomes.size());
-  for (const auto& o : r.outcomes) xs.push_back(headroom::end_to_end_latency(o).count());
+  for (const auto& o : r.outcomes) xs.push_back(headroom::capacity::end_to_end_latency(o).count());
   return xs;
 }
 
@@ -148,10 +148,10 @@ TEST_SUITE("replica") {
     CHECK(expected_share == doctest::Approx(1.0 - std::exp(-1.5)));
     CHECK(std::abs(share.mean - expected_share) <= 5.0 * share.standard_error);
     // The same through capacity.hpp (TTFT = sojourn with one output token).
-    const headroom::slo objective{.ttft = seconds_d(tau), .tpot = 1s};
-    headroom::measurement_window window;
+    const headroom::capacity::slo objective{.ttft = seconds_d(tau), .tpot = 1s};
+    headroom::capacity::measurement_window window;
     window.warm_up = requests[1000].arrival;
-    const auto measured = headroom::measure_conformance(run.outcomes, objective, window);
+    const auto measured = headroom::capacity::measure_conformance(run.outcomes, objective, window);
     CHECK(measured.n == 40000);
     CHECK(measured.share == doctest::Approx(share.mean).epsilon(1e-12));
   }
@@ -177,12 +177,12 @@ TEST_SUITE("replica") {
     // error is ~0.01, i.e. 0.1 req/s: allow 0.5 req/s.
     std::vector<double> rates;
     for (double r = 6.5; r <= 9.01; r += 0.25) rates.push_back(r);
-    const headroom::slo objective{.ttft = 1s, .tpot = 1s};
+    const headroom::capacity::slo objective{.ttft = 1s, .tpot = 1s};
     const sim::sweep_options options{.requests_per_point = 10000, .seed = 5};
     const auto sweep = sim::sweep_capacity(single_server, sim::exponential_step_time(0.1s, 9),
                                            rates, one_token, objective, options);
     REQUIRE(sweep.curve.size() == rates.size());
-    const auto found = headroom::find_capacity(sweep.curve, {.interpolate = true});
+    const auto found = headroom::capacity::find_capacity(sweep.curve, {.interpolate = true});
     REQUIRE(found.capacity_per_second.has_value());
     const double expected =
         headroom::mm1_capacity({.service_rate_per_second = 10.0, .threshold = 1s, .quota = 0.9});
@@ -196,7 +196,7 @@ TEST_SUITE("replica") {
     // replications of 4000 requests: replication 0 uses the sweep's seed and the model as
     // given, replication r >= 1 seeds replication_seed(seed, r) and a model reseeded with
     // replication_seed(~that, r); the point is replicated_conformance of the ten runs.
-    const headroom::slo objective{.ttft = 1s, .tpot = 1s};
+    const headroom::capacity::slo objective{.ttft = 1s, .tpot = 1s};
     const sim::sweep_options options{.requests_per_point = 4000, .seed = 5, .replications = 10};
     const std::vector<double> rate{7.0};
     const sim::exponential_step_time model(0.1s, 9);
@@ -205,7 +205,7 @@ TEST_SUITE("replica") {
     REQUIRE(sweep.curve.size() == 1);
     CHECK(sweep.stats.size() == 1);
     const auto& e = sweep.curve[0].conformance;
-    CHECK(e.basis == headroom::interval_basis::replications);
+    CHECK(e.basis == headroom::capacity::interval_basis::replications);
     CHECK(e.batches == 10);
     CHECK(e.degrees_of_freedom == 9.0);
     const double truth =
@@ -215,7 +215,7 @@ TEST_SUITE("replica") {
     CHECK(e.lower <= truth);
     CHECK(truth <= e.upper);
     // The seeding contract, rebuilt by hand for two replications.
-    std::vector<headroom::conformance_estimate> runs;
+    std::vector<headroom::capacity::conformance_estimate> runs;
     for (std::size_t r = 0; r < 2; ++r) {
       const std::uint64_t seed = r == 0 ? 5 : sim::replication_seed(5, r);
       std::mt19937_64 engine(seed);
@@ -224,16 +224,16 @@ TEST_SUITE("replica") {
       auto fresh = model;
       if (r > 0) fresh.reseed(sim::replication_seed(~seed, r));
       const auto run = sim::simulate(single_server, requests, fresh);
-      const headroom::measurement_window window{.warm_up = 0.1 * schedule.back(),
-                                                .cool_down = 0.1 * schedule.back(),
-                                                .run_end = schedule.back()};
-      runs.push_back(headroom::measure_conformance(run.outcomes, objective, window));
+      const headroom::capacity::measurement_window window{.warm_up = 0.1 * schedule.back(),
+                                                          .cool_down = 0.1 * schedule.back(),
+                                                          .run_end = schedule.back()};
+      runs.push_back(headroom::capacity::measure_conformance(run.outcomes, objective, window));
     }
     auto two_runs = options;
     two_runs.replications = 2;
     const auto two =
         sim::sweep_capacity(single_server, model, rate, one_token, objective, two_runs);
-    const auto expected = headroom::replicated_conformance(runs);
+    const auto expected = headroom::capacity::replicated_conformance(runs);
     CHECK(runs[0].share != runs[1].share);
     CHECK(two.curve[0].conformance.share == expected.share);
     CHECK(two.curve[0].conformance.lower == expected.lower);
@@ -574,7 +574,7 @@ TEST_SUITE("replica") {
     CHECK(bounded);
     // Interactive response-time law: throughput X = N/(W + Z) with the run's mean sojourn.
     double w = 0.0;
-    for (const auto& o : run.outcomes) w += headroom::end_to_end_latency(o).count();
+    for (const auto& o : run.outcomes) w += headroom::capacity::end_to_end_latency(o).count();
     w /= 6000.0;
     const double throughput = 6000.0 / (run.stats.end.count() - run.stats.first_arrival.count());
     CHECK(throughput == doctest::Approx(users.offered_rate_per_second(seconds_d(w))).epsilon(0.03));

@@ -21,6 +21,7 @@
 
 namespace {
 using namespace headroom;
+using namespace headroom::scheduling;
 constexpr std::uint64_t GiB = gib_bytes;
 
 struct G {

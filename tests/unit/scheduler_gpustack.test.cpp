@@ -72,18 +72,19 @@ struct proposal {
 
 // Only the members whose names differ; vram_reserved_bytes (absent: 0) is the default's.
 template <>
-struct headroom::gpu_traits<theirs::card> : headroom::default_gpu_traits<theirs::card> {
+struct headroom::scheduling::gpu_traits<theirs::card>
+    : headroom::scheduling::default_gpu_traits<theirs::card> {
   static std::uint32_t index(const theirs::card& c) noexcept { return c.slot; }
   static std::uint64_t vram_total_bytes(const theirs::card& c) noexcept { return c.bytes; }
   static std::string_view type(const theirs::card& c) noexcept { return c.kind; }
 };
 template <>
-struct headroom::claim_traits<theirs::card_claim> {
+struct headroom::scheduling::claim_traits<theirs::card_claim> {
   static std::uint32_t index(const theirs::card_claim& c) noexcept { return c.gpu; }
   static std::uint64_t vram_bytes(const theirs::card_claim& c) noexcept { return c.bytes; }
 };
 template <>
-struct headroom::worker_traits<theirs::node> {
+struct headroom::scheduling::worker_traits<theirs::node> {
   using W = theirs::node;
   static std::uint64_t id(const W& w) noexcept { return w.uid; }
   static int cluster(const W&) noexcept { return 0; }
@@ -107,7 +108,7 @@ struct headroom::worker_traits<theirs::node> {
   static bool files_ready(const W&, std::uint64_t) noexcept { return false; }
 };
 template <>
-struct headroom::subordinate_traits<theirs::helper> {
+struct headroom::scheduling::subordinate_traits<theirs::helper> {
   static std::uint64_t worker_id(const theirs::helper& h) noexcept { return h.node; }
   static const std::vector<theirs::card_claim>& gpus(const theirs::helper& h) noexcept {
     return h.cards;
@@ -115,7 +116,7 @@ struct headroom::subordinate_traits<theirs::helper> {
   static std::uint64_t ram_bytes(const theirs::helper&) noexcept { return 0; }
 };
 template <>
-struct headroom::instance_traits<theirs::replica> {
+struct headroom::scheduling::instance_traits<theirs::replica> {
   using I = theirs::replica;
   static std::uint64_t id(const I& i) noexcept { return i.uid; }
   static const std::string& model_id(const I& i) noexcept { return i.model_name; }
@@ -133,7 +134,7 @@ struct headroom::instance_traits<theirs::replica> {
   static std::optional<std::uint32_t> offload_layers(const I&) noexcept { return std::nullopt; }
 };
 template <>
-struct headroom::model_file_traits<theirs::file_row> {
+struct headroom::scheduling::model_file_traits<theirs::file_row> {
   static std::optional<std::uint64_t> worker_id(const theirs::file_row& f) noexcept {
     return f.node;
   }
@@ -141,21 +142,25 @@ struct headroom::model_file_traits<theirs::file_row> {
   static bool ready(const theirs::file_row& f) noexcept { return f.state == 1; }
 };
 template <>
-struct headroom::placement_traits<theirs::proposal> {
+struct headroom::scheduling::placement_traits<theirs::proposal> {
   static std::uint64_t worker_id(const theirs::proposal& p) noexcept { return p.node; }
   static const std::vector<theirs::card_claim>& gpus(const theirs::proposal& p) noexcept {
     return p.cards;
   }
   static std::uint64_t ram_bytes(const theirs::proposal&) noexcept { return 0; }
-  static std::span<const headroom::no_subordinate> subordinates(const theirs::proposal&) noexcept {
+  static std::span<const headroom::scheduling::no_subordinate> subordinates(
+      const theirs::proposal&) noexcept {
     return {};
   }
 };
-static_assert(headroom::Worker<theirs::node> && headroom::Instance<theirs::replica> &&
-              headroom::ModelFile<theirs::file_row> && headroom::Placement<theirs::proposal>);
+static_assert(headroom::scheduling::Worker<theirs::node> &&
+              headroom::scheduling::Instance<theirs::replica> &&
+              headroom::scheduling::ModelFile<theirs::file_row> &&
+              headroom::scheduling::Placement<theirs::proposal>);
 
 namespace {
 using namespace headroom;
+using namespace headroom::scheduling;
 using json = nlohmann::json;
 
 // The scenario's shapes, as a caller of GPUStack would hold them: text model identities and

@@ -13,6 +13,11 @@
 
 namespace headroom {
 inline namespace v0 {
+namespace detail {}  // namespace detail
+namespace autoscaling {
+namespace detail {
+using namespace ::headroom::detail;  // the autoscaler's internals call the shared ones too
+}  // namespace detail
 namespace detail {
 
 /// Percent per unit fraction (policies and utilization are whole percents).
@@ -70,6 +75,7 @@ inline constexpr double int64_clamp = 4.0e18;
 }
 
 }  // namespace detail
+}  // namespace autoscaling
 }  // namespace v0
 }  // namespace headroom
 

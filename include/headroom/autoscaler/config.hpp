@@ -21,6 +21,13 @@
 
 namespace headroom {
 inline namespace v0 {
+namespace detail {}  // namespace detail
+/// The autoscaler: Kubernetes' HPA and Knative's KPA as a const controller over a state the
+/// caller owns (docs/autoscaler.md).
+namespace autoscaling {
+namespace detail {
+using namespace ::headroom::detail;  // the autoscaler's internals call the shared ones too
+}  // namespace detail
 
 // ---- the Kubernetes HPA (autoscaling/v2 and the controller-manager flags) ---------------
 
@@ -271,6 +278,7 @@ struct kpa_config {
   }
 };
 
+}  // namespace autoscaling
 }  // namespace v0
 }  // namespace headroom
 

@@ -33,6 +33,11 @@
 
 namespace headroom {
 inline namespace v0 {
+namespace detail {}  // namespace detail
+namespace autoscaling {
+namespace detail {
+using namespace ::headroom::detail;  // the autoscaler's internals call the shared ones too
+}  // namespace detail
 
 namespace detail {
 /// The latest and earliest `now` accepted: any two accepted times differ by less than 2^63 ms
@@ -634,6 +639,7 @@ class autoscaler {
   }
 };
 
+}  // namespace autoscaling
 }  // namespace v0
 }  // namespace headroom
 

@@ -14,6 +14,11 @@
 
 namespace headroom {
 inline namespace v0 {
+namespace detail {}  // namespace detail
+namespace autoscaling {
+namespace detail {
+using namespace ::headroom::detail;  // the autoscaler's internals call the shared ones too
+}  // namespace detail
 
 /// Why the controller decided what it decided (one summary; the HPA's own condition reasons
 /// are in autoscaler_decision::conditions).
@@ -269,6 +274,7 @@ struct autoscaler_decision {
   }
 };
 
+}  // namespace autoscaling
 }  // namespace v0
 }  // namespace headroom
 

@@ -20,6 +20,11 @@
 
 namespace headroom {
 inline namespace v0 {
+namespace detail {}  // namespace detail
+namespace autoscaling {
+namespace detail {
+using namespace ::headroom::detail;  // the autoscaler's internals call the shared ones too
+}  // namespace detail
 
 /// Milli-units per unit ("1000m" = "1").
 inline constexpr std::int64_t milli_per_unit = 1000;
@@ -195,6 +200,7 @@ struct autoscaler_input {
   kpa_observation kpa{};                          ///< KPA: stable/panic averages, reachability
 };
 
+}  // namespace autoscaling
 }  // namespace v0
 }  // namespace headroom
 

@@ -19,6 +19,11 @@
 
 namespace headroom {
 inline namespace v0 {
+namespace detail {}  // namespace detail
+namespace autoscaling {
+namespace detail {
+using namespace ::headroom::detail;  // the autoscaler's internals call the shared ones too
+}  // namespace detail
 
 /// Each of config.metrics' proposals for `in` (index-aligned; nullopt: the metric failed,
 /// as a missing observation, no pods or no samples), at the current replica count
@@ -41,6 +46,7 @@ inline namespace v0 {
   return out;
 }
 
+}  // namespace autoscaling
 }  // namespace v0
 }  // namespace headroom
 

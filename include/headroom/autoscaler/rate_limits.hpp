@@ -23,6 +23,11 @@
 
 namespace headroom {
 inline namespace v0 {
+namespace detail {}  // namespace detail
+namespace autoscaling {
+namespace detail {
+using namespace ::headroom::detail;  // the autoscaler's internals call the shared ones too
+}  // namespace detail
 namespace detail {
 
 /// horizontal.go scaleUpLimitFactor and scaleUpLimitMinimum: without a behavior, one sync
@@ -120,6 +125,7 @@ struct limited {
 }
 
 }  // namespace detail
+}  // namespace autoscaling
 }  // namespace v0
 }  // namespace headroom
 

@@ -21,6 +21,11 @@
 
 namespace headroom {
 inline namespace v0 {
+namespace detail {}  // namespace detail
+namespace autoscaling {
+namespace detail {
+using namespace ::headroom::detail;  // the autoscaler's internals call the shared ones too
+}  // namespace detail
 namespace detail {
 
 /// What one metric asks for: a replica count, or nothing (a failed metric).
@@ -232,6 +237,7 @@ struct resolved_metric {
 }
 
 }  // namespace detail
+}  // namespace autoscaling
 }  // namespace v0
 }  // namespace headroom
 

@@ -20,6 +20,11 @@
 
 namespace headroom {
 inline namespace v0 {
+namespace detail {}  // namespace detail
+namespace autoscaling {
+namespace detail {
+using namespace ::headroom::detail;  // the autoscaler's internals call the shared ones too
+}  // namespace detail
 
 /// A raw recommendation and when it was made (time since the caller's epoch).
 struct timestamped_recommendation {
@@ -105,6 +110,7 @@ struct hpa_history {
   condition_status scaled_to_zero = condition_status::unset;
 };
 
+}  // namespace autoscaling
 }  // namespace v0
 }  // namespace headroom
 

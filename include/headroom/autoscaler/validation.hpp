@@ -19,6 +19,11 @@
 
 namespace headroom {
 inline namespace v0 {
+namespace detail {}  // namespace detail
+namespace autoscaling {
+namespace detail {
+using namespace ::headroom::detail;  // the autoscaler's internals call the shared ones too
+}  // namespace detail
 namespace detail {
 
 /// The longest window or period accepted: a year and a day keeps every sum of times in
@@ -127,6 +132,7 @@ inline void validate_kpa_config(const kpa_config& k) {
 }
 
 }  // namespace detail
+}  // namespace autoscaling
 }  // namespace v0
 }  // namespace headroom
 

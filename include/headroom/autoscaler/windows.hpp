@@ -19,6 +19,11 @@
 
 namespace headroom {
 inline namespace v0 {
+namespace detail {}  // namespace detail
+namespace autoscaling {
+namespace detail {
+using namespace ::headroom::detail;  // the autoscaler's internals call the shared ones too
+}  // namespace detail
 namespace detail {
 
 /// Which entries a window still sees at `cutoff` = now − window: with a behavior, those
@@ -81,6 +86,7 @@ inline void record_delay(ring<kpa_bucket>& window, std::chrono::milliseconds now
 }
 
 }  // namespace detail
+}  // namespace autoscaling
 }  // namespace v0
 }  // namespace headroom
 

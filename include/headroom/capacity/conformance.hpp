@@ -28,6 +28,11 @@
 
 namespace headroom {
 inline namespace v0 {
+namespace detail {}  // namespace detail
+namespace capacity {
+namespace detail {
+using namespace ::headroom::detail;  // capacity's internals call the shared ones too
+}  // namespace detail
 
 namespace detail {
 /// The normal quantile of a two-sided 95 % interval: the default level of every interval.
@@ -584,6 +589,7 @@ struct combined_runs {
   return e;
 }
 
+}  // namespace capacity
 }  // namespace v0
 }  // namespace headroom
 

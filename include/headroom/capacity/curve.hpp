@@ -19,6 +19,11 @@
 
 namespace headroom {
 inline namespace v0 {
+namespace detail {}  // namespace detail
+namespace capacity {
+namespace detail {
+using namespace ::headroom::detail;  // capacity's internals call the shared ones too
+}  // namespace detail
 
 // ---- the capacity curve -------------------------------------------------------------------
 
@@ -144,6 +149,7 @@ namespace detail {
   return result;
 }
 
+}  // namespace capacity
 }  // namespace v0
 }  // namespace headroom
 

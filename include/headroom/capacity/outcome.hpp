@@ -17,6 +17,13 @@
 
 namespace headroom {
 inline namespace v0 {
+namespace detail {}  // namespace detail
+/// Capacity: request outcomes, SLOs, conformance with its interval, capacity curves and the
+/// search for mu* (docs/capacity.md).
+namespace capacity {
+namespace detail {
+using namespace ::headroom::detail;  // capacity's internals call the shared ones too
+}  // namespace detail
 
 // ---- one request ----------------------------------------------------------------------------
 
@@ -114,6 +121,7 @@ inline void validate(const slo& objective) {
   return true;
 }
 
+}  // namespace capacity
 }  // namespace v0
 }  // namespace headroom
 

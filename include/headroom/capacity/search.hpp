@@ -22,6 +22,11 @@
 
 namespace headroom {
 inline namespace v0 {
+namespace detail {}  // namespace detail
+namespace capacity {
+namespace detail {
+using namespace ::headroom::detail;  // capacity's internals call the shared ones too
+}  // namespace detail
 
 // ---- the search ----------------------------------------------------------------------------
 
@@ -301,10 +306,11 @@ template <class Measure>
                                                      const capacity_search_options& options) {
   using M = std::remove_reference_t<Measure>;
   if constexpr (!detail::measure_shape_ok<M>()) {
-    static_assert(detail::measure_shape_ok<M>(),
-                  "headroom: search_capacity's measure must be callable as "
-                  "measure(headroom::capacity_probe) or measure(double rate_per_second), and "
-                  "return a headroom::conformance_estimate or a double (an exact conformance)");
+    static_assert(
+        detail::measure_shape_ok<M>(),
+        "headroom: search_capacity's measure must be callable as "
+        "measure(headroom::capacity::capacity_probe) or measure(double rate_per_second), and "
+        "return a headroom::capacity::conformance_estimate or a double (an exact conformance)");
     return {};
   } else {
     detail::validate_search_options(options);
@@ -312,6 +318,7 @@ template <class Measure>
   }
 }
 
+}  // namespace capacity
 }  // namespace v0
 }  // namespace headroom
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // YAML for an autoscaling/v2 HorizontalPodAutoscaler whose min/max replicas, metrics and
-// behavior are those of a headroom::autoscaler_config, written for the cluster its `kubernetes`
-// names (what it would reject is left out and reported), with the described object of each
-// Object metric.
-// Source: kubernetes/kubernetes pkg/apis/autoscaling (types and validation). docs/integrations.md.
+// behavior are those of a headroom::autoscaling::autoscaler_config, written for the cluster its
+// `kubernetes` names (what it would reject is left out and reported), with the described object of
+// each Object metric. Source: kubernetes/kubernetes pkg/apis/autoscaling (types and validation).
+// docs/integrations.md.
 #pragma once
 
 #include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
@@ -42,7 +42,7 @@ namespace detail {
 
 /// The described object of Object metric m, or throws.
 [[nodiscard]] inline const described_object& object_for(const hpa_options& options,
-                                                        const metric_spec& m) {
+                                                        const autoscaling::metric_spec& m) {
   const described_object* found = nullptr;
   for (const auto& o : options.objects)
     if (o.metric_name == m.name) {
@@ -70,7 +70,8 @@ namespace detail {
 
 /// What an HPA for `config` leaves out on the cluster config.kubernetes names, and why (see
 /// append_horizontal_pod_autoscaler).
-[[nodiscard]] inline std::vector<omission> hpa_omissions(const autoscaler_config& config) {
+[[nodiscard]] inline std::vector<omission> hpa_omissions(
+    const autoscaling::autoscaler_config& config) {
   return detail::left_out(config, config.kubernetes,
                           detail::manifest_kind::horizontal_pod_autoscaler);
 }
@@ -82,23 +83,23 @@ namespace detail {
 /// written as comments (minReplicas 0 without HPAScaleToZero is written as 1; the tolerances
 /// need 1.33+ and HPAConfigurableTolerance). Pods/External/Object metric names must be served
 /// by a metrics adapter (docs/integrations.md).
-inline std::vector<omission> append_horizontal_pod_autoscaler(std::string& out,
-                                                              const scaled_workload& workload,
-                                                              const autoscaler_config& config,
-                                                              const hpa_options& options) {
+inline std::vector<omission> append_horizontal_pod_autoscaler(
+    std::string& out, const scaled_workload& workload, const autoscaling::autoscaler_config& config,
+    const hpa_options& options) {
   detail::check_workload(workload);
   detail::check_config(config);
   for (const auto& m : config.metrics) {
     detail::check_metric_name(m);
-    if (m.source == metric_source::object) static_cast<void>(detail::object_for(options, m));
-    if (m.source == metric_source::container_resource)
+    if (m.source == autoscaling::metric_source::object)
+      static_cast<void>(detail::object_for(options, m));
+    if (m.source == autoscaling::metric_source::container_resource)
       headroom::detail::fail("config.metrics.source", m.name,
                              "a ContainerResource metric needs a container name; use Resource");
   }
   for (const auto& o : options.objects) {
-    const bool known =
-        std::any_of(config.metrics.begin(), config.metrics.end(), [&](const metric_spec& m) {
-          return m.name == o.metric_name && m.source == metric_source::object;
+    const bool known = std::any_of(
+        config.metrics.begin(), config.metrics.end(), [&](const autoscaling::metric_spec& m) {
+          return m.name == o.metric_name && m.source == autoscaling::metric_source::object;
         });
     if (!known)
       headroom::detail::fail("options.objects.metric_name", o.metric_name,
@@ -106,7 +107,7 @@ inline std::vector<omission> append_horizontal_pod_autoscaler(std::string& out,
   }
   std::vector<omission> left =
       detail::left_out(config, config.kubernetes, detail::manifest_kind::horizontal_pod_autoscaler);
-  autoscaler_config written = config;
+  autoscaling::autoscaler_config written = config;
   if (config.kubernetes.minor != 0 && config.min_replicas == 0 &&
       !config.kubernetes.hpa_scale_to_zero)
     written.min_replicas = 1;
@@ -125,12 +126,12 @@ inline std::vector<omission> append_horizontal_pod_autoscaler(std::string& out,
     y.item(4);
     y.string(6, "type", to_string(m.source));
     switch (m.source) {
-      case metric_source::resource:
+      case autoscaling::metric_source::resource:
         y.open(6, "resource");
         y.string(8, "name", m.name);
         detail::write_hpa_target(y, 8, m);
         break;
-      case metric_source::object: {
+      case autoscaling::metric_source::object: {
         const described_object& o = detail::object_for(options, m);
         y.open(6, "object");
         y.open(8, "describedObject");
@@ -142,10 +143,10 @@ inline std::vector<omission> append_horizontal_pod_autoscaler(std::string& out,
         detail::write_hpa_target(y, 8, m);
         break;
       }
-      case metric_source::pods:
-      case metric_source::external:
-      case metric_source::container_resource:  // rejected above
-        y.open(6, m.source == metric_source::pods ? "pods" : "external");
+      case autoscaling::metric_source::pods:
+      case autoscaling::metric_source::external:
+      case autoscaling::metric_source::container_resource:  // rejected above
+        y.open(6, m.source == autoscaling::metric_source::pods ? "pods" : "external");
         y.open(8, "metric");
         y.string(10, "name", m.name);
         detail::write_hpa_target(y, 8, m);
@@ -162,13 +163,13 @@ inline std::vector<omission> append_horizontal_pod_autoscaler(std::string& out,
 /// Appends an HPA as append_horizontal_pod_autoscaler(out, workload, config, options) with
 /// no Object metric (one throws); what config.kubernetes rejects is left out, as there.
 inline void append_horizontal_pod_autoscaler(std::string& out, const scaled_workload& workload,
-                                             const autoscaler_config& config) {
+                                             const autoscaling::autoscaler_config& config) {
   static_cast<void>(append_horizontal_pod_autoscaler(out, workload, config, hpa_options{}));
 }
 
 /// The HorizontalPodAutoscaler as a new string (see append_horizontal_pod_autoscaler()).
-[[nodiscard]] inline std::string horizontal_pod_autoscaler_yaml(const scaled_workload& workload,
-                                                                const autoscaler_config& config) {
+[[nodiscard]] inline std::string horizontal_pod_autoscaler_yaml(
+    const scaled_workload& workload, const autoscaling::autoscaler_config& config) {
   std::string out;
   append_horizontal_pod_autoscaler(out, workload, config);
   return out;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // YAML for a KEDA (keda.sh/v1alpha1) ScaledObject with one prometheus trigger per metric of a
-// headroom::autoscaler_config: pollingInterval, cooldownPeriod, min/max replica counts, the
-// behavior under advanced.horizontalPodAutoscalerConfig, fallback and authentication.
+// headroom::autoscaling::autoscaler_config: pollingInterval, cooldownPeriod, min/max replica
+// counts, the behavior under advanced.horizontalPodAutoscalerConfig, fallback and authentication.
 // Source: kedacore/keda apis/keda/v1alpha1 (ScaledObject) and pkg/scalers/prometheus_scaler.go.
 // docs/integrations.md.
 #pragma once
@@ -87,7 +87,7 @@ namespace detail {
 /// The trigger that serves metric m, or throws: each config metric has exactly one trigger,
 /// found by name, and a trigger that names no config metric is a caller's mix-up.
 [[nodiscard]] inline const keda_prometheus_trigger& trigger_for(const keda_prometheus_options& keda,
-                                                                const metric_spec& m) {
+                                                                const autoscaling::metric_spec& m) {
   const keda_prometheus_trigger* found = nullptr;
   for (const auto& t : keda.triggers) {
     if (t.metric_name != m.name) continue;
@@ -105,20 +105,23 @@ namespace detail {
 /// Checks what KEDA's ScaledObject needs beyond an HPA: the server, one trigger per metric
 /// (and none for a metric the config lacks), queries, thresholds, the cooldown, whole-second
 /// polling and no Resource or Utilization metric.
-inline void check_keda(const autoscaler_config& config, const keda_prometheus_options& keda) {
+inline void check_keda(const autoscaling::autoscaler_config& config,
+                       const keda_prometheus_options& keda) {
   const auto& address = keda.server_address;
   if (!is_http_url(address) || !headroom::detail::valid_utf8(address))
     headroom::detail::fail("keda.server_address", address, "must be an http:// or https:// URL");
   for (const auto& m : config.metrics) {
-    if (m.source == metric_source::resource || m.source == metric_source::container_resource ||
-        m.target_type == metric_target_type::utilization)
+    if (m.source == autoscaling::metric_source::resource ||
+        m.source == autoscaling::metric_source::container_resource ||
+        m.target_type == autoscaling::metric_target_type::utilization)
       headroom::detail::fail("config.metrics.source", m.name,
                              "a Resource/Utilization metric has no prometheus trigger");
     static_cast<void>(trigger_for(keda, m));
   }
   for (const auto& t : keda.triggers) {
-    const bool known = std::any_of(config.metrics.begin(), config.metrics.end(),
-                                   [&](const metric_spec& m) { return m.name == t.metric_name; });
+    const bool known =
+        std::any_of(config.metrics.begin(), config.metrics.end(),
+                    [&](const autoscaling::metric_spec& m) { return m.name == t.metric_name; });
     if (!known)
       headroom::detail::fail("keda.triggers.metric_name", t.metric_name,
                              "must name a config.metrics entry");
@@ -171,7 +174,7 @@ inline void check_keda(const autoscaler_config& config, const keda_prometheus_op
 /// metric (no Prometheus trigger here), and for a metric without its trigger or a trigger
 /// without its metric.
 inline void append_scaled_object(std::string& out, const scaled_workload& workload,
-                                 const autoscaler_config& config,
+                                 const autoscaling::autoscaler_config& config,
                                  const keda_prometheus_options& keda) {
   detail::check_workload(workload);
   detail::check_config(config);
@@ -225,12 +228,12 @@ inline void append_scaled_object(std::string& out, const scaled_workload& worklo
 /// What a ScaledObject for `config` leaves out on the cluster config.kubernetes names, and why
 /// (the behavior's tolerances, written only for 1.33+ with HPAConfigurableTolerance).
 [[nodiscard]] inline std::vector<omission> scaled_object_omissions(
-    const autoscaler_config& config) {
+    const autoscaling::autoscaler_config& config) {
   return detail::left_out(config, config.kubernetes, detail::manifest_kind::scaled_object);
 }
 /// The ScaledObject as a new string (see append_scaled_object()).
 [[nodiscard]] inline std::string scaled_object_yaml(const scaled_workload& workload,
-                                                    const autoscaler_config& config,
+                                                    const autoscaling::autoscaler_config& config,
                                                     const keda_prometheus_options& keda) {
   std::string out;
   append_scaled_object(out, workload, config, keda);

@@ -62,7 +62,7 @@ inline constexpr std::int64_t max_policy_period_s = 1800;
 [[nodiscard]] inline std::string target_quantity(const char* name, double value) {
   if (!(headroom::detail::is_finite(value) && value > 0.0 && value <= largest_quantity))
     headroom::detail::fail(name, value, "must be finite and > 0");
-  const double milli = value * static_cast<double>(milli_per_unit);
+  const double milli = value * static_cast<double>(autoscaling::milli_per_unit);
   if (std::abs(milli - std::round(milli)) >
           whole_milli_tolerance * std::max(1.0, std::abs(milli)) ||
       std::round(milli) < 1.0)
@@ -91,7 +91,7 @@ inline void check_workload(const scaled_workload& w) {
                            "must be an apiVersion such as apps/v1");
 }
 
-inline void check_rules(const scaling_rules& r, const char* window_name) {
+inline void check_rules(const autoscaling::scaling_rules& r, const char* window_name) {
   if (r.stabilization_window && r.stabilization_window->count() > max_stabilization_window_s)
     headroom::detail::fail(window_name, *r.stabilization_window,
                            "must be <= 3600 s (HPA stabilizationWindowSeconds)");
@@ -102,8 +102,8 @@ inline void check_rules(const scaling_rules& r, const char* window_name) {
 }
 
 /// Validates config as the autoscaler does, plus the API's caps on windows and periods.
-inline void check_config(const autoscaler_config& config) {
-  static_cast<void>(autoscaler(config));  // throws invalid_argument naming config.*
+inline void check_config(const autoscaling::autoscaler_config& config) {
+  static_cast<void>(autoscaling::autoscaler(config));  // throws invalid_argument naming config.*
   if (!(config.scale_up_tolerance <= largest_tolerance))
     headroom::detail::fail("config.scale_up_tolerance", config.scale_up_tolerance,
                            "must be <= 1e6");
@@ -136,21 +136,22 @@ inline void write_target_ref(yaml_writer& y, const scaled_workload& w) {
 enum class manifest_kind : std::uint8_t { horizontal_pod_autoscaler, scaled_object };
 
 /// Whether the behavior carries its tolerance fields.
-[[nodiscard]] constexpr bool tolerance_field(const kubernetes_version& cluster,
+[[nodiscard]] constexpr bool tolerance_field(const autoscaling::kubernetes_version& cluster,
                                              manifest_kind kind) noexcept {
   if (cluster.minor == 0) return kind == manifest_kind::horizontal_pod_autoscaler;
-  return cluster.minor >= first_minor_with_tolerance && cluster.hpa_configurable_tolerance;
+  return cluster.minor >= autoscaling::first_minor_with_tolerance &&
+         cluster.hpa_configurable_tolerance;
 }
 
 /// Comments for library settings that no manifest field carries (on `cluster`, which decides
 /// whether the behavior's tolerance fields are written).
-inline void write_notes(yaml_writer& y, const autoscaler_config& c, manifest_kind kind,
-                        const kubernetes_version& cluster) {
+inline void write_notes(yaml_writer& y, const autoscaling::autoscaler_config& c, manifest_kind kind,
+                        const autoscaling::kubernetes_version& cluster) {
   const bool hpa = kind == manifest_kind::horizontal_pod_autoscaler;
   if (hpa && c.min_replicas == 0)
     y.comment("minReplicas 0 needs the HPAScaleToZero feature gate (KEDA does it natively).");
-  const bool tolerances =
-      c.scale_up_tolerance != default_tolerance || c.scale_down_tolerance != default_tolerance;
+  const bool tolerances = c.scale_up_tolerance != autoscaling::default_tolerance ||
+                          c.scale_down_tolerance != autoscaling::default_tolerance;
   if (!hpa && c.behavior && tolerances && !tolerance_field(cluster, kind))
     y.comment(
         "headroom: the tolerances differ from 0.1; KEDA's behavior has no tolerance field in "
@@ -160,7 +161,7 @@ inline void write_notes(yaml_writer& y, const autoscaler_config& c, manifest_kin
       y.comment(
           "headroom: the tolerances differ from 0.1; without a behavior Kubernetes takes them "
           "from --horizontal-pod-autoscaler-tolerance.");
-    if (c.downscale_stabilization != default_downscale_stabilization)
+    if (c.downscale_stabilization != autoscaling::default_downscale_stabilization)
       y.comment(
           "headroom: downscale_stabilization differs from 300 s; without a behavior Kubernetes "
           "takes it from --horizontal-pod-autoscaler-downscale-stabilization.");
@@ -172,7 +173,7 @@ inline void write_notes(yaml_writer& y, const autoscaler_config& c, manifest_kin
     y.comment(
         "headroom: count_starting_replicas / hold_scale_down_while_starting are library-only.");
   if (c.behavior && !c.behavior->scale_down.stabilization_window &&
-      c.downscale_stabilization != default_downscale_stabilization)
+      c.downscale_stabilization != autoscaling::default_downscale_stabilization)
     y.comment(
         "headroom: behavior.scaleDown.stabilizationWindowSeconds is unset, so Kubernetes takes "
         "it from --horizontal-pod-autoscaler-downscale-stabilization; set the flag to match "
@@ -186,10 +187,10 @@ inline constexpr std::int64_t whole_fleet_percent = 100;
 
 /// One direction's HPAScalingRules; its tolerance only in an HPA, and only when it is not
 /// the default.
-inline void write_rules(yaml_writer& y, int indent, const scaling_rules& r,
-                        headroom::detail::scale_direction direction, double tolerance,
+inline void write_rules(yaml_writer& y, int indent, const autoscaling::scaling_rules& r,
+                        headroom::autoscaling::detail::scale_direction direction, double tolerance,
                         bool tolerance_field, std::int32_t max_replicas) {
-  const bool up = direction == headroom::detail::scale_direction::up;
+  const bool up = direction == headroom::autoscaling::detail::scale_direction::up;
   y.open(indent, up ? "scaleUp" : "scaleDown");
   // An unset window stays unset: the API server and the controller default it (0 s up, the
   // --horizontal-pod-autoscaler-downscale-stabilization flag down).
@@ -213,38 +214,41 @@ inline void write_rules(yaml_writer& y, int indent, const scaling_rules& r,
     y.integer(indent + 6, "periodSeconds", p.period.count());
   }
   // spec.behavior.*.tolerance (Kubernetes 1.33+, feature gate HPAConfigurableTolerance).
-  if (tolerance_field && tolerance != default_tolerance)
+  if (tolerance_field && tolerance != autoscaling::default_tolerance)
     y.string(indent + 2, "tolerance", decimal_milli(tolerance));
 }
 
 /// spec.behavior (an HPA) or advanced.horizontalPodAutoscalerConfig.behavior (KEDA).
-inline void write_behavior(yaml_writer& y, int indent, const autoscaler_config& c,
+inline void write_behavior(yaml_writer& y, int indent, const autoscaling::autoscaler_config& c,
                            bool tolerance_field) {
   if (!c.behavior) return;
   y.open(indent, "behavior");
-  write_rules(y, indent + 2, c.behavior->scale_up, headroom::detail::scale_direction::up,
-              c.scale_up_tolerance, tolerance_field, c.max_replicas);
-  write_rules(y, indent + 2, c.behavior->scale_down, headroom::detail::scale_direction::down,
-              c.scale_down_tolerance, tolerance_field, c.max_replicas);
+  write_rules(y, indent + 2, c.behavior->scale_up,
+              headroom::autoscaling::detail::scale_direction::up, c.scale_up_tolerance,
+              tolerance_field, c.max_replicas);
+  write_rules(y, indent + 2, c.behavior->scale_down,
+              headroom::autoscaling::detail::scale_direction::down, c.scale_down_tolerance,
+              tolerance_field, c.max_replicas);
 }
 
-inline void check_metric_name(const metric_spec& m) {
+inline void check_metric_name(const autoscaling::metric_spec& m) {
   if (!is_path_segment_name(m.name) || !headroom::detail::valid_utf8(m.name))
     headroom::detail::fail("config.metrics.name", m.name,
                            "must be valid UTF-8, non-empty, not '.' or '..', without '/' or '%'");
 }
 
-inline void write_hpa_target(yaml_writer& y, int indent, const metric_spec& m) {
+inline void write_hpa_target(yaml_writer& y, int indent, const autoscaling::metric_spec& m) {
   y.open(indent, "target");
   y.string(indent + 2, "type", to_string(m.target_type));
   switch (m.target_type) {
-    case metric_target_type::utilization:  // a whole int32 percent (the autoscaler checked)
+    case autoscaling::metric_target_type::utilization:  // a whole int32 percent (the autoscaler
+                                                        // checked)
       y.integer(indent + 2, "averageUtilization", static_cast<std::int64_t>(m.target));
       break;
-    case metric_target_type::value:
+    case autoscaling::metric_target_type::value:
       y.string(indent + 2, "value", target_quantity("config.metrics.target", m.target));
       break;
-    case metric_target_type::average_value:
+    case autoscaling::metric_target_type::average_value:
       y.string(indent + 2, "averageValue", target_quantity("config.metrics.target", m.target));
       break;
   }
@@ -256,8 +260,8 @@ namespace detail {
 
 /// What `cluster` would reject of config in a manifest of this kind: the fields left out
 /// and why. Nothing when cluster.minor is 0 (no version given).
-[[nodiscard]] inline std::vector<omission> left_out(const autoscaler_config& c,
-                                                    const kubernetes_version& cluster,
+[[nodiscard]] inline std::vector<omission> left_out(const autoscaling::autoscaler_config& c,
+                                                    const autoscaling::kubernetes_version& cluster,
                                                     manifest_kind kind) {
   std::vector<omission> out;
   if (cluster.minor == 0) return out;
@@ -266,20 +270,20 @@ namespace detail {
     out.push_back({.field = "spec.minReplicas",
                    .reason = "0 needs the HPAScaleToZero feature gate; written as 1 (use KEDA's "
                              "ScaledObject to scale to zero)"});
-  const bool tolerance_accepted =
-      cluster.minor >= first_minor_with_tolerance && cluster.hpa_configurable_tolerance;
+  const bool tolerance_accepted = cluster.minor >= autoscaling::first_minor_with_tolerance &&
+                                  cluster.hpa_configurable_tolerance;
   if (c.behavior && !tolerance_accepted) {
     const std::string prefix =
         hpa ? "spec.behavior." : "spec.advanced.horizontalPodAutoscalerConfig.behavior.";
     const std::string why =
-        cluster.minor < first_minor_with_tolerance
+        cluster.minor < autoscaling::first_minor_with_tolerance
             ? "needs Kubernetes 1.33+ (the target is 1." + std::to_string(cluster.minor) + ")"
             : "needs the HPAConfigurableTolerance feature gate";
-    if (c.scale_up_tolerance != default_tolerance)
+    if (c.scale_up_tolerance != autoscaling::default_tolerance)
       out.push_back(
           {.field = prefix + "scaleUp.tolerance",
            .reason = why + "; the cluster's --horizontal-pod-autoscaler-tolerance applies"});
-    if (c.scale_down_tolerance != default_tolerance)
+    if (c.scale_down_tolerance != autoscaling::default_tolerance)
       out.push_back(
           {.field = prefix + "scaleDown.tolerance",
            .reason = why + "; the cluster's --horizontal-pod-autoscaler-tolerance applies"});

@@ -84,8 +84,9 @@ struct in_flight_target_inputs {
   const double exact = target_concurrency({.target_utilization = inputs.target_utilization,
                                            .capacity_per_second = inputs.capacity_per_second,
                                            .mean_sojourn = mean_sojourn});
-  const double scale =
-      inputs.rounding == target_rounding::whole ? 1.0 : static_cast<double>(milli_per_unit);
+  const double scale = inputs.rounding == target_rounding::whole
+                           ? 1.0
+                           : static_cast<double>(autoscaling::milli_per_unit);
   const double rounded = detail::floor_to(exact, scale);
   if (!(rounded > 0.0))
     headroom::detail::fail("rounding", exact,

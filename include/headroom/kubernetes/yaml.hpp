@@ -135,10 +135,10 @@ inline void append_yaml_scalar(std::string& out, std::string_view s) {
 
 /// A non-negative value to the nearest milli-unit, as a decimal string ("51", "51.2", "0.05").
 [[nodiscard]] inline std::string decimal_milli(double value) {
-  const auto milli =
-      static_cast<std::int64_t>(std::llround(value * static_cast<double>(milli_per_unit)));
-  std::string s = std::to_string(milli / milli_per_unit);
-  std::int64_t frac = milli % milli_per_unit;
+  const auto milli = static_cast<std::int64_t>(
+      std::llround(value * static_cast<double>(autoscaling::milli_per_unit)));
+  std::string s = std::to_string(milli / autoscaling::milli_per_unit);
+  std::int64_t frac = milli % autoscaling::milli_per_unit;
   if (frac != 0) {
     int digits = 3;  // of a milli-unit fraction
     while (frac % 10 == 0) {

@@ -83,7 +83,7 @@ struct benchmark_run {
   std::optional<std::size_t> incomplete{};
   /// Each request, in the order sent, latencies from its own send time (see send_times_known);
   /// empty when the file holds summaries only.
-  std::vector<request_outcome> requests{};
+  std::vector<capacity::request_outcome> requests{};
   /// Whether `requests` is a sample of the run's requests (guidellm keeps a reservoir sample
   /// when asked): fewer than the counts above, drawn by the tool.
   bool requests_sampled = false;

@@ -591,12 +591,12 @@ struct observed_run {
 /// their intended arrivals (a reader's benchmark_run::send_times_known). Throws invalid_argument
 /// naming `outcomes[i].prompt_tokens` or `.output_tokens` for a successful request whose
 /// count is 0 (the file did not say), or `outcomes` when none succeeded.
-[[nodiscard]] inline observed_run observe(std::span<const request_outcome> outcomes) {
+[[nodiscard]] inline observed_run observe(std::span<const capacity::request_outcome> outcomes) {
   using ::headroom::detail::fail;
   observed_run o;
   double ttft = 0.0, tpot = 0.0;
   std::size_t decoded = 0;
-  for (const request_outcome& r : outcomes) {
+  for (const capacity::request_outcome& r : outcomes) {
     if (r.error) {
       ++o.errors;
       continue;
@@ -693,7 +693,7 @@ class timed_replay {
                                "limits reject some)");
     timed_prediction p;
     std::size_t decoded = 0;
-    for (const request_outcome& o : result.outcomes) {
+    for (const capacity::request_outcome& o : result.outcomes) {
       p.mean_ttft += time_to_first_token(o).count();
       if (o.output_tokens >= 2) {
         p.mean_tpot += tpot_vllm(o).count();

@@ -174,8 +174,9 @@ inline void read_measurements(row_reader& in, row& r) {
   in.number(r.capacity_per_second);
   in.number(r.capacity_high_per_second);
   in.number(r.confidence);
-  in.choice(r.stop, {search_stop::converged, search_stop::undecided, search_stop::no_passing_rate,
-                     search_stop::never_saturated, search_stop::budget_exhausted});
+  in.choice(r.stop, {capacity::search_stop::converged, capacity::search_stop::undecided,
+                     capacity::search_stop::no_passing_rate, capacity::search_stop::never_saturated,
+                     capacity::search_stop::budget_exhausted});
   in.integer(r.runs);
   in.integer(r.requests);
   in.number(r.operating_rate_per_second);

@@ -53,7 +53,7 @@ struct stage_inputs {
   const accelerator_option& gpu;    // the configuration's accelerator
   sim::replica_config replica;      // its limits and KV budget
   tensor_parallel_step_time model;  // its step time
-  slo bounds;                       // the SLO in capacity.hpp's terms
+  capacity::slo bounds;             // the SLO in capacity.hpp's terms
   std::uint64_t seed = 0;           // configuration_seed of its key
 };
 
@@ -96,7 +96,7 @@ template <class L>
   sweep.warm_up_fraction = s.warm_up_fraction;
   sweep.cool_down_fraction = s.cool_down_fraction;
   sweep.z = s.z;
-  auto measure = [&](capacity_probe probe) {
+  auto measure = [&](capacity::capacity_probe probe) {
     sim::sweep_options one = sweep;
     one.seed = sim::replication_seed(in.seed, probe.run + 1);
     const double rate[1] = {probe.rate_per_second};
@@ -107,13 +107,13 @@ template <class L>
   };
   const double start = starting_rate(in.model, in.replica, lengths);
   // The bracket starts at [start / 2, start].
-  const capacity_search_result found =
-      search_capacity(measure, {.quota = in.p.target.quota,
-                                .rate_low_per_second = 0.5 * start,
-                                .rate_high_per_second = start,
-                                .relative_tolerance = s.relative_tolerance,
-                                .max_measurements = s.max_measurements,
-                                .max_runs_per_rate = s.max_runs_per_rate});
+  const capacity::capacity_search_result found =
+      capacity::search_capacity(measure, {.quota = in.p.target.quota,
+                                          .rate_low_per_second = 0.5 * start,
+                                          .rate_high_per_second = start,
+                                          .relative_tolerance = s.relative_tolerance,
+                                          .max_measurements = s.max_measurements,
+                                          .max_runs_per_rate = s.max_runs_per_rate});
   r.stop = found.reason;
   r.runs = found.runs;
   r.requests = found.requests;
@@ -135,17 +135,18 @@ struct window_latencies {
 
 [[nodiscard]] inline window_latencies latencies_in_window(const sim::replica_result& run,
                                                           double begin_s, double end_s,
-                                                          tpot_definition kind) {
+                                                          capacity::tpot_definition kind) {
   window_latencies w;
   const double inf = std::numeric_limits<double>::infinity();
   for (const auto& o : run.outcomes) {
     const double t = o.intended_arrival.count();
     if (!(t >= begin_s && t <= end_s)) continue;
-    w.ttft.push_back(o.error ? inf : time_to_first_token(o).count());
-    w.tpot.push_back(o.error                         ? inf
-                     : kind == tpot_definition::vllm ? tpot_vllm(o).count()
-                                                     : tpot_guidellm(o).count());
-    w.e2e.push_back(o.error ? inf : end_to_end_latency(o).count());
+    w.ttft.push_back(o.error ? inf : capacity::time_to_first_token(o).count());
+    w.tpot.push_back(o.error ? inf
+                     : kind == capacity::tpot_definition::vllm
+                         ? capacity::tpot_vllm(o).count()
+                         : capacity::tpot_guidellm(o).count());
+    w.e2e.push_back(o.error ? inf : capacity::end_to_end_latency(o).count());
   }
   return w;
 }
@@ -197,8 +198,9 @@ inline void simulate_day(row& r, const stage_inputs& in, const length_statistics
                                          .target_utilization = p.fleet.target_utilization,
                                          .capacity_per_second = r.capacity_per_second});
   // The controller's target, a quantity: named in the problem's terms before the day refuses it.
-  ::headroom::detail::check_quantity_target("fleet.target_utilization * capacity_per_second",
-                                            p.fleet.target_utilization * r.capacity_per_second);
+  ::headroom::autoscaling::detail::check_quantity_target(
+      "fleet.target_utilization * capacity_per_second",
+      p.fleet.target_utilization * r.capacity_per_second);
   sim::fleet_day_simulator simulator({.capacity_per_replica = r.capacity_per_second,
                                       .target_utilization = p.fleet.target_utilization,
                                       .step = p.traffic.step,

@@ -104,7 +104,7 @@ inline void hash_number(std::uint64_t& h, double v) {
   hash_number(h, p.axes.memory_fraction);
   const objective& o = p.target;
   for (const auto& bound : {o.ttft, o.tpot, o.e2e}) hash_number(h, bound ? bound->count() : -1.0);
-  hash_text(h, o.tpot_kind == tpot_definition::vllm ? "vllm" : "guidellm");
+  hash_text(h, o.tpot_kind == capacity::tpot_definition::vllm ? "vllm" : "guidellm");
   hash_number(h, o.quota);
   for (const double r : p.traffic.rates_per_second) hash_number(h, r);
   hash_number(h, p.traffic.step.count());

@@ -94,8 +94,9 @@ struct objective {
   std::optional<std::chrono::duration<double>> ttft{};  ///< TTFT bound, > 0
   std::optional<std::chrono::duration<double>> tpot{};  ///< TPOT (ITL) bound, > 0
   std::optional<std::chrono::duration<double>> e2e{};   ///< end-to-end bound, > 0
-  tpot_definition tpot_kind = tpot_definition::vllm;    ///< which TPOT the bound constrains
-  double quota = 0.9;                                   ///< q, the conformance required, (0, 1)
+  capacity::tpot_definition tpot_kind =
+      capacity::tpot_definition::vllm;  ///< which TPOT the bound constrains
+  double quota = 0.9;                   ///< q, the conformance required, (0, 1)
 };
 
 /// The demand: one rate per step (a day of per-minute rates by default).

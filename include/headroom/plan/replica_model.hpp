@@ -131,7 +131,7 @@ struct tensor_parallel_step_time {
 }
 
 /// The SLO as capacity.hpp's slo: an unset bound becomes the largest finite duration.
-[[nodiscard]] inline slo to_slo(const objective& o) {
+[[nodiscard]] inline capacity::slo to_slo(const objective& o) {
   const std::chrono::duration<double> none{std::numeric_limits<double>::max()};
   return {.ttft = o.ttft.value_or(none),
           .tpot = o.tpot.value_or(none),

@@ -46,17 +46,17 @@ enum class feasibility : std::uint8_t {
 }
 
 /// The text of a search_stop ("converged", "undecided", ...).
-[[nodiscard]] constexpr std::string_view to_string(search_stop s) noexcept {
+[[nodiscard]] constexpr std::string_view to_string(capacity::search_stop s) noexcept {
   switch (s) {
-    case search_stop::converged:
+    case capacity::search_stop::converged:
       return "converged";
-    case search_stop::undecided:
+    case capacity::search_stop::undecided:
       return "undecided";
-    case search_stop::no_passing_rate:
+    case capacity::search_stop::no_passing_rate:
       return "no_passing_rate";
-    case search_stop::never_saturated:
+    case capacity::search_stop::never_saturated:
       return "never_saturated";
-    case search_stop::budget_exhausted:
+    case capacity::search_stop::budget_exhausted:
       break;
   }
   return "budget_exhausted";
@@ -77,12 +77,12 @@ struct row {
   double zero_load_conformance = 0.0;
   double zero_load_rejected = 0.0;  ///< share of lone requests larger than the KV cache
   // ---- μ* (capacity.hpp search_capacity) ----
-  double capacity_per_second = 0.0;           ///< μ*: the largest rate that passed (0: none)
-  double capacity_high_per_second = 0.0;      ///< the smallest that failed (inf: none did)
-  double confidence = 0.0;                    ///< level of the intervals that decided
-  search_stop stop = search_stop::converged;  ///< why the search stopped
-  std::size_t runs = 0;                       ///< simulated load tests of the search
-  std::size_t requests = 0;                   ///< requests they spent
+  double capacity_per_second = 0.0;       ///< μ*: the largest rate that passed (0: none)
+  double capacity_high_per_second = 0.0;  ///< the smallest that failed (inf: none did)
+  double confidence = 0.0;                ///< level of the intervals that decided
+  capacity::search_stop stop = capacity::search_stop::converged;  ///< why the search stopped
+  std::size_t runs = 0;      ///< simulated load tests of the search
+  std::size_t requests = 0;  ///< requests they spent
   // ---- the operating point ρ*·μ* ----
   double operating_rate_per_second = 0.0;         ///< ρ*·μ*
   std::chrono::duration<double> ttft_quantile{};  ///< q-quantile of TTFT there (nearest rank)

@@ -210,7 +210,7 @@ inline constexpr std::string_view exposition_content_type =
 struct decision_exposition {
   std::string_view autoscaler{};  ///< the label value naming this controller
   /// config.metrics' names, index-aligned with proposals (both may be empty).
-  std::span<const metric_spec> metrics{};
+  std::span<const autoscaling::metric_spec> metrics{};
   /// Each metric's proposal this step; nullopt = failed. Same length as metrics, or empty.
   std::span<const std::optional<std::int32_t>> proposals{};
   std::uint64_t steps = 0;     ///< steps taken so far (a counter)
@@ -225,7 +225,7 @@ struct decision_exposition {
 ///   headroom_autoscaler_metric_proposal_replicas{metric=...} (each valid proposal),
 ///   headroom_autoscaler_metric_failed{metric=...} (1 when the metric failed this step),
 ///   headroom_autoscaler_steps_total and headroom_autoscaler_rescales_total.
-inline void append_decision(exposition_page& page, const autoscaler_decision& d,
+inline void append_decision(exposition_page& page, const autoscaling::autoscaler_decision& d,
                             const decision_exposition& what) {
   if (!what.proposals.empty() && what.proposals.size() != what.metrics.size())
     headroom::detail::fail("what.proposals.size()", what.proposals.size(),
@@ -253,7 +253,7 @@ inline void append_decision(exposition_page& page, const autoscaler_decision& d,
               "gauge");
   // Every reason is written (1 for the decision's, 0 else), so no series goes stale when
   // the reason changes.
-  for (const scale_reason r : headroom::all_scale_reasons)
+  for (const autoscaling::scale_reason r : headroom::autoscaling::all_scale_reasons)
     page.sample({who, {.name = "reason", .value = to_string(r)}}, r == d.reason ? 1.0 : 0.0);
   gauge("headroom_autoscaler_panic", "1 while the Knative-style panic mode is active.",
         d.panicking ? 1.0 : 0.0);

@@ -98,11 +98,11 @@ struct query_reading {
 /// The answer as one External/Object metric's observation for autoscaler_input: its value
 /// (read_query_value) in milli-units, or a missing observation (the controller holds and
 /// reports the metric failed). One call from a query answer to the controller's input.
-[[nodiscard]] inline metric_observation observe_query(
+[[nodiscard]] inline autoscaling::metric_observation observe_query(
     const api_response& r, null_values nulls = null_values::keda_ignore_null) {
   const query_reading reading = read_query_value(r, nulls);
   if (!reading.value) return {};
-  return observe_value(*reading.value);
+  return autoscaling::observe_value(*reading.value);
 }
 
 }  // namespace prometheus

@@ -321,7 +321,7 @@ namespace detail {
 /// unknown, [0, 1], and so the joint lower bound is 0. Throws invalid_argument for a bad SLO
 /// (validate).
 [[nodiscard]] inline conformance_bounds window_conformance(const deployment_window& w,
-                                                           const slo& objective) {
+                                                           const capacity::slo& objective) {
   validate(objective);
   conformance_bounds out;
   double sum_lower = 0.0, min_upper = 1.0;
@@ -341,7 +341,8 @@ namespace detail {
     ++k;
   };
   add(&w.ttft, objective.ttft.count());
-  add(objective.tpot_kind == tpot_definition::vllm ? &w.tpot : nullptr, objective.tpot.count());
+  add(objective.tpot_kind == capacity::tpot_definition::vllm ? &w.tpot : nullptr,
+      objective.tpot.count());
   if (objective.e2e) add(&w.e2e, objective.e2e->count());
   // Σ aᵢ − (k − 1) ≤ min aᵢ exactly, but not always once rounded (1 + x − 1 can exceed x).
   out.upper = min_upper;

@@ -5,7 +5,7 @@
 // keep their data in members the primary traits cannot read, so every use goes through the
 // traits specializations below; the plugins (estimator, filter, scorers) have exactly the
 // members their concepts name. Generic code that compiles with them needs nothing
-// undocumented: instantiate yours with headroom::archetypes to check. Not included by
+// undocumented: instantiate yours with headroom::scheduling::archetypes to check. Not included by
 // <headroom/scheduler.hpp>.
 #pragma once
 
@@ -26,6 +26,7 @@
 
 namespace headroom {
 inline namespace v0 {
+namespace scheduling {
 namespace archetypes {
 
 /// A GPU known only through gpu_traits.
@@ -36,7 +37,7 @@ class gpu {
       : index_(index), total_(total), reserved_(reserved) {}
 
  private:
-  friend struct headroom::gpu_traits<gpu>;
+  friend struct headroom::scheduling::gpu_traits<gpu>;
   std::uint32_t index_;
   std::uint64_t total_, reserved_;
 };
@@ -63,7 +64,7 @@ class worker {
         files_(std::move(files)) {}
 
  private:
-  friend struct headroom::worker_traits<worker>;
+  friend struct headroom::scheduling::worker_traits<worker>;
   std::uint64_t id_, ram_;
   std::vector<gpu> gpus_;
   worker_state state_;
@@ -79,7 +80,7 @@ class model {
       : id_(id), policy_(policy) {}
 
  private:
-  friend struct headroom::model_traits<model>;
+  friend struct headroom::scheduling::model_traits<model>;
   std::uint64_t id_;
   placement_policy policy_;
 };
@@ -92,7 +93,7 @@ class claim {
       : index_(index), bytes_(bytes) {}
 
  private:
-  friend struct headroom::claim_traits<claim>;
+  friend struct headroom::scheduling::claim_traits<claim>;
   std::uint32_t index_;
   std::uint64_t bytes_;
 };
@@ -105,7 +106,7 @@ class subordinate {
       : worker_(worker), gpus_(std::move(gpus)), ram_(ram) {}
 
  private:
-  friend struct headroom::subordinate_traits<subordinate>;
+  friend struct headroom::scheduling::subordinate_traits<subordinate>;
   std::uint64_t worker_;
   std::vector<claim> gpus_;
   std::uint64_t ram_;
@@ -128,7 +129,7 @@ class instance {
         subs_(std::move(subs)) {}
 
  private:
-  friend struct headroom::instance_traits<instance>;
+  friend struct headroom::scheduling::instance_traits<instance>;
   std::uint64_t id_, model_;
   std::optional<std::uint64_t> worker_;
   std::vector<claim> gpus_;
@@ -145,7 +146,7 @@ class model_file {
       : worker_(worker), key_(key), ready_(ready) {}
 
  private:
-  friend struct headroom::model_file_traits<model_file>;
+  friend struct headroom::scheduling::model_file_traits<model_file>;
   std::uint64_t worker_, key_;
   bool ready_;
 };
@@ -158,7 +159,7 @@ class placement {
       : worker_(worker), gpus_(std::move(gpus)) {}
 
  private:
-  friend struct headroom::placement_traits<placement>;
+  friend struct headroom::scheduling::placement_traits<placement>;
   std::uint64_t worker_;
   std::vector<claim> gpus_;
 };
@@ -218,13 +219,14 @@ struct instance_scorer {
 };
 
 }  // namespace archetypes
+}  // namespace scheduling
 }  // namespace v0
 }  // namespace headroom
 
 /// The archetypes' traits: each reads exactly what the concept documents.
 template <>
-struct headroom::gpu_traits<headroom::archetypes::gpu> {
-  using G = headroom::archetypes::gpu;
+struct headroom::scheduling::gpu_traits<headroom::scheduling::archetypes::gpu> {
+  using G = headroom::scheduling::archetypes::gpu;
   static constexpr std::uint32_t index(const G& g) noexcept { return g.index_; }
   static constexpr std::uint64_t vram_total_bytes(const G& g) noexcept { return g.total_; }
   static constexpr std::uint64_t vram_reserved_bytes(const G& g) noexcept { return g.reserved_; }
@@ -232,18 +234,22 @@ struct headroom::gpu_traits<headroom::archetypes::gpu> {
 };
 
 template <>
-struct headroom::worker_traits<headroom::archetypes::worker> {
-  using W = headroom::archetypes::worker;
+struct headroom::scheduling::worker_traits<headroom::scheduling::archetypes::worker> {
+  using W = headroom::scheduling::archetypes::worker;
   static constexpr std::uint64_t id(const W& w) noexcept { return w.id_; }
   static constexpr int cluster(const W&) noexcept { return 0; }
-  static constexpr const std::vector<headroom::archetypes::label>& labels(const W& w) noexcept {
+  static constexpr const std::vector<headroom::scheduling::archetypes::label>& labels(
+      const W& w) noexcept {
     return w.labels_;
   }
-  static constexpr headroom::worker_state state(const W& w) noexcept { return w.state_; }
+  static constexpr headroom::scheduling::worker_state state(const W& w) noexcept {
+    return w.state_;
+  }
   static constexpr std::uint64_t ram_total_bytes(const W& w) noexcept { return w.ram_; }
   static constexpr std::uint64_t ram_reserved_bytes(const W&) noexcept { return 0; }
   static constexpr std::uint64_t vram_reserved_bytes(const W&) noexcept { return 0; }
-  static constexpr std::span<const headroom::archetypes::gpu> gpus(const W& w) noexcept {
+  static constexpr std::span<const headroom::scheduling::archetypes::gpu> gpus(
+      const W& w) noexcept {
     return w.gpus_;
   }
   static constexpr bool files_ready(const W& w, std::uint64_t key) noexcept {
@@ -254,53 +260,60 @@ struct headroom::worker_traits<headroom::archetypes::worker> {
 };
 
 template <>
-struct headroom::model_traits<headroom::archetypes::model> {
-  using M = headroom::archetypes::model;
+struct headroom::scheduling::model_traits<headroom::scheduling::archetypes::model> {
+  using M = headroom::scheduling::archetypes::model;
   static constexpr std::uint64_t id(const M& m) noexcept { return m.id_; }
   static constexpr int cluster(const M&) noexcept { return 0; }
-  static constexpr std::span<const headroom::archetypes::label> selectors(const M&) noexcept {
+  static constexpr std::span<const headroom::scheduling::archetypes::label> selectors(
+      const M&) noexcept {
     return {};
   }
-  static constexpr std::span<const headroom::gpu_ref> gpu_selection(const M&) noexcept {
+  static constexpr std::span<const headroom::scheduling::gpu_ref> gpu_selection(const M&) noexcept {
     return {};
   }
   static constexpr std::uint32_t gpus_per_replica(const M&) noexcept { return 0; }
   static constexpr std::uint32_t replicas(const M&) noexcept { return 1; }
-  static constexpr headroom::placement_policy placement(const M& m) noexcept { return m.policy_; }
+  static constexpr headroom::scheduling::placement_policy placement(const M& m) noexcept {
+    return m.policy_;
+  }
   static constexpr bool local_path(const M&) noexcept { return false; }
   static constexpr std::uint64_t files(const M&) noexcept { return 0; }
   static constexpr std::uint64_t draft_files(const M&) noexcept { return 0; }
 };
 
 template <>
-struct headroom::claim_traits<headroom::archetypes::claim> {
-  using C = headroom::archetypes::claim;
+struct headroom::scheduling::claim_traits<headroom::scheduling::archetypes::claim> {
+  using C = headroom::scheduling::archetypes::claim;
   static constexpr std::uint32_t index(const C& c) noexcept { return c.index_; }
   static constexpr std::uint64_t vram_bytes(const C& c) noexcept { return c.bytes_; }
 };
 
 template <>
-struct headroom::subordinate_traits<headroom::archetypes::subordinate> {
-  using S = headroom::archetypes::subordinate;
+struct headroom::scheduling::subordinate_traits<headroom::scheduling::archetypes::subordinate> {
+  using S = headroom::scheduling::archetypes::subordinate;
   static constexpr std::uint64_t worker_id(const S& s) noexcept { return s.worker_; }
-  static constexpr const std::vector<headroom::archetypes::claim>& gpus(const S& s) noexcept {
+  static constexpr const std::vector<headroom::scheduling::archetypes::claim>& gpus(
+      const S& s) noexcept {
     return s.gpus_;
   }
   static constexpr std::uint64_t ram_bytes(const S& s) noexcept { return s.ram_; }
 };
 
 template <>
-struct headroom::instance_traits<headroom::archetypes::instance> {
-  using I = headroom::archetypes::instance;
+struct headroom::scheduling::instance_traits<headroom::scheduling::archetypes::instance> {
+  using I = headroom::scheduling::archetypes::instance;
   static constexpr std::uint64_t id(const I& i) noexcept { return i.id_; }
   static constexpr std::uint64_t model_id(const I& i) noexcept { return i.model_; }
   static constexpr std::optional<std::uint64_t> worker_id(const I& i) noexcept { return i.worker_; }
-  static constexpr headroom::instance_state state(const I& i) noexcept { return i.state_; }
+  static constexpr headroom::scheduling::instance_state state(const I& i) noexcept {
+    return i.state_;
+  }
   static constexpr std::uint64_t ram_bytes(const I& i) noexcept { return i.ram_; }
-  static constexpr const std::vector<headroom::archetypes::claim>& gpus(const I& i) noexcept {
+  static constexpr const std::vector<headroom::scheduling::archetypes::claim>& gpus(
+      const I& i) noexcept {
     return i.gpus_;
   }
-  static constexpr const std::vector<headroom::archetypes::subordinate>& subordinates(
+  static constexpr const std::vector<headroom::scheduling::archetypes::subordinate>& subordinates(
       const I& i) noexcept {
     return i.subs_;
   }
@@ -314,22 +327,23 @@ struct headroom::instance_traits<headroom::archetypes::instance> {
 };
 
 template <>
-struct headroom::model_file_traits<headroom::archetypes::model_file> {
-  using F = headroom::archetypes::model_file;
+struct headroom::scheduling::model_file_traits<headroom::scheduling::archetypes::model_file> {
+  using F = headroom::scheduling::archetypes::model_file;
   static constexpr std::optional<std::uint64_t> worker_id(const F& f) noexcept { return f.worker_; }
   static constexpr std::uint64_t key(const F& f) noexcept { return f.key_; }
   static constexpr bool ready(const F& f) noexcept { return f.ready_; }
 };
 
 template <>
-struct headroom::placement_traits<headroom::archetypes::placement> {
-  using P = headroom::archetypes::placement;
+struct headroom::scheduling::placement_traits<headroom::scheduling::archetypes::placement> {
+  using P = headroom::scheduling::archetypes::placement;
   static constexpr std::uint64_t worker_id(const P& p) noexcept { return p.worker_; }
-  static constexpr const std::vector<headroom::archetypes::claim>& gpus(const P& p) noexcept {
+  static constexpr const std::vector<headroom::scheduling::archetypes::claim>& gpus(
+      const P& p) noexcept {
     return p.gpus_;
   }
   static constexpr std::uint64_t ram_bytes(const P&) noexcept { return 0; }
-  static constexpr std::span<const headroom::archetypes::subordinate> subordinates(
+  static constexpr std::span<const headroom::scheduling::archetypes::subordinate> subordinates(
       const P&) noexcept {
     return {};
   }

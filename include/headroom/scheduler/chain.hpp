@@ -36,6 +36,7 @@
 
 namespace headroom {
 inline namespace v0 {
+namespace scheduling {
 
 /// How a chain treats each scorer's raw column before weighing it.
 enum class normalization : std::uint8_t {
@@ -465,6 +466,7 @@ using dynamic_scale_up_chain = dynamic_scorer_chain<candidate>;
 /// Scale-down chain of dynamic plugins.
 using dynamic_scale_down_chain = dynamic_scorer_chain<instance_record>;
 
+}  // namespace scheduling
 }  // namespace v0
 }  // namespace headroom
 

@@ -34,6 +34,7 @@
 
 namespace headroom {
 inline namespace v0 {
+namespace scheduling {
 
 /// What sizes one model for a scheduler: an Estimator, or a function of the model
 /// returning one (e.g. a vllm_estimator from the model's own weights and heads).
@@ -97,7 +98,7 @@ class scheduler {
   /// Indexes workers and instances for model m into ws, then places one instance of m.
   /// Never throws for an infeasible model: the result says why. Its spans point into ws.
   template <class Workers, class Instances, class M>
-  placement_result place(headroom::workspace& ws, const Workers& workers,
+  placement_result place(headroom::scheduling::workspace& ws, const Workers& workers,
                          const Instances& instances, const M& m) const {
     if constexpr (diagnose_with_instances<Workers, Instances, M>()) {
       ws.index(workers, instances, m);
@@ -109,7 +110,8 @@ class scheduler {
   /// index(), and kept current with ws.add_instance, remove_instance, update_worker, or
   /// commit()). workers must be the indexed list.
   template <class Workers, class M>
-  placement_result place(headroom::workspace& ws, const Workers& workers, const M& m) const {
+  placement_result place(headroom::scheduling::workspace& ws, const Workers& workers,
+                         const M& m) const {
     if constexpr (diagnose_kept<Workers, M>()) {
       detail::require_indexed_for(ws, m);
       return decide(ws, workers, m, nullptr);
@@ -118,7 +120,7 @@ class scheduler {
   }
   /// place(ws, workers, instances, m), explained: every worker that took no part, and why.
   template <class Workers, class Instances, class M>
-  explained_placement explain(headroom::workspace& ws, const Workers& workers,
+  explained_placement explain(headroom::scheduling::workspace& ws, const Workers& workers,
                               const Instances& instances, const M& m) const {
     explained_placement out;
     if constexpr (diagnose_with_instances<Workers, Instances, M>()) {
@@ -129,7 +131,8 @@ class scheduler {
   }
   /// place(ws, workers, m) on the kept index, explained.
   template <class Workers, class M>
-  explained_placement explain(headroom::workspace& ws, const Workers& workers, const M& m) const {
+  explained_placement explain(headroom::scheduling::workspace& ws, const Workers& workers,
+                              const M& m) const {
     explained_placement out;
     if constexpr (diagnose_kept<Workers, M>()) {
       detail::require_indexed_for(ws, m);
@@ -139,14 +142,14 @@ class scheduler {
   }
   /// Indexes workers and instances for model m into ws without deciding.
   template <class Workers, class Instances, class M>
-  void index(headroom::workspace& ws, const Workers& workers, const Instances& instances,
-             const M& m) const {
+  void index(headroom::scheduling::workspace& ws, const Workers& workers,
+             const Instances& instances, const M& m) const {
     ws.index(workers, instances, m);
   }
   /// Counts the placement r, the last decided on ws, in as an instance of the indexed
   /// model, so that the next place(ws, workers, m) decides after it. (Or add the placed
   /// instance with ws.add_instance: one or the other, not both.)
-  void commit(headroom::workspace& ws, const placement_result& r) const {
+  void commit(headroom::scheduling::workspace& ws, const placement_result& r) const {
     if (r) ws.commit(r.chosen);
   }
 
@@ -199,7 +202,7 @@ class scheduler {
       return detail::diagnose_scorer_chain<std::remove_cvref_t<Chain>, candidate>();
   }
   template <class Workers, class M>
-  placement_result decide(headroom::workspace& ws, const Workers& workers, const M& m,
+  placement_result decide(headroom::scheduling::workspace& ws, const Workers& workers, const M& m,
                           explanation* why) const {
     const auto& estimator = detail::estimator_of(estimate_, m);
     return detail::place_on_index(workers, m, filters_, estimator, chain_, ws, options_, why);
@@ -227,7 +230,7 @@ class scale_down_ranker {
   /// ranks them. With count below their number, only the first count are ordered and
   /// returned. The span points into ws.
   template <class Workers, class Instances, class M>
-  std::span<const ranked_instance> rank(headroom::workspace& ws, const Workers& workers,
+  std::span<const ranked_instance> rank(headroom::scheduling::workspace& ws, const Workers& workers,
                                         const Instances& instances, const M& m,
                                         std::size_t count = every_instance) const {
     if constexpr (detail::diagnose_cluster<Workers, Instances, M>() &&
@@ -242,7 +245,7 @@ class scale_down_ranker {
   /// workers must be the indexed list: with stale_check refuse or refresh, each is compared
   /// with its record first.
   template <class Workers>
-  std::span<const ranked_instance> rank(headroom::workspace& ws, const Workers& workers,
+  std::span<const ranked_instance> rank(headroom::scheduling::workspace& ws, const Workers& workers,
                                         std::size_t count = every_instance) const {
     if constexpr (detail::diagnose_workers<Workers>() &&
                   detail::diagnose_scorer_chain<std::remove_cvref_t<Chain>, instance_record>()) {
@@ -254,8 +257,8 @@ class scale_down_ranker {
   /// Indexes workers and instances for model m into ws, recording m's instances, without
   /// ranking.
   template <class Workers, class Instances, class M>
-  void index(headroom::workspace& ws, const Workers& workers, const Instances& instances,
-             const M& m) const {
+  void index(headroom::scheduling::workspace& ws, const Workers& workers,
+             const Instances& instances, const M& m) const {
     ws.index(workers, instances, m, index_for::scale_down);
   }
 
@@ -271,6 +274,7 @@ class scale_down_ranker {
   stale_check stale_;
 };
 
+}  // namespace scheduling
 }  // namespace v0
 }  // namespace headroom
 

@@ -27,6 +27,7 @@
 
 namespace headroom {
 inline namespace v0 {
+namespace scheduling {
 
 /// What a decision on a kept index does about a worker changed without
 /// workspace::update_worker: anything its record or its cached filter verdict was read from.
@@ -471,6 +472,7 @@ std::span<const ranked_instance> rank_on_index(const Chain& chain, workspace& ws
 }
 }  // namespace detail
 
+}  // namespace scheduling
 }  // namespace v0
 }  // namespace headroom
 

@@ -22,6 +22,7 @@
 
 namespace headroom {
 inline namespace v0 {
+namespace scheduling {
 namespace detail {
 
 /// A GPU type G (the element of a worker's gpus).
@@ -32,13 +33,13 @@ consteval bool diagnose_gpu() {
         { gpu_traits<G>::index(g) } -> std::convertible_to<std::uint32_t>;
       },
       "headroom: the GPU type has no member `index` (its index on the worker): add it, or "
-      "specialize headroom::gpu_traits");
+      "specialize headroom::scheduling::gpu_traits");
   static_assert(
       requires(const G& g) {
         { gpu_traits<G>::vram_total_bytes(g) } -> std::convertible_to<std::uint64_t>;
       },
       "headroom: the GPU type has no member `vram_total_bytes` (total VRAM, bytes): add it, or "
-      "specialize headroom::gpu_traits");
+      "specialize headroom::scheduling::gpu_traits");
   static_assert(
       requires(const G& g) {
         { gpu_traits<G>::vram_reserved_bytes(g) } -> std::convertible_to<std::uint64_t>;
@@ -58,27 +59,28 @@ consteval bool diagnose_worker() {
         { WT::id(w) } -> std::convertible_to<std::uint64_t>;
       },
       "headroom: the worker type has no member `id` (a unique integer): add it, or specialize "
-      "headroom::worker_traits");
+      "headroom::scheduling::worker_traits");
   static_assert(
       requires(const W& w) { WT::cluster(w); },
       "headroom: the worker type has no member `cluster` (compared with the model's): add it, or "
-      "specialize headroom::worker_traits");
+      "specialize headroom::scheduling::worker_traits");
   static_assert(
       requires(const W& w) {
         { WT::state(w) } -> std::convertible_to<worker_state>;
       },
-      "headroom: the worker type has no member `state` of type headroom::worker_state: add it, or "
-      "specialize headroom::worker_traits");
+      "headroom: the worker type has no member `state` of type headroom::scheduling::worker_state: "
+      "add it, or "
+      "specialize headroom::scheduling::worker_traits");
   static_assert(
       requires(const W& w) {
         { WT::ram_total_bytes(w) } -> std::convertible_to<std::uint64_t>;
       },
       "headroom: the worker type has no member `ram_total_bytes` (total RAM, bytes): add it, or "
-      "specialize headroom::worker_traits");
+      "specialize headroom::scheduling::worker_traits");
   static_assert(
       requires(const W& w) { requires std::ranges::forward_range<decltype(WT::gpus(w))>; },
       "headroom: the worker type has no member `gpus` (a forward range of GPUs, empty for a CPU "
-      "worker): add it, or specialize headroom::worker_traits");
+      "worker): add it, or specialize headroom::scheduling::worker_traits");
   static_assert(
       requires(const W& w) {
         requires std::ranges::input_range<decltype(WT::labels(w))>;
@@ -105,11 +107,11 @@ consteval bool diagnose_model() {
         { MT::id(m) } -> ModelId;
       },
       "headroom: the model type has no member `id` (an integer or text, as its instances' "
-      "model_id): add it, or specialize headroom::model_traits");
+      "model_id): add it, or specialize headroom::scheduling::model_traits");
   static_assert(
       requires(const M& m) { MT::cluster(m); },
       "headroom: the model type has no member `cluster` (compared with the workers'): add it, or "
-      "specialize headroom::model_traits");
+      "specialize headroom::scheduling::model_traits");
   static_assert(
       requires(const M& m) {
         requires std::ranges::input_range<decltype(MT::selectors(m))>;
@@ -124,7 +126,7 @@ consteval bool diagnose_model() {
       },
       "headroom: an optional member of the model type has the wrong type (selectors, "
       "gpu_selection, gpus_per_replica, replicas, placement, local_path, files, draft_files: see "
-      "headroom::model_traits)");
+      "headroom::scheduling::model_traits)");
   return ModelRequest<M>;
 }
 
@@ -137,38 +139,40 @@ consteval bool diagnose_instance() {
         { IT::id(i) } -> std::convertible_to<std::uint64_t>;
       },
       "headroom: the instance type has no member `id` (a unique integer): add it, or specialize "
-      "headroom::instance_traits");
+      "headroom::scheduling::instance_traits");
   static_assert(
       requires(const I& i) {
         { IT::model_id(i) } -> ModelId;
       },
       "headroom: the instance type has no member `model_id` (the model's id, integer or text): add "
-      "it, or specialize headroom::instance_traits");
+      "it, or specialize headroom::scheduling::instance_traits");
   static_assert(
       requires(const I& i) {
         { IT::worker_id(i) } -> std::convertible_to<std::optional<std::uint64_t>>;
       },
       "headroom: the instance type has no member `worker_id` (an integer, or std::optional of "
-      "one): add it, or specialize headroom::instance_traits");
+      "one): add it, or specialize headroom::scheduling::instance_traits");
   static_assert(
       requires(const I& i) {
         { IT::state(i) } -> std::convertible_to<instance_state>;
       },
-      "headroom: the instance type has no member `state` of type headroom::instance_state: add it, "
-      "or specialize headroom::instance_traits");
+      "headroom: the instance type has no member `state` of type "
+      "headroom::scheduling::instance_state: add it, "
+      "or specialize headroom::scheduling::instance_traits");
   static_assert(
       requires(const I& i) {
         { IT::ram_bytes(i) } -> std::convertible_to<std::uint64_t>;
       },
       "headroom: the instance type has no member `ram_bytes` (RAM claimed on its main worker, "
-      "bytes): add it, or specialize headroom::instance_traits");
+      "bytes): add it, or specialize headroom::scheduling::instance_traits");
   static_assert(
       requires(const I& i) {
         requires std::ranges::input_range<decltype(IT::gpus(i))>;
         requires GpuClaimLike<elem_t<decltype(IT::gpus(i))>>;
       },
       "headroom: the instance type has no member `gpus` (a range of claims {index, vram_bytes}): "
-      "add it, or specialize headroom::instance_traits and headroom::claim_traits");
+      "add it, or specialize headroom::scheduling::instance_traits and "
+      "headroom::scheduling::claim_traits");
   static_assert(
       requires(const I& i) {
         requires std::ranges::input_range<decltype(IT::subordinates(i))>;
@@ -178,7 +182,7 @@ consteval bool diagnose_instance() {
         { IT::offload_layers(i) } -> std::convertible_to<std::optional<std::uint32_t>>;
       },
       "headroom: an optional member of the instance type has the wrong type (subordinates, "
-      "gpu_type, total_layers, offload_layers: see headroom::instance_traits)");
+      "gpu_type, total_layers, offload_layers: see headroom::scheduling::instance_traits)");
   return Instance<I>;
 }
 
@@ -189,7 +193,8 @@ consteval bool diagnose_estimator() {
       requires(const E& e) {
         { e.capabilities() } -> std::convertible_to<backend_capabilities>;
       },
-      "headroom: the estimator has no `capabilities()` returning headroom::backend_capabilities");
+      "headroom: the estimator has no `capabilities()` returning "
+      "headroom::scheduling::backend_capabilities");
   static_assert(
       requires(const E& e) {
         { e.ram_bytes() } -> std::convertible_to<std::uint64_t>;
@@ -271,7 +276,7 @@ consteval bool diagnose_model_files() {
   if constexpr (std::ranges::input_range<const Files>) {
     static_assert(ModelFile<std::ranges::range_value_t<Files>>,
                   "headroom: a model-file row needs members `worker_id`, `key` and `ready` (or a "
-                  "headroom::model_file_traits specialization)");
+                  "headroom::scheduling::model_file_traits specialization)");
     return ModelFile<std::ranges::range_value_t<Files>>;
   }
   return false;
@@ -286,13 +291,15 @@ consteval bool diagnose_placements() {
     static_assert(
         Placement<std::ranges::range_value_t<Placements>>,
         "headroom: a proposed placement needs members `worker_id` and `gpus` (claims), optionally "
-        "`ram_bytes` and `subordinates` (or a headroom::placement_traits specialization)");
+        "`ram_bytes` and `subordinates` (or a headroom::scheduling::placement_traits "
+        "specialization)");
     return Placement<std::ranges::range_value_t<Placements>>;
   }
   return false;
 }
 
 }  // namespace detail
+}  // namespace scheduling
 }  // namespace v0
 }  // namespace headroom
 

@@ -22,6 +22,7 @@
 
 namespace headroom {
 inline namespace v0 {
+namespace scheduling {
 
 /// What backends can do beyond single-worker GPU placements.
 struct backend_capabilities {
@@ -312,6 +313,7 @@ class layered_estimator {
   cpu_fallback cpu_;
 };
 
+}  // namespace scheduling
 }  // namespace v0
 }  // namespace headroom
 

@@ -22,6 +22,7 @@
 
 namespace headroom {
 inline namespace v0 {
+namespace scheduling {
 
 /// A filter's answer for one worker: pass, or reject with a filter-specific reason code.
 struct filter_verdict {
@@ -315,6 +316,7 @@ consteval bool diagnose_filter_chain() {
 }
 }  // namespace detail
 
+}  // namespace scheduling
 }  // namespace v0
 }  // namespace headroom
 

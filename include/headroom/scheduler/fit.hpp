@@ -28,6 +28,7 @@
 
 namespace headroom {
 inline namespace v0 {
+namespace scheduling {
 
 /// Which candidates the fit lists.
 enum class candidate_listing : std::uint8_t {
@@ -370,6 +371,7 @@ fit_strategy fit(workspace& ws, const E& e, const fit_options& options = {}) {
   return fit_strategy::none;
 }
 
+}  // namespace scheduling
 }  // namespace v0
 }  // namespace headroom
 

@@ -52,6 +52,7 @@
 
 namespace headroom {
 inline namespace v0 {
+namespace scheduling {
 namespace detail {
 
 /// n > x exactly, for x >= 0 (Python compares an int with a float exactly).
@@ -497,6 +498,7 @@ class gpustack_listing {
 };
 
 }  // namespace detail
+}  // namespace scheduling
 }  // namespace v0
 }  // namespace headroom
 

@@ -17,6 +17,7 @@
 
 namespace headroom {
 inline namespace v0 {
+namespace scheduling {
 
 /// GPUStack scale up (scheduler/scheduler.py::find_candidate): placement (M = 100) +
 /// model-file locality (M = 5), raw sum. With gpustack_fit_options() (GPUStack's candidate
@@ -102,6 +103,7 @@ template <class Estimate, class Filters = decltype(basic_filters())>
   return scale_down_ranker(gpustack_scale_down_chain(), stale);
 }
 
+}  // namespace scheduling
 }  // namespace v0
 }  // namespace headroom
 

@@ -28,6 +28,7 @@
 
 namespace headroom {
 inline namespace v0 {
+namespace scheduling {
 
 /// A scorer of Items (candidate or instance_record): s.score(view, item) -> double.
 template <class S, class Item>
@@ -552,6 +553,7 @@ struct gated {
 template <class S>
 gated(placement_policy, S) -> gated<S>;
 
+}  // namespace scheduling
 }  // namespace v0
 }  // namespace headroom
 

@@ -24,6 +24,15 @@
 
 namespace headroom {
 inline namespace v0 {
+namespace detail {}  // namespace detail
+/// The scheduler: workers, GPUs, models and instances of the caller's types, filters,
+/// estimators, fits and scorer chains, and the policy that composes them
+/// (docs/scheduler.md).
+namespace scheduling {
+/// The scheduler's internals; they call the library's shared ones as detail:: too.
+namespace detail {
+using namespace ::headroom::detail;
+}  // namespace detail
 
 /// One GiB in bytes.
 inline constexpr std::uint64_t gib_bytes = std::uint64_t{1} << 30;
@@ -611,6 +620,7 @@ concept ModelFile = requires(const F& f) {
   { model_file_traits<F>::ready(f) } -> std::convertible_to<bool>;
 };
 
+}  // namespace scheduling
 }  // namespace v0
 }  // namespace headroom
 

@@ -18,6 +18,7 @@
 
 namespace headroom {
 inline namespace v0 {
+namespace scheduling {
 
 /// A position that refers to nothing.
 inline constexpr std::uint32_t no_position = std::numeric_limits<std::uint32_t>::max();
@@ -222,6 +223,7 @@ struct cluster_view {
   }
 };
 
+}  // namespace scheduling
 }  // namespace v0
 }  // namespace headroom
 

@@ -35,6 +35,7 @@
 
 namespace headroom {
 inline namespace v0 {
+namespace scheduling {
 
 /// What an index is for: scale down also records the indexed model's instances (for the
 /// ranking) and the allocatable amounts their claims alone leave (GPUStack's scale-down
@@ -617,6 +618,7 @@ class workspace : private detail::workspace_state {
   }
 };
 
+}  // namespace scheduling
 }  // namespace v0
 }  // namespace headroom
 

@@ -21,6 +21,7 @@
 
 namespace headroom {
 inline namespace v0 {
+namespace scheduling {
 namespace detail {
 
 /// A vector with a logical size: shrinking keeps the elements' storage, and growing again
@@ -250,6 +251,7 @@ struct listing_scratch {
 };
 
 }  // namespace detail
+}  // namespace scheduling
 }  // namespace v0
 }  // namespace headroom
 

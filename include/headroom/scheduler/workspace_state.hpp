@@ -23,6 +23,7 @@
 
 namespace headroom {
 inline namespace v0 {
+namespace scheduling {
 namespace detail {
 
 /// The data of a workspace and the helpers that read and write nothing else.
@@ -253,6 +254,7 @@ struct workspace_state {
 };
 
 }  // namespace detail
+}  // namespace scheduling
 }  // namespace v0
 }  // namespace headroom
 

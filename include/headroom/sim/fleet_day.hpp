@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The simulated day (docs/background.md §8): a fleet stepped at a fixed period (a minute by
 // default) over any traffic profile. It composes the library's real components and re-implements
-// none: the controller is headroom::autoscaler (configured to the reference policy: scale up at
-// once counting replicas on their way, scale down only to the maximum of the last `window`
-// recommendations and only when none are on their way), the start delay is a
-// std::chrono duration (e.g. start_breakdown::start_time() from coldstart.hpp), replicas
-// needed follow queueing.hpp's ceil(λ/(ρ*μ*)) through the controller's AverageValue target,
-// and the cost per token is cost.hpp's C_hour/(3600·ν*·ρ̄). See docs/simulated-day.md.
+// none: the controller is headroom::autoscaling::autoscaler (configured to the reference policy:
+// scale up at once counting replicas on their way, scale down only to the maximum of the last
+// `window` recommendations and only when none are on their way), the start delay is a std::chrono
+// duration (e.g. start_breakdown::start_time() from coldstart.hpp), replicas needed follow
+// queueing.hpp's ceil(λ/(ρ*μ*)) through the controller's AverageValue target, and the cost per
+// token is cost.hpp's C_hour/(3600·ν*·ρ̄). See docs/simulated-day.md.
 #pragma once
 
 #include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
@@ -216,7 +216,8 @@ struct fleet_step_record {
   double capacity_per_second = 0.0;  ///< ready × μ*
   double excess_per_second = 0.0;    ///< max(0, arrivals − capacity): requests with no room
   double backlog_requests = 0.0;     ///< queued requests at the step's end if excess carries over
-  scale_reason reason = scale_reason::desired_within_range;  ///< why the controller decided
+  autoscaling::scale_reason reason =
+      autoscaling::scale_reason::desired_within_range;  ///< why the controller decided
 };
 
 /// The day in five numbers (docs/simulated-day.md's columns) plus its cost.
@@ -267,8 +268,8 @@ class fleet_day_simulator {
                    "times config.step must be <= 366 days");
     // The controller's AverageValue target, ρ*μ*, is a quantity: refused where whole
     // milli-units would not hold it (0.0005 req/s would read as 0.001, twice the target).
-    detail::check_quantity_target("config.target_utilization * config.capacity_per_replica",
-                                  target());
+    autoscaling::detail::check_quantity_target(
+        "config.target_utilization * config.capacity_per_replica", target());
   }
 
   /// The validated configuration.
@@ -283,30 +284,31 @@ class fleet_day_simulator {
   /// tolerance, no scale-up rate limit, a down window of scale_down_window_steps steps,
   /// replicas on their way counted, scale-down held while any is starting, and the policy's
   /// spare replicas as the reserve.
-  [[nodiscard]] autoscaler_config controller_config(const fleet_policy& policy) const {
+  [[nodiscard]] autoscaling::autoscaler_config controller_config(const fleet_policy& policy) const {
     // The down window covers the last N recommendations: ages 0, step, ..., (N-1)·step are
     // younger than N·step (a behavior counts a recommendation iff its age < window).
     const auto down_window =
         std::chrono::ceil<std::chrono::seconds>(step_ms_ * config_.scale_down_window_steps);
-    return {
-        .min_replicas = 0,
-        .max_replicas = config_.max_replicas,
-        .metrics = {{.name = "requests_per_second",
-                     .source = metric_source::external,
-                     .target_type = metric_target_type::average_value,
-                     .target = target()}},
-        .scale_up_tolerance = 0.0,
-        .scale_down_tolerance = 0.0,
-        .behavior = scaling_behavior{.scale_up = {.stabilization_window = std::chrono::seconds{0},
-                                                  .select = select_policy::max,
-                                                  .policies = {}},
-                                     .scale_down = {.stabilization_window = down_window,
-                                                    .select = select_policy::max,
-                                                    .policies = {}}},
-        .sync_period = step_ms_,
-        .count_starting_replicas = true,
-        .hold_scale_down_while_starting = true,
-        .reserve_replicas = policy.spare_replicas};
+    return {.min_replicas = 0,
+            .max_replicas = config_.max_replicas,
+            .metrics = {{.name = "requests_per_second",
+                         .source = autoscaling::metric_source::external,
+                         .target_type = autoscaling::metric_target_type::average_value,
+                         .target = target()}},
+            .scale_up_tolerance = 0.0,
+            .scale_down_tolerance = 0.0,
+            .behavior =
+                autoscaling::scaling_behavior{
+                    .scale_up = {.stabilization_window = std::chrono::seconds{0},
+                                 .select = autoscaling::select_policy::max,
+                                 .policies = {}},
+                    .scale_down = {.stabilization_window = down_window,
+                                   .select = autoscaling::select_policy::max,
+                                   .policies = {}}},
+            .sync_period = step_ms_,
+            .count_starting_replicas = true,
+            .hold_scale_down_while_starting = true,
+            .reserve_replicas = policy.spare_replicas};
   }
 
   /// Steps a replica takes to become ready: ceil(start_time / step) (0: ready at once),
@@ -350,7 +352,7 @@ class fleet_day_simulator {
     ready_.assign(steps, 0);
     paid_.assign(steps, 0);
     requested_.assign(steps, 0);
-    reasons_.assign(steps, scale_reason::desired_within_range);
+    reasons_.assign(steps, autoscaling::scale_reason::desired_within_range);
     if (policy.kind == fleet_policy_kind::fixed) {
       std::fill(ready_.begin(), ready_.end(), policy.fixed_replicas);
       std::fill(paid_.begin(), paid_.end(), policy.fixed_replicas);
@@ -365,19 +367,19 @@ class fleet_day_simulator {
   fleet_day_config config_;
   std::chrono::milliseconds step_ms_{60'000};
   std::vector<std::int32_t> ready_, paid_, requested_;
-  std::vector<scale_reason> reasons_;
+  std::vector<autoscaling::scale_reason> reasons_;
   std::vector<std::int32_t> becoming_ready_;  // replicas that turn ready at each step
 
   // The controller reads each rate as a quantity (whole milli-units): refused where that
   // moves the count it asks for, rate / ρ*μ*, by more than 0.01 replica (a target >= 0.1
   // req/s never does).
   void check_rates_as_quantities(std::span<const double> traffic) const {
-    const double most = quantity_value_tolerance * target();
-    if (most >= 1.0 / static_cast<double>(milli_per_unit)) return;
+    const double most = autoscaling::quantity_value_tolerance * target();
+    if (most >= 1.0 / static_cast<double>(autoscaling::milli_per_unit)) return;
     for (const double rate : traffic) {
-      if (quantity_rounding(rate) <= most) continue;
+      if (autoscaling::quantity_rounding(rate) <= most) continue;
       std::string requirement = "whole milli-units (as the controller reads it) would hold it as ";
-      detail::append_value(requirement, to_quantity(rate)->value());
+      detail::append_value(requirement, autoscaling::to_quantity(rate)->value());
       requirement += ", which moves the replica count by more than 0.01 against the target ";
       detail::append_value(requirement, target());
       requirement += " req/s; express the rates in a smaller unit";
@@ -391,7 +393,7 @@ class fleet_day_simulator {
     // the day's length keeps the order of requests and bounds the buffer (and its index).
     const std::size_t delay = static_cast<std::size_t>(
         std::min(start_delay_steps(policy), static_cast<std::int64_t>(steps)));
-    const autoscaler controller(controller_config(policy));
+    const autoscaling::autoscaler controller(controller_config(policy));
     becoming_ready_.assign(steps + delay + 1, 0);
 
     // The first fleet is what the first minute asks for (replicas needed for λ(0), plus the
@@ -408,24 +410,24 @@ class fleet_day_simulator {
     std::int32_t ready =
         static_cast<std::int32_t>(std::min<std::int64_t>(first, config_.max_replicas));
     std::int32_t starting = 0;
-    autoscaler_state state = controller.initial_state(-step_ms_, ready);
+    autoscaling::autoscaler_state state = controller.initial_state(-step_ms_, ready);
 
-    metric_observation observed[1];
+    autoscaling::metric_observation observed[1];
     for (std::size_t m = 0; m < steps; ++m) {
       const std::int32_t arrived = becoming_ready_[m];
       ready += arrived;
       starting -= arrived;
 
-      observed[0] = observe_value(traffic[m]);
+      observed[0] = autoscaling::observe_value(traffic[m]);
       if (policy.look_ahead) {
         const std::size_t ahead = std::min(m + delay, steps - 1);
-        observed[0].forecast = to_quantity(traffic[ahead]);
+        observed[0].forecast = autoscaling::to_quantity(traffic[ahead]);
       }
-      autoscaler_input input;
+      autoscaling::autoscaler_input input;
       input.replicas = {.spec = ready + starting, .status = ready + starting, .ready = ready};
       input.metrics = observed;
       const auto now = step_ms_ * static_cast<std::int64_t>(m);
-      const autoscaler_decision decision = controller.step(state, now, input);
+      const autoscaling::autoscaler_decision decision = controller.step(state, now, input);
       std::int32_t delta = decision.desired_replicas - (ready + starting);
       if (delta > 0) {
         if (delay == 0) {

@@ -223,8 +223,8 @@ struct sweep_options {
 
 /// A swept curve: capacity.hpp's points (for find_capacity) and each point's run totals.
 struct sweep_result {
-  std::vector<capacity_point> curve{};  ///< λ and the conformance measured there
-  std::vector<replica_stats> stats{};   ///< the run at each λ (its first replication)
+  std::vector<capacity::capacity_point> curve{};  ///< λ and the conformance measured there
+  std::vector<replica_stats> stats{};             ///< the run at each λ (its first replication)
 };
 
 /// The seed sweep_capacity gives replication r >= 1 of `seed`: SplitMix64's output for
@@ -248,7 +248,7 @@ requires LengthSampler<L, std::mt19937_64> && std::copy_constructible<M> &&
     std::copy_constructible<L>
 [[nodiscard]] sweep_result sweep_capacity(const replica_config& config, const M& model,
                                           std::span<const double> rates_per_second,
-                                          const L& lengths, const slo& objective,
+                                          const L& lengths, const capacity::slo& objective,
                                           const sweep_options& options = {}) {
   validate(config);
   validate(objective);
@@ -269,7 +269,7 @@ requires LengthSampler<L, std::mt19937_64> && std::copy_constructible<M> &&
   sweep_result result;
   result.curve.reserve(rates_per_second.size());
   result.stats.reserve(rates_per_second.size());
-  std::vector<conformance_estimate> runs;
+  std::vector<capacity::conformance_estimate> runs;
   runs.reserve(options.replications);
   replica_workspace workspace;  // one set of buffers for every point
   for (const double rate : rates_per_second) {
@@ -287,7 +287,7 @@ requires LengthSampler<L, std::mt19937_64> && std::copy_constructible<M> &&
       const replica_result& run =
           simulate(config, std::span<const request>(requests), fresh, workspace);
       const double span_s = schedule.back().count();
-      measurement_window window;
+      capacity::measurement_window window;
       window.warm_up = std::chrono::duration<double>(options.warm_up_fraction * span_s);
       window.cool_down = std::chrono::duration<double>(options.cool_down_fraction * span_s);
       window.run_end = schedule.back();

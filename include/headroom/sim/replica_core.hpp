@@ -178,7 +178,7 @@ class replica_core {
     r.status.resize(seqs_.size());
     for (std::size_t i = 0; i < seqs_.size(); ++i) {
       const replica_sequence& s = seqs_[i];
-      request_outcome& o = r.outcomes[i];
+      capacity::request_outcome& o = r.outcomes[i];
       o.intended_arrival = std::chrono::duration<double>(s.arrival_s);
       o.sent = o.intended_arrival;
       o.first_token = std::chrono::duration<double>(s.first_token_s);

@@ -63,10 +63,10 @@ struct replica_stats {
 /// closed loop: send order). Requests that did not finish have error = true; their times
 /// that never happened (first token, finish) are NaN.
 struct replica_result {
-  std::vector<request_outcome> outcomes{};  ///< for capacity.hpp's measure_conformance
-  std::vector<request_status> status{};     ///< what became of each request
-  std::vector<step_record> trace{};         ///< per step, when run_options::record_trace
-  replica_stats stats{};                    ///< the run's totals
+  std::vector<capacity::request_outcome> outcomes{};  ///< for capacity.hpp's measure_conformance
+  std::vector<request_status> status{};               ///< what became of each request
+  std::vector<step_record> trace{};                   ///< per step, when run_options::record_trace
+  replica_stats stats{};                              ///< the run's totals
 };
 
 /// MFU and MBU of a run over [0, end], with the roofline model's bytes (roofline.hpp mfu, mbu).
