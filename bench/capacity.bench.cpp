@@ -20,7 +20,7 @@ constexpr std::size_t kItems = 1000000;
 void BM_poisson_schedule(benchmark::State& state) {
   std::mt19937_64 engine(1);
   for (auto _ : state) {
-    auto schedule = headroom::poisson_schedule(100.0, kItems, engine);
+    auto schedule = headroom::arrivals::poisson_schedule(100.0, kItems, engine);
     benchmark::DoNotOptimize(schedule.data());
   }
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(kItems));
@@ -30,7 +30,8 @@ BENCHMARK(BM_poisson_schedule)->Unit(benchmark::kMillisecond);
 void BM_gamma_schedule_cv2(benchmark::State& state) {
   std::mt19937_64 engine(1);
   for (auto _ : state) {
-    auto schedule = headroom::gamma_schedule({.rate_per_second = 100.0, .cv = 2.0}, kItems, engine);
+    auto schedule =
+        headroom::arrivals::gamma_schedule({.rate_per_second = 100.0, .cv = 2.0}, kItems, engine);
     benchmark::DoNotOptimize(schedule.data());
   }
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(kItems));
@@ -40,7 +41,8 @@ BENCHMARK(BM_gamma_schedule_cv2)->Unit(benchmark::kMillisecond);
 void BM_gamma_schedule_cv05(benchmark::State& state) {
   std::mt19937_64 engine(1);
   for (auto _ : state) {
-    auto schedule = headroom::gamma_schedule({.rate_per_second = 100.0, .cv = 0.5}, kItems, engine);
+    auto schedule =
+        headroom::arrivals::gamma_schedule({.rate_per_second = 100.0, .cv = 0.5}, kItems, engine);
     benchmark::DoNotOptimize(schedule.data());
   }
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(kItems));
@@ -49,8 +51,8 @@ BENCHMARK(BM_gamma_schedule_cv05)->Unit(benchmark::kMillisecond);
 
 std::vector<headroom::capacity::request_outcome> synthetic_outcomes() {
   std::mt19937_64 engine(7);
-  const auto arrivals = headroom::poisson_schedule(100.0, kItems, engine);
-  const headroom::exponential_gaps latency(2.0);  // mean 0.5 s
+  const auto arrivals = headroom::arrivals::poisson_schedule(100.0, kItems, engine);
+  const headroom::arrivals::exponential_gaps latency(2.0);  // mean 0.5 s
   std::vector<headroom::capacity::request_outcome> outcomes;
   outcomes.reserve(kItems);
   for (std::size_t i = 0; i < arrivals.size(); ++i) {

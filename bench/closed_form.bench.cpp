@@ -2,7 +2,7 @@
 // The closed-form layer's costly paths, old and new side by side in one run:
 //  - erlang_c_recurrence/c: Erlang C from the O(c) Erlang B recurrence (the method until
 //    Temme's expansion replaced it for c >= 50; kept as detail::erlang_b_recurrence).
-//  - erlang_c/c: headroom::erlang_c, O(1) in c. Both at 95 % utilization, a = 0.95 c.
+//  - erlang_c/c: headroom::queueing::erlang_c, O(1) in c. Both at 95 % utilization, a = 0.95 c.
 //  - erlang_b_recurrence/c and erlang_b_expansion/c: the two methods at small c, where the
 //    crossover detail::erlang_recurrence_max_servers is chosen (a = 0.95 c).
 //  - mmc_servers_needed_walk/a: the former search, a walk up from floor(a) + 1 carrying the
@@ -43,7 +43,8 @@ void erlang_c(benchmark::State& state) {
   benchmark::DoNotOptimize(&load);
   for (auto _ : state) {
     benchmark::ClobberMemory();
-    benchmark::DoNotOptimize(headroom::erlang_c({.servers = servers, .offered_load = load}));
+    benchmark::DoNotOptimize(
+        headroom::queueing::erlang_c({.servers = servers, .offered_load = load}));
   }
 }
 BENCHMARK(erlang_c)->Arg(10)->Arg(1000)->Arg(10000)->Arg(100000);
@@ -100,10 +101,10 @@ void mmc_servers_needed(benchmark::State& state) {
   for (auto _ : state) {
     benchmark::ClobberMemory();
     benchmark::DoNotOptimize(
-        headroom::mmc_servers_needed({.arrival_rate_per_second = load,
-                                      .service_rate_per_second = 1.0,
-                                      .threshold = std::chrono::milliseconds(100),
-                                      .quota = 0.9}));
+        headroom::queueing::mmc_servers_needed({.arrival_rate_per_second = load,
+                                                .service_rate_per_second = 1.0,
+                                                .threshold = std::chrono::milliseconds(100),
+                                                .quota = 0.9}));
   }
 }
 BENCHMARK(mmc_servers_needed)->Arg(10)->Arg(1000)->Arg(10000);
@@ -113,7 +114,7 @@ void mm1_capacity(benchmark::State& state) {
   benchmark::DoNotOptimize(&mu);
   for (auto _ : state) {
     benchmark::ClobberMemory();
-    benchmark::DoNotOptimize(headroom::mm1_capacity(
+    benchmark::DoNotOptimize(headroom::queueing::mm1_capacity(
         {.service_rate_per_second = mu, .threshold = std::chrono::seconds(1), .quota = 0.9}));
   }
 }

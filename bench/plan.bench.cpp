@@ -34,11 +34,12 @@ const sim::lognormal_lengths mix({.prompt_median = 200.0,
 
 // The example's two problems (its prices, links, SLOs and day; the shipped calibrations).
 std::vector<plan::problem> example_grid(std::size_t requests_per_run) {
-  const auto option = [](const headroom::accelerator_spec& spec, double price, double link) {
+  const auto option = [](const headroom::roofline::accelerator_spec& spec, double price,
+                         double link) {
     return plan::accelerator_option{
         .spec = spec, .price_per_gpu_hour = price, .interconnect_bytes_per_second = link};
   };
-  namespace gpus = headroom::accelerators;
+  namespace gpus = headroom::roofline::accelerators;
   const plan::problem base{.axes = {.accelerators = {option(gpus::h100_sxm, 3.00, 450e9),
                                                      option(gpus::h200_sxm, 3.80, 450e9),
                                                      option(gpus::a100_80gb_sxm, 1.80, 300e9),
@@ -55,7 +56,7 @@ std::vector<plan::problem> example_grid(std::size_t requests_per_run) {
                .parameters = 70.553706496e9,
                .layers = 80,
                .hidden_size = 8192,
-               .kv_bytes_per_token = headroom::kv_bytes_per_token(
+               .kv_bytes_per_token = headroom::roofline::kv_bytes_per_token(
                    {.layers = 80, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0})};
   big.target.tpot = 200ms;
   plan::problem small = base;
@@ -64,7 +65,7 @@ std::vector<plan::problem> example_grid(std::size_t requests_per_run) {
                  .parameters = 8.030261248e9,
                  .layers = 32,
                  .hidden_size = 4096,
-                 .kv_bytes_per_token = headroom::kv_bytes_per_token(
+                 .kv_bytes_per_token = headroom::roofline::kv_bytes_per_token(
                      {.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0})};
   small.target.tpot = 100ms;
   return {big, small};

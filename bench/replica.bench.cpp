@@ -33,8 +33,8 @@ struct setup {
 };
 
 setup make_setup(sim::kv_policy policy) {
-  const auto& gpu = headroom::accelerators::h100_sxm;
-  const double kv = headroom::kv_bytes_per_token(
+  const auto& gpu = headroom::roofline::accelerators::h100_sxm;
+  const double kv = headroom::roofline::kv_bytes_per_token(
       {.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0});
   setup s{sim::make_roofline_step_time(gpu, {.parameters = 8e9,
                                              .bytes_per_parameter = 2.0,
@@ -55,7 +55,7 @@ setup make_setup(sim::kv_policy policy) {
 
 std::vector<sim::request> workload(const setup& s, double rate, std::size_t n) {
   std::mt19937_64 engine(1);
-  const auto schedule = headroom::poisson_schedule(rate, n, engine);
+  const auto schedule = headroom::arrivals::poisson_schedule(rate, n, engine);
   return sim::make_requests(schedule, s.mix, engine);
 }
 
@@ -107,7 +107,7 @@ constexpr sim::replica_config single_server{.max_batch = 1,
 
 std::vector<sim::request> single_server_requests(double rate, std::size_t n) {
   std::mt19937_64 engine(1);
-  const auto schedule = headroom::poisson_schedule(rate, n, engine);
+  const auto schedule = headroom::arrivals::poisson_schedule(rate, n, engine);
   return sim::make_requests(
       schedule, sim::fixed_lengths{.lengths = {.prompt_tokens = 1, .output_tokens = 1}}, engine);
 }
@@ -147,7 +147,7 @@ void BM_replica_mm1_200k(benchmark::State& state) {
   double mean_s = 0.0;
   for (auto _ : state) {
     std::mt19937_64 engine(seed);
-    const auto schedule = headroom::poisson_schedule(0.8, n, engine);
+    const auto schedule = headroom::arrivals::poisson_schedule(0.8, n, engine);
     const auto requests = sim::make_requests(schedule, sim::fixed_lengths{{1, 1}}, engine);
     const auto& run =
         sim::simulate(single_server, requests, sim::exponential_step_time(1s, ~seed), workspace);

@@ -32,7 +32,7 @@
 
 namespace {
 
-using headroom::trace_format;
+using headroom::traces::trace_format;
 
 constexpr std::size_t block_bytes = std::size_t{4} << 20;  // one generated block, ~4 MiB
 
@@ -207,8 +207,8 @@ void read(benchmark::State& state, trace_format format) {
     state.ResumeTiming();
     const std::uint64_t allocs_before = headroom_bench::allocations();
     const std::uint64_t bytes_before = headroom_bench::allocated_bytes();
-    headroom::trace_reader<synthetic_trace&> reader(format, source);
-    headroom::trace_request r;
+    headroom::traces::trace_reader<synthetic_trace&> reader(format, source);
+    headroom::traces::trace_request r;
     std::uint64_t prompt = 0;
     while (reader.next(r)) prompt += r.prompt_tokens;
     benchmark::DoNotOptimize(prompt);
@@ -224,7 +224,7 @@ void read(benchmark::State& state, trace_format format) {
   state.counters["alloc_bytes"] = static_cast<double>(alloc_bytes);
   state.counters["peak_rss_MiB"] = peak_rss_mib();
   // The reader's one buffer (its name fits std::string's inline storage): nothing else.
-  if (allocs > 1 || alloc_bytes > headroom::trace_options{}.buffer_bytes)
+  if (allocs > 1 || alloc_bytes > headroom::traces::trace_options{}.buffer_bytes)
     state.SkipWithError("reading a trace allocated more than its buffer");
 }
 
@@ -234,7 +234,7 @@ void traces_mooncake(benchmark::State& state) { read(state, trace_format::moonca
 
 void generator_only(benchmark::State& state) {
   const auto bytes = static_cast<std::uint64_t>(state.range(0)) * 1000;
-  std::vector<char> buffer(headroom::trace_options{}.buffer_bytes);
+  std::vector<char> buffer(headroom::traces::trace_options{}.buffer_bytes);
   std::uint64_t total = 0;
   for (auto _ : state) {
     state.PauseTiming();

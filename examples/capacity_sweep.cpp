@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
     if (!(grid[i] > grid[i - 1])) f.fail("--rates must increase");
   if (model_file.empty() && (precision != "auto" || kv_cache != "auto"))
     f.fail("--precision and --kv-cache need --model FILE");
-  const auto spec = headroom::find_accelerator(accelerator);
+  const auto spec = headroom::roofline::find_accelerator(accelerator);
   if (!spec)
     f.fail("--accelerator must be one of " + example::catalog_names() + ", got '" + accelerator +
            "'");
@@ -151,7 +151,7 @@ int main(int argc, char** argv) {
                           .parameters = 8e9,
                           .layers = 32,
                           .hidden_size = 4096,
-                          .kv_bytes_per_token = headroom::kv_bytes_per_token(
+                          .kv_bytes_per_token = headroom::roofline::kv_bytes_per_token(
                               {.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0}),
                           .bytes_per_parameter = 2.0};
   if (model_file.empty()) {
@@ -207,7 +207,8 @@ int main(int argc, char** argv) {
         "%s on %d x %s: %.3ge9 parameters, %.3g bytes each, %s products, KV %.0f "
         "KiB/token, budget %zu tokens\nstep time: %s\n",
         shape.name.c_str(), tensor_parallel, spec->name.data(), shape.parameters / 1e9,
-        shape.bytes_per_parameter, std::string(headroom::to_string(shape.compute_format)).c_str(),
+        shape.bytes_per_parameter,
+        std::string(headroom::roofline::to_string(shape.compute_format)).c_str(),
         shape.kv_bytes_per_token / 1024.0, replica.kv_budget_tokens,
         step.source == plan::calibration_source::shipped
             ? "the accelerator's shipped calibration (plan/calibrations.hpp)"
@@ -333,9 +334,9 @@ int main(int argc, char** argv) {
   const auto u = sim::utilization_of(op.stats[0], model.roofline, replica_gpu);
   const auto mean_w = op.curve[0].conformance.mean_latency;
   out.printf("L* = %.1f in flight per replica at rho* = %.2f (W = %.3f s at rho*.mu*)\n",
-             headroom::target_concurrency({.target_utilization = rho_target,
-                                           .capacity_per_second = mu_star,
-                                           .mean_sojourn = mean_w}),
+             headroom::queueing::target_concurrency({.target_utilization = rho_target,
+                                                     .capacity_per_second = mu_star,
+                                                     .mean_sojourn = mean_w}),
              rho_target, mean_w.count());
   out.printf(
       "at rho*.mu* = %.1f req/s: conformance %.3f, %.0f tokens/s, MFU %.1f %%, "

@@ -73,7 +73,7 @@ struct run {
 run simulate_mm1(double lambda, double tau_s, std::size_t requests, std::uint64_t seed,
                  bool keep_hits) {
   std::mt19937_64 engine(mix(seed));
-  const auto schedule = headroom::poisson_schedule(lambda, requests, engine);
+  const auto schedule = headroom::arrivals::poisson_schedule(lambda, requests, engine);
   const auto offered = sim::make_requests(
       schedule, sim::fixed_lengths{.lengths = {.prompt_tokens = 1, .output_tokens = 1}}, engine);
   const auto result = sim::simulate(single_server, std::span<const sim::request>(offered),
@@ -388,7 +388,7 @@ int main(int argc, char** argv) {
   // ---- 2. the μ* search ----------------------------------------------------------------
   if (search_seeds > 0) {
     const double tau_s = std::log(10.0) / 0.1;
-    const double mu_star = headroom::mm1_capacity(
+    const double mu_star = headroom::queueing::mm1_capacity(
         {.service_rate_per_second = mu, .threshold = seconds_d(tau_s), .quota = truth});
     std::printf(
         "\nmu* search, M/M/1 (mu = 1, tau = ln 10/0.1 s, q = 0.9, true mu* = %.4f), %zu seeds,\n"

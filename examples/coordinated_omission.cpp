@@ -76,8 +76,8 @@ int main(int argc, char** argv) {
   example::output_buffer out;
   const std::size_t requests = full ? 20000 : 2000;
 
-  const auto& gpu = headroom::accelerators::h100_sxm;
-  const double kv_per_token = headroom::kv_bytes_per_token(
+  const auto& gpu = headroom::roofline::accelerators::h100_sxm;
+  const double kv_per_token = headroom::roofline::kv_bytes_per_token(
       {.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0});
   const auto model = sim::make_roofline_step_time(gpu, {.parameters = 8e9,
                                                         .bytes_per_parameter = 2.0,
@@ -115,13 +115,13 @@ int main(int argc, char** argv) {
   std::vector<headroom::capacity::capacity_point> closed_curve;
   std::vector<headroom::capacity::capacity_point> open_curve;
   for (const double rate : {10.0, 20.0, 30.0, 40.0, 45.0, 50.0, 55.0, 60.0, 70.0}) {
-    const headroom::closed_loop_population population(
+    const headroom::arrivals::closed_loop_population population(
         users, std::chrono::duration<double>(static_cast<double>(users) / rate));
     std::mt19937_64 engine(7);
     const auto closed =
         sim::simulate_closed_loop(replica, population, requests, mix, engine, model);
     std::mt19937_64 open_engine(7);
-    const auto schedule = headroom::poisson_schedule(rate, requests, open_engine);
+    const auto schedule = headroom::arrivals::poisson_schedule(rate, requests, open_engine);
     const auto offered = sim::make_requests(schedule, mix, open_engine);
     const auto open = sim::simulate(replica, offered, model);
     const auto c = summarise(closed, objective);

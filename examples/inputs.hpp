@@ -31,10 +31,10 @@ inline const std::vector<std::string> trace_formats{"azure-conv", "azure-code", 
                                                     "mooncake"};
 
 /// The library's trace_format of a --trace FORMAT (one of trace_formats).
-inline headroom::trace_format trace_format_of(std::string_view format) {
-  return format == "burstgpt"   ? headroom::trace_format::burstgpt
-         : format == "mooncake" ? headroom::trace_format::mooncake
-                                : headroom::trace_format::azure;
+inline headroom::traces::trace_format trace_format_of(std::string_view format) {
+  return format == "burstgpt"   ? headroom::traces::trace_format::burstgpt
+         : format == "mooncake" ? headroom::traces::trace_format::mooncake
+                                : headroom::traces::trace_format::azure;
 }
 
 /// The bytes of `path`, or f's one-line failure "cannot read 'path'".
@@ -49,10 +49,10 @@ inline std::string read_whole_file(const flags& f, const std::string& path) {
 // ---- model cards ----------------------------------------------------------------------------
 
 /// A --precision or --kv-cache value: "auto" (as the card says) or a format.
-inline std::optional<headroom::numeric_format> format_flag(std::string_view text) {
-  if (text == "bf16") return headroom::numeric_format::bf16;
-  if (text == "fp16") return headroom::numeric_format::fp16;
-  if (text == "fp8") return headroom::numeric_format::fp8;
+inline std::optional<headroom::roofline::numeric_format> format_flag(std::string_view text) {
+  if (text == "bf16") return headroom::roofline::numeric_format::bf16;
+  if (text == "fp16") return headroom::roofline::numeric_format::fp16;
+  if (text == "fp8") return headroom::roofline::numeric_format::fp8;
   return std::nullopt;  // "auto"
 }
 
@@ -106,7 +106,7 @@ inline model_input read_model(const flags& f, const std::string& path, const std
 /// The catalog's names, for messages: "H100 SXM, H100 PCIe, …".
 inline std::string catalog_names() {
   std::string out;
-  for (const auto& spec : headroom::accelerators::all) {
+  for (const auto& spec : headroom::roofline::accelerators::all) {
     if (!out.empty()) out += ", ";
     out += spec.name;
   }
@@ -120,8 +120,8 @@ inline std::string catalog_names() {
 }
 
 /// Reads a price list: the header `accelerator,price_per_gpu_hour`, then one line per
-/// accelerator of the catalog (headroom::accelerators::all, by its exact name) with its price
-/// per GPU-hour in (0, 1e6]. Blank lines and "\r\n" endings are fine; anything else is
+/// accelerator of the catalog (headroom::roofline::accelerators::all, by its exact name) with its
+/// price per GPU-hour in (0, 1e6]. Blank lines and "\r\n" endings are fine; anything else is
 /// "path:line: reason". Each option takes its datasheet link and, where there is one, its
 /// shipped calibration.
 inline std::vector<headroom::plan::accelerator_option> read_prices(const flags& f,
@@ -148,7 +148,7 @@ inline std::vector<headroom::plan::accelerator_option> read_prices(const flags& 
     if (comma == std::string_view::npos || line.find(',', comma + 1) != std::string_view::npos)
       fail_at_line(f, path, number, "expected two fields, accelerator,price_per_gpu_hour");
     const std::string name(line.substr(0, comma));
-    const auto spec = headroom::find_accelerator(name);
+    const auto spec = headroom::roofline::find_accelerator(name);
     if (!spec)
       fail_at_line(f, path, number,
                    "'" + name + "' is not in the catalog (" + catalog_names() + ")");
@@ -197,9 +197,9 @@ inline void traffic_flags(flags& f, traffic_input& t) {
 }
 
 /// The trace window --speed, --from and --to state.
-inline headroom::trace_options trace_window(const traffic_input& t) {
+inline headroom::traces::trace_options trace_window(const traffic_input& t) {
   using minutes = std::chrono::duration<double, std::ratio<60>>;
-  headroom::trace_options window{.speed = t.speed, .from = minutes(t.from_minutes)};
+  headroom::traces::trace_options window{.speed = t.speed, .from = minutes(t.from_minutes)};
   if (t.to_minutes > 0) window.to = minutes(t.to_minutes);
   return window;
 }
@@ -210,8 +210,9 @@ inline std::vector<double> read_traffic(const flags& f, const traffic_input& t) 
   if (!t.trace_format.empty()) {
     if (!t.traffic_file.empty()) f.fail("--trace and --traffic exclude each other");
     try {
-      return headroom::read_trace_rates(trace_format_of(t.trace_format),
-                                        headroom::trace_file(t.trace_file), trace_window(t));
+      return headroom::traces::read_trace_rates(trace_format_of(t.trace_format),
+                                                headroom::traces::trace_file(t.trace_file),
+                                                trace_window(t));
     } catch (const std::exception& e) {  // "file:line: reason", or a file that cannot be read
       f.fail(e.what());
     }
@@ -231,10 +232,10 @@ inline std::vector<double> read_traffic(const flags& f, const traffic_input& t) 
 /// become 1); a bad file, or one with no request in the window, is f's one-line failure.
 inline std::vector<headroom::sim::request_lengths> read_trace_lengths(
     const flags& f, const std::string& format, const std::string& path,
-    const headroom::trace_options& window = {}) {
+    const headroom::traces::trace_options& window = {}) {
   try {
-    auto lengths = headroom::read_trace_lengths<headroom::sim::request_lengths>(
-        trace_format_of(format), headroom::trace_file(path), window);
+    auto lengths = headroom::traces::read_trace_lengths<headroom::sim::request_lengths>(
+        trace_format_of(format), headroom::traces::trace_file(path), window);
     if (lengths.empty()) f.fail("'" + path + "' holds no request");
     return lengths;
   } catch (const std::exception& e) {  // "file:line: reason", or a file that cannot be read

@@ -35,8 +35,8 @@ constexpr seconds_d decode_step = 0.025s;  // 40 tokens/s
 std::vector<headroom::capacity::request_outcome> run_load_test(double rate, std::size_t count,
                                                                std::uint64_t seed) {
   std::mt19937_64 engine(seed);
-  const auto schedule = headroom::poisson_schedule(rate, count, engine);
-  const headroom::exponential_gaps prefill(service_rate_per_second);
+  const auto schedule = headroom::arrivals::poisson_schedule(rate, count, engine);
+  const headroom::arrivals::exponential_gaps prefill(service_rate_per_second);
   std::vector<headroom::capacity::request_outcome> outcomes;
   outcomes.reserve(schedule.size());
   seconds_d server_free = 0s;
@@ -88,9 +88,9 @@ int main(int argc, char** argv) {
   const auto interpolated =
       headroom::capacity::find_capacity(curve, {.quota = quota, .interpolate = true});
   const double closed_form =
-      headroom::mm1_capacity({.service_rate_per_second = service_rate_per_second,
-                              .threshold = objective.ttft,
-                              .quota = quota});
+      headroom::queueing::mm1_capacity({.service_rate_per_second = service_rate_per_second,
+                                        .threshold = objective.ttft,
+                                        .quota = quota});
   out.printf("\nmu* on the grid %.2f, by the lower bound %.2f, interpolated %.2f req/s\n",
              grid.capacity_per_second.value_or(0.0), careful.capacity_per_second.value_or(0.0),
              interpolated.capacity_per_second.value_or(0.0));
@@ -131,12 +131,13 @@ int main(int argc, char** argv) {
         "\noperating at rho* = %.1f: L* = rho* mu* W = %.2f in flight per replica; "
         "60 req/s needs %lld replicas\n",
         rho,
-        headroom::target_concurrency({.target_utilization = rho,
-                                      .capacity_per_second = mu_star,
-                                      .mean_sojourn = at_target.mean_latency}),
-        static_cast<long long>(headroom::replicas_needed({.arrival_rate_per_second = 60.0,
-                                                          .target_utilization = rho,
-                                                          .capacity_per_second = mu_star})));
+        headroom::queueing::target_concurrency({.target_utilization = rho,
+                                                .capacity_per_second = mu_star,
+                                                .mean_sojourn = at_target.mean_latency}),
+        static_cast<long long>(
+            headroom::queueing::replicas_needed({.arrival_rate_per_second = 60.0,
+                                                 .target_utilization = rho,
+                                                 .capacity_per_second = mu_star})));
   }
   out.print(f.program());
   return 0;

@@ -157,11 +157,12 @@ std::vector<example::planned_request> plan_at(const options& o, const trace_inpu
   std::mt19937_64 engine(seed);
   std::vector<std::chrono::duration<double>> times;
   if (o.arrivals == "constant")
-    times = headroom::constant_schedule(rate, o.requests);
+    times = headroom::arrivals::constant_schedule(rate, o.requests);
   else if (o.arrivals == "gamma")
-    times = headroom::gamma_schedule({.rate_per_second = rate, .cv = o.cv}, o.requests, engine);
+    times = headroom::arrivals::gamma_schedule({.rate_per_second = rate, .cv = o.cv}, o.requests,
+                                               engine);
   else
-    times = headroom::poisson_schedule(rate, o.requests, engine);
+    times = headroom::arrivals::poisson_schedule(rate, o.requests, engine);
   for (const auto t : times)
     plan.push_back({.intended_seconds = t.count(),
                     .prompt_tokens = o.prompt_tokens,
@@ -440,9 +441,9 @@ int main(int argc, char** argv) {
   trace_input trace;
   if (!o.trace_format.empty()) {
     try {
-      headroom::read_trace(
-          example::trace_format_of(o.trace_format), headroom::trace_file(o.trace_file), {},
-          [&](const headroom::trace_request& r) {
+      headroom::traces::read_trace(
+          example::trace_format_of(o.trace_format), headroom::traces::trace_file(o.trace_file), {},
+          [&](const headroom::traces::trace_request& r) {
             trace.requests.push_back({r.arrival.count(),
                                       {std::max<std::size_t>(1, r.prompt_tokens),
                                        std::max<std::size_t>(1, r.output_tokens)}});

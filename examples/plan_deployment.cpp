@@ -140,14 +140,14 @@ options parse_flags(example::flags& f, int argc, char** argv) {
 
 // Hourly prices per GPU when no --accelerators file is given (examples/prices.csv holds the
 // same): our stated assumptions, within 2026 on-demand list ranges (H100 SXM 2.49-3.99, A100
-// 80GB SXM 1.49-2.49 per hour). Each part's link is its datasheet's (headroom::accelerators).
-// Step times: no parameters are stated here, so each accelerator takes its shipped calibration
-// (plan/calibrations.hpp: fitted on published TensorRT-LLM rows, FP8 on the H100, H200 and
-// L40S, FP16 on the A100) or, for a part with none, the uncalibrated fallback; the tables and
-// the winner line say which.
+// 80GB SXM 1.49-2.49 per hour). Each part's link is its datasheet's
+// (headroom::roofline::accelerators). Step times: no parameters are stated here, so each
+// accelerator takes its shipped calibration (plan/calibrations.hpp: fitted on published
+// TensorRT-LLM rows, FP8 on the H100, H200 and L40S, FP16 on the A100) or, for a part with none,
+// the uncalibrated fallback; the tables and the winner line say which.
 std::vector<plan::accelerator_option> accelerators(const example::flags& f, const options& o) {
   if (!o.prices_file.empty()) return example::read_prices(f, o.prices_file);
-  namespace gpus = headroom::accelerators;
+  namespace gpus = headroom::roofline::accelerators;
   return {{.spec = gpus::h100_sxm, .price_per_gpu_hour = 3.00},
           {.spec = gpus::h200_sxm, .price_per_gpu_hour = 3.80},
           {.spec = gpus::a100_80gb_sxm, .price_per_gpu_hour = 1.80},
@@ -328,13 +328,13 @@ void print_table(example::output_buffer& out, const planned& g, const inputs& in
   out.printf("\n%s (%.2fe9 parameters", p.model.name.c_str(), p.model.parameters / 1e9);
   if (p.model.moe.experts > 0)
     out.printf(", %.2fe9 active: %lld of %lld experts a token",
-               headroom::active_parameters(p.model.parameters, p.model.moe) / 1e9,
+               headroom::roofline::active_parameters(p.model.parameters, p.model.moe) / 1e9,
                static_cast<long long>(p.model.moe.experts_per_token),
                static_cast<long long>(p.model.moe.experts));
   out.printf(", %.3g bytes each, %s products, %d layers, KV %.0f KiB/token)\n",
              p.model.bytes_per_parameter,
-             std::string(headroom::to_string(p.model.compute_format)).c_str(), p.model.layers,
-             p.model.kv_bytes_per_token / 1024.0);
+             std::string(headroom::roofline::to_string(p.model.compute_format)).c_str(),
+             p.model.layers, p.model.kv_bytes_per_token / 1024.0);
   for (const model_entry& m : in.entries)
     if (m.plan_name == p.name)
       for (const std::string& note : m.notes) out.printf("  note: %s\n", note.c_str());

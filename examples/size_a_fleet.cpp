@@ -33,13 +33,15 @@ int main(int argc, char** argv) {
   const double surprise_step = 30.0;      // req/s an unannounced event can add at once
 
   // ---- how long a replica takes to start -------------------------------------------------
-  headroom::startup_breakdown start;
-  start.machine = 2min;                             // a node with the GPU
-  start.image = 45s;                                // container pull and start
-  start.weights = headroom::tier_weight_load_time(  // 16 GB of bf16 weights from local NVMe
-      {.weight_bytes = headroom::weight_bytes({.parameters = 8e9, .bytes_per_parameter = 2.0}),
-       .bandwidths = headroom::typical_storage_bandwidths(),
-       .source = headroom::storage_tier::local_nvme});
+  headroom::coldstart::startup_breakdown start;
+  start.machine = 2min;  // a node with the GPU
+  start.image = 45s;     // container pull and start
+  start.weights =
+      headroom::coldstart::tier_weight_load_time(  // 16 GB of bf16 weights from local NVMe
+          {.weight_bytes =
+               headroom::roofline::weight_bytes({.parameters = 8e9, .bytes_per_parameter = 2.0}),
+           .bandwidths = headroom::coldstart::typical_storage_bandwidths(),
+           .source = headroom::coldstart::storage_tier::local_nvme});
   start.warmup = 30s;  // compile (cached) and CUDA-graph capture (not cacheable)
   const auto t_start = start.start_time();
 
@@ -50,23 +52,24 @@ int main(int argc, char** argv) {
   const double non_interruptible = 0.2;  // share of traffic that must not be interrupted
 
   // ---- sizing -----------------------------------------------------------------------------
-  const auto steady = headroom::replicas_needed({.arrival_rate_per_second = peak_rate,
-                                                 .target_utilization = target_utilization,
-                                                 .capacity_per_second = capacity});
-  const auto ramp = headroom::ramp_reserve({.max_ramp_per_second = steepest_ramp,
-                                            .start_time = t_start,
-                                            .target_utilization = target_utilization,
-                                            .capacity_per_second = capacity});
-  const auto step = headroom::step_reserve({.step_rate_per_second = surprise_step,
-                                            .target_utilization = target_utilization,
-                                            .capacity_per_second = capacity});
-  const auto uncovered = headroom::step_uncovered_time({.start_time = t_start});
+  const auto steady = headroom::queueing::replicas_needed({.arrival_rate_per_second = peak_rate,
+                                                           .target_utilization = target_utilization,
+                                                           .capacity_per_second = capacity});
+  const auto ramp = headroom::coldstart::ramp_reserve({.max_ramp_per_second = steepest_ramp,
+                                                       .start_time = t_start,
+                                                       .target_utilization = target_utilization,
+                                                       .capacity_per_second = capacity});
+  const auto step = headroom::coldstart::step_reserve({.step_rate_per_second = surprise_step,
+                                                       .target_utilization = target_utilization,
+                                                       .capacity_per_second = capacity});
+  const auto uncovered = headroom::coldstart::step_uncovered_time({.start_time = t_start});
   const std::int64_t run = steady + ramp;
-  const double target = headroom::target_concurrency({.target_utilization = target_utilization,
-                                                      .capacity_per_second = capacity,
-                                                      .mean_sojourn = mean_sojourn});
+  const double target =
+      headroom::queueing::target_concurrency({.target_utilization = target_utilization,
+                                              .capacity_per_second = capacity,
+                                              .mean_sojourn = mean_sojourn});
 
-  const auto largest = headroom::to_string(start.largest_phase());
+  const auto largest = headroom::coldstart::to_string(start.largest_phase());
   out.printf(
       "start-up: %.1f s (machine %.0f + image %.0f + weights %.1f + warm-up %.0f), "
       "largest term: %.*s\n",
@@ -84,34 +87,36 @@ int main(int argc, char** argv) {
       surprise_step, static_cast<long long>(step), uncovered.count());
 
   // ---- cost ---------------------------------------------------------------------------------
-  const double tokens_per_second = headroom::replica_token_rate(
+  const double tokens_per_second = headroom::cost::replica_token_rate(
       {.capacity_per_second = capacity, .mean_output_tokens = mean_output});
   const double utilization = peak_rate / (static_cast<double>(run) * capacity);
   const double per_million =
-      headroom::cost_per_million_tokens({.hourly_cost = price_per_hour,
-                                         .tokens_per_second = tokens_per_second,
-                                         .mean_utilization = utilization});
+      headroom::cost::cost_per_million_tokens({.hourly_cost = price_per_hour,
+                                               .tokens_per_second = tokens_per_second,
+                                               .mean_utilization = utilization});
   out.printf(
       "cost at the peak: utilization %.1f %%, %.3f per million tokens "
       "(%.3f at full use)\n",
       100.0 * utilization, per_million,
-      headroom::cost_per_million_tokens(
+      headroom::cost::cost_per_million_tokens(
           {.hourly_cost = price_per_hour, .tokens_per_second = tokens_per_second}));
 
   // ---- spot ---------------------------------------------------------------------------------
   const double factor =
-      headroom::spot_factor({.discount = spot_discount, .lost_work = spot_lost_work});
-  const bool pays = headroom::spot_pays({.discount = spot_discount, .lost_work = spot_lost_work});
-  headroom::two_tier_inputs tiers;
+      headroom::cost::spot_factor({.discount = spot_discount, .lost_work = spot_lost_work});
+  const bool pays =
+      headroom::cost::spot_pays({.discount = spot_discount, .lost_work = spot_lost_work});
+  headroom::cost::two_tier_inputs tiers;
   tiers.replicas = run;
-  tiers.minimum_replicas = headroom::replicas_needed({.arrival_rate_per_second = minimum_rate,
-                                                      .target_utilization = target_utilization,
-                                                      .capacity_per_second = capacity});
+  tiers.minimum_replicas =
+      headroom::queueing::replicas_needed({.arrival_rate_per_second = minimum_rate,
+                                           .target_utilization = target_utilization,
+                                           .capacity_per_second = capacity});
   tiers.non_interruptible_share = non_interruptible;
   tiers.on_demand_price_per_hour = price_per_hour;
   tiers.spot_discount = spot_discount;
   tiers.lost_work = spot_lost_work;
-  const auto plan = headroom::two_tier_split(tiers);
+  const auto plan = headroom::cost::two_tier_split(tiers);
   out.printf("spot: factor (1 - %.2f)/(1 - %.2f) = %.3f, %s\n", spot_discount, spot_lost_work,
              factor, pays ? "it pays" : "it does not pay");
   out.printf(

@@ -103,26 +103,26 @@ inline plan::model_shape shape_of(const measurement& r) {
   // NVFP4: the Llama vocabulary of 128,256 in the embeddings and lm_head at 2 bytes, the rest
   // at 0.5 + 1/16 (70B: 2,101,346,304 of 70,553,706,496 parameters, 0.60532 bytes each).
   const double edges = 2.0 * 128256.0 * static_cast<double>(s.hidden);
-  const double nvfp4 = bytes_per_parameter(
-      weight_format{.format = numeric_format::fp4, .group_size = 16, .bytes_per_group = 1.0});
+  const double nvfp4 = roofline::bytes_per_parameter(roofline::weight_format{
+      .format = roofline::numeric_format::fp4, .group_size = 16, .bytes_per_group = 1.0});
   const double fp4_bytes = (edges * 2.0 + (s.parameters - edges) * nvfp4) / s.parameters;
   plan::model_shape m{
       .name = "m",
       .parameters = s.parameters,
       .layers = s.layers,
       .hidden_size = s.hidden,
-      .kv_bytes_per_token = kv_bytes_per_token({.layers = s.layers,
-                                                .kv_heads = 8,
-                                                .head_dim = 128,
-                                                .dtype_bytes = fp8 || fp4 ? 1.0 : 2.0}),
+      .kv_bytes_per_token = roofline::kv_bytes_per_token({.layers = s.layers,
+                                                          .kv_heads = 8,
+                                                          .head_dim = 128,
+                                                          .dtype_bytes = fp8 || fp4 ? 1.0 : 2.0}),
       .bytes_per_parameter = fp4   ? fp4_bytes
                              : fp8 ? 1.0
                                    : 2.0,
       .activation_bytes = 2.0,
-      .compute_format = fp4                     ? numeric_format::fp4
-                        : fp8                   ? numeric_format::fp8
-                        : r.precision == "bf16" ? numeric_format::bf16
-                                                : numeric_format::fp16};
+      .compute_format = fp4                     ? roofline::numeric_format::fp4
+                        : fp8                   ? roofline::numeric_format::fp8
+                        : r.precision == "bf16" ? roofline::numeric_format::bf16
+                                                : roofline::numeric_format::fp16};
   if (s.parameters_per_expert > 0.0)
     m.moe = {
         .experts = 8, .experts_per_token = 2, .parameters_per_expert = s.parameters_per_expert};
@@ -133,8 +133,8 @@ inline plan::model_shape shape_of(const measurement& r) {
 /// (shape_of), so the replica model takes the part's dense FP8 peak (peak_flops_for): twice
 /// dense BF16 on Hopper (1,978.9 TFLOPS), 733 TFLOPS on the L40S; fp16 rows the BF16 peak
 /// (equal on these parts).
-inline accelerator_spec spec_of(const measurement& r) {
-  const auto found = find_accelerator(r.accelerator);
+inline roofline::accelerator_spec spec_of(const measurement& r) {
+  const auto found = roofline::find_accelerator(r.accelerator);
   if (!found) stop("no accelerator " + r.accelerator);
   if (r.precision == "fp8" && found->peak_fp8_flops_per_second <= 0.0)
     stop("no FP8 peak for " + r.accelerator);
@@ -154,7 +154,7 @@ inline double link_of(const measurement& r) {
 /// The engine's limits in that run.
 inline sim::replica_config engine_of(const measurement& r) {
   const plan::model_shape m = shape_of(r);
-  const accelerator_spec spec = spec_of(r);
+  const roofline::accelerator_spec spec = spec_of(r);
   const double kv = m.kv_bytes_per_token;
   sim::replica_config c;
   if (r.engine == "TensorRT-LLM") {
@@ -225,7 +225,7 @@ inline plan::model_shape llama_8b_bf16() {
           .parameters = 8.030261248e9,
           .layers = 32,
           .hidden_size = 4096,
-          .kv_bytes_per_token = kv_bytes_per_token(
+          .kv_bytes_per_token = roofline::kv_bytes_per_token(
               {.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0}),
           .bytes_per_parameter = 2.0,
           .activation_bytes = 2.0};
@@ -254,7 +254,7 @@ inline std::vector<plan::timed_run> simulated_timed_runs(const plan::step_time_p
     id += std::to_string(runs.size());
     plan::timed_run r{.id = id,
                       .model = m,
-                      .gpu = headroom::accelerators::h100_sxm,
+                      .gpu = headroom::roofline::accelerators::h100_sxm,
                       .tensor_parallel = x.tp,
                       .interconnect_bytes_per_second = 450e9};
     r.engine.max_batch = 128;
@@ -265,7 +265,7 @@ inline std::vector<plan::timed_run> simulated_timed_runs(const plan::step_time_p
                                                        .weight_bytes = m.parameters * 2.0,
                                                        .kv_bytes_per_token = m.kv_bytes_per_token});
     std::mt19937_64 engine(seed++);
-    const auto schedule = headroom::poisson_schedule(x.rate, n, engine);
+    const auto schedule = headroom::arrivals::poisson_schedule(x.rate, n, engine);
     const sim::lognormal_lengths lengths =
         x.mix == 0   ? sim::lognormal_lengths({.prompt_median = 200.0,
                                                .prompt_sigma = 1.0,

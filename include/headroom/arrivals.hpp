@@ -34,6 +34,13 @@
 
 namespace headroom {
 inline namespace v0 {
+// The library's shared internals (detail/), named by the using-directive below.
+namespace detail {}
+/// Arrival schedules: Poisson, gamma, constant, ramps and replayed traces (docs/arrivals.md).
+namespace arrivals {
+namespace detail {
+using namespace ::headroom::detail;  // this module's internals call the shared ones too
+}  // namespace detail
 
 namespace detail {
 /// Expected arrivals above which linear_ramp_schedule refuses a ramp (2^53): up to it the
@@ -375,8 +382,9 @@ class closed_loop_population {
     detail::require_non_negative("mean_sojourn", mean_sojourn.count());
     if (!(mean_sojourn.count() + mean_think_time_.count() > 0.0))
       detail::fail("mean_sojourn", mean_sojourn, "mean_sojourn + mean_think_time must be > 0");
-    return closed_loop{.users = static_cast<double>(users_), .think_time = mean_think_time_}.rate(
-        mean_sojourn);
+    return queueing::closed_loop{.users = static_cast<double>(users_),
+                                 .think_time = mean_think_time_}
+        .rate(mean_sojourn);
   }
   /// N, the number of users.
   [[nodiscard]] std::size_t users() const noexcept { return users_; }
@@ -393,6 +401,7 @@ class closed_loop_population {
   double think_cv_;
 };
 
+}  // namespace arrivals
 }  // namespace v0
 }  // namespace headroom
 

@@ -33,6 +33,13 @@
 
 namespace headroom {
 inline namespace v0 {
+// The library's shared internals (detail/), named by the using-directive below.
+namespace detail {}
+/// Cold starts: startup phases, weight loading, reserves and scale to zero (docs/coldstart.md).
+namespace coldstart {
+namespace detail {
+using namespace ::headroom::detail;  // this module's internals call the shared ones too
+}  // namespace detail
 
 // ============================================================================================
 // Storage tiers and the weight-load term
@@ -457,6 +464,7 @@ template <std::floating_point T = double>
   return out;
 }
 
+}  // namespace coldstart
 }  // namespace v0
 }  // namespace headroom
 

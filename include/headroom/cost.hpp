@@ -30,6 +30,13 @@
 
 namespace headroom {
 inline namespace v0 {
+// The library's shared internals (detail/), named by the using-directive below.
+namespace detail {}
+/// Cost: per token, per fleet, spot and two-tier fleets (docs/cost.md).
+namespace cost {
+namespace detail {
+using namespace ::headroom::detail;  // this module's internals call the shared ones too
+}  // namespace detail
 
 namespace detail {
 /// Seconds in an hour: prices are per hour, rates per second.
@@ -335,6 +342,7 @@ template <std::floating_point T = double>
   return out;
 }
 
+}  // namespace cost
 }  // namespace v0
 }  // namespace headroom
 

@@ -51,6 +51,14 @@
 
 namespace headroom {
 inline namespace v0 {
+// The library's shared internals (detail/), named by the using-directive below.
+namespace detail {}
+/// Queueing formulas: Little's law, M/M/1, M/D/1, M/G/1, M/M/c, Erlang B and C, replica counts
+/// (docs/queueing.md).
+namespace queueing {
+namespace detail {
+using namespace ::headroom::detail;  // this module's internals call the shared ones too
+}  // namespace detail
 
 namespace detail {
 /// closed_loop::response_time forgives a rate this many ulps of think_time above N/Z: the
@@ -620,6 +628,7 @@ struct basic_md1_queue {
 };
 using md1_queue = basic_md1_queue<double>;
 
+}  // namespace queueing
 }  // namespace v0
 }  // namespace headroom
 

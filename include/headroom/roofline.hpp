@@ -31,6 +31,14 @@
 
 namespace headroom {
 inline namespace v0 {
+// The library's shared internals (detail/), named by the using-directive below.
+namespace detail {}
+/// The roofline: accelerator peaks and catalog, weight and KV-cache bytes, MFU and MBU
+/// (docs/roofline.md).
+namespace roofline {
+namespace detail {
+using namespace ::headroom::detail;  // this module's internals call the shared ones too
+}  // namespace detail
 
 namespace detail {
 /// FLOP per parameter per token of a forward pass: a multiply and an add.
@@ -708,6 +716,7 @@ template <std::floating_point T = double>
   return detail::seconds_t<T>(compute > memory ? compute : memory);
 }
 
+}  // namespace roofline
 }  // namespace v0
 }  // namespace headroom
 

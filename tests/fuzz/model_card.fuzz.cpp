@@ -50,7 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   REQUIRE_INVARIANT(std::fabs(s.bytes_per_parameter * n - bytes) <= 1e-9 * bytes);
   REQUIRE_INVARIANT(s.moe.experts == c.experts.routed);
   if (s.moe.experts > 0)
-    REQUIRE_INVARIANT(std::fabs(headroom::active_parameters(s.parameters, s.moe) - active) <=
-                      1e-9 * n);
+    REQUIRE_INVARIANT(
+        std::fabs(headroom::roofline::active_parameters(s.parameters, s.moe) - active) <= 1e-9 * n);
   return 0;
 }

@@ -173,7 +173,7 @@ TEST_SUITE("integration/endpoint") {
     const double t = 0.016 - path;
     const double truth = solve_capacity(
         [&](double lambda) {
-          return headroom::mmc_queue{
+          return headroom::queueing::mmc_queue{
               .arrival_rate_per_second = lambda, .service_rate_per_second = 125.0, .servers = 8}
               .wait_conformance(std::chrono::duration<double>(t));
         },
@@ -204,8 +204,8 @@ TEST_SUITE("integration/endpoint") {
     const double t = 0.0085 - path;
     const double truth = solve_capacity(
         [&](double lambda) {
-          return headroom::md1_queue{.arrival_rate_per_second = lambda,
-                                     .service_rate_per_second = 1.0 / 0.0015}
+          return headroom::queueing::md1_queue{.arrival_rate_per_second = lambda,
+                                               .service_rate_per_second = 1.0 / 0.0015}
               .wait_conformance(std::chrono::duration<double>(t));
         },
         0.9, 1.0 / 0.0015);

@@ -23,16 +23,16 @@ namespace {
 
 int main() {
   // A valid call works as usual: ceil(60 / (0.8 × 8)) = 10.
-  if (headroom::replicas_needed({.arrival_rate_per_second = 60.0,
-                                 .target_utilization = 0.8,
-                                 .capacity_per_second = 8.0}) != 10)
+  if (headroom::queueing::replicas_needed({.arrival_rate_per_second = 60.0,
+                                           .target_utilization = 0.8,
+                                           .capacity_per_second = 8.0}) != 10)
     return 4;
   headroom::set_error_handler(&on_error);
   volatile double rate = -1.0;
   const auto replicas =
-      headroom::replicas_needed({.arrival_rate_per_second = static_cast<double>(rate),
-                                 .target_utilization = 0.8,
-                                 .capacity_per_second = 8.0});
+      headroom::queueing::replicas_needed({.arrival_rate_per_second = static_cast<double>(rate),
+                                           .target_utilization = 0.8,
+                                           .capacity_per_second = 8.0});
   std::printf("returned %lld after a caller mistake: the handler was bypassed\n",
               static_cast<long long>(replicas));
   return 5;

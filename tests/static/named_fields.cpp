@@ -17,42 +17,42 @@ using namespace std::chrono_literals;
 
 template <class... Args>
 concept replicas_needed_takes = requires(Args... args) {
-  headroom::replicas_needed(args...);
+  headroom::queueing::replicas_needed(args...);
 };
 template <class T>
 concept replicas_needed_takes_positional_braces = requires(T rate, T target, T capacity) {
-  headroom::replicas_needed({rate, target, capacity});
+  headroom::queueing::replicas_needed({rate, target, capacity});
 };
 
 // ceil(60 / (0.8 × 8)) = ceil(9.375) = 10; the old swap, ceil(8 / (0.8 × 60)) = 1, compiled.
-static_assert(headroom::replicas_needed({.arrival_rate_per_second = 60.0,
-                                         .target_utilization = 0.8,
-                                         .capacity_per_second = 8.0}) == 10);
+static_assert(headroom::queueing::replicas_needed({.arrival_rate_per_second = 60.0,
+                                                   .target_utilization = 0.8,
+                                                   .capacity_per_second = 8.0}) == 10);
 static_assert(!replicas_needed_takes<double, double, double>);
 static_assert(!replicas_needed_takes<int, double, int>);
 static_assert(!replicas_needed_takes_positional_braces<double>);
-static_assert(replicas_needed_takes<headroom::replicas_needed_inputs>);
-static_assert(replicas_needed_takes<headroom::basic_replicas_needed_inputs<float>>);
+static_assert(replicas_needed_takes<headroom::queueing::replicas_needed_inputs>);
+static_assert(replicas_needed_takes<headroom::queueing::basic_replicas_needed_inputs<float>>);
 
 // ---- erlang_c: a server count and an offered load -----------------------------------------
 
 template <class... Args>
 concept erlang_c_takes = requires(Args... args) {
-  headroom::erlang_c(args...);
+  headroom::queueing::erlang_c(args...);
 };
 template <class A, class B>
 concept erlang_c_takes_positional_braces = requires(A a, B b) {
-  headroom::erlang_c({a, b});
+  headroom::queueing::erlang_c({a, b});
 };
 
 // C(2, 1) = 1/3 (docs/queueing.md); erlang_c(servers, offered_load) swapped returned 1.
-static_assert(headroom::erlang_c({.servers = 2, .offered_load = 1.0}) > 0.333 &&
-              headroom::erlang_c({.servers = 2, .offered_load = 1.0}) < 0.334);
+static_assert(headroom::queueing::erlang_c({.servers = 2, .offered_load = 1.0}) > 0.333 &&
+              headroom::queueing::erlang_c({.servers = 2, .offered_load = 1.0}) < 0.334);
 static_assert(!erlang_c_takes<std::int64_t, double>);
 static_assert(!erlang_c_takes<double, std::int64_t>);
 static_assert(!erlang_c_takes_positional_braces<std::int64_t, double>);
 static_assert(!erlang_c_takes_positional_braces<double, std::int64_t>);
-static_assert(erlang_c_takes<headroom::erlang_inputs>);
+static_assert(erlang_c_takes<headroom::queueing::erlang_inputs>);
 
 // ---- the queue models: λ and μ are both requests per second --------------------------------
 
@@ -60,20 +60,21 @@ template <class Queue, class T>
 concept brace_constructible_positionally = requires(T a, T b) {
   Queue{a, b};
 };
-static_assert(!brace_constructible_positionally<headroom::mm1_queue, double>);
-static_assert(!brace_constructible_positionally<headroom::md1_queue, double>);
-static_assert(!brace_constructible_positionally<headroom::mmc_queue, double>);
-static_assert(!brace_constructible_positionally<headroom::closed_loop, double>);
-static_assert(headroom::mm1_queue{.arrival_rate_per_second = 0.5, .service_rate_per_second = 1.0}
+static_assert(!brace_constructible_positionally<headroom::queueing::mm1_queue, double>);
+static_assert(!brace_constructible_positionally<headroom::queueing::md1_queue, double>);
+static_assert(!brace_constructible_positionally<headroom::queueing::mmc_queue, double>);
+static_assert(!brace_constructible_positionally<headroom::queueing::closed_loop, double>);
+static_assert(headroom::queueing::mm1_queue{.arrival_rate_per_second = 0.5,
+                                            .service_rate_per_second = 1.0}
                   .mean_in_system() == 1.0);  // ρ/(1 − ρ) at ρ = 0.5
 
 // ---- the marker costs nothing (where [[no_unique_address]] is used: see detail/config.hpp) --
 
 #if HEADROOM_MARKER_TAKES_NO_SPACE
-static_assert(sizeof(headroom::mm1_queue) == 2 * sizeof(double));
-static_assert(sizeof(headroom::replicas_needed_inputs) == 3 * sizeof(double));
+static_assert(sizeof(headroom::queueing::mm1_queue) == 2 * sizeof(double));
+static_assert(sizeof(headroom::queueing::replicas_needed_inputs) == 3 * sizeof(double));
 #else
-static_assert(sizeof(headroom::replicas_needed_inputs) == 4 * sizeof(double));
+static_assert(sizeof(headroom::queueing::replicas_needed_inputs) == 4 * sizeof(double));
 #endif
 
 // ---- every other aggregate of several same-typed quantities refuses positional braces -----
@@ -91,19 +92,21 @@ template <class Aggregate, class... Args>
 concept brace_constructible = requires(Args... args) {
   Aggregate{args...};
 };
-static_assert(!brace_constructible<headroom::spot_terms, double, double>);
-static_assert(!brace_constructible<headroom::token_cost_inputs, double, double, double>);
-static_assert(!brace_constructible<headroom::storage_bandwidths, double, double, double, double>);
-static_assert(!brace_constructible<headroom::startup_breakdown, std::chrono::duration<double>,
-                                   std::chrono::duration<double>>);
-static_assert(!brace_constructible<headroom::step_uncovered_inputs, std::chrono::duration<double>,
-                                   std::chrono::duration<double>>);
-static_assert(!brace_constructible<headroom::mfu_inputs, double, double, double>);
-static_assert(!brace_constructible<headroom::accelerator_spec, const char*, double, double>);
+static_assert(!brace_constructible<headroom::cost::spot_terms, double, double>);
+static_assert(!brace_constructible<headroom::cost::token_cost_inputs, double, double, double>);
+static_assert(
+    !brace_constructible<headroom::coldstart::storage_bandwidths, double, double, double, double>);
+static_assert(!brace_constructible<headroom::coldstart::startup_breakdown,
+                                   std::chrono::duration<double>, std::chrono::duration<double>>);
+static_assert(!brace_constructible<headroom::coldstart::step_uncovered_inputs,
+                                   std::chrono::duration<double>, std::chrono::duration<double>>);
+static_assert(!brace_constructible<headroom::roofline::mfu_inputs, double, double, double>);
+static_assert(
+    !brace_constructible<headroom::roofline::accelerator_spec, const char*, double, double>);
 static_assert(
     !brace_constructible<headroom::capacity::proportion_counts, std::size_t, std::size_t>);
-static_assert(!brace_constructible<headroom::gamma_gaps_inputs, double, double>);
-static_assert(!brace_constructible<headroom::linear_ramp_inputs, double, double>);
+static_assert(!brace_constructible<headroom::arrivals::gamma_gaps_inputs, double, double>);
+static_assert(!brace_constructible<headroom::arrivals::linear_ramp_inputs, double, double>);
 static_assert(!brace_constructible<headroom::kubernetes::in_flight_target_inputs, double, double,
                                    std::chrono::duration<double>>);
 
@@ -114,10 +117,10 @@ concept roofline_step_time_takes = requires(Args... args) {
   headroom::sim::make_roofline_step_time(args...);
 };
 using seconds_d = std::chrono::duration<double>;
-static_assert(!roofline_step_time_takes<headroom::accelerator_spec, double, double, double, double,
-                                        double, seconds_d>);
-static_assert(
-    roofline_step_time_takes<headroom::accelerator_spec, headroom::sim::roofline_step_time_inputs>);
+static_assert(!roofline_step_time_takes<headroom::roofline::accelerator_spec, double, double,
+                                        double, double, double, seconds_d>);
+static_assert(roofline_step_time_takes<headroom::roofline::accelerator_spec,
+                                       headroom::sim::roofline_step_time_inputs>);
 static_assert(!brace_constructible<headroom::sim::roofline_step_time_inputs, double, double, double,
                                    double, double, seconds_d>);
 

@@ -57,6 +57,7 @@ constexpr std::size_t kSamples = 100000;
 
 TEST_SUITE("arrivals") {
   using namespace headroom;
+  using namespace headroom::arrivals;
 
   TEST_CASE("arrivals: the uniform is built from the engine's bits / identically everywhere") {
     // The first output of a default-seeded std::mt19937_64 is fixed by the standard
@@ -65,7 +66,7 @@ TEST_SUITE("arrivals") {
     std::mt19937_64 engine;
     const std::uint64_t first = 14514284786278117030ULL;
     const double expected = static_cast<double>(2 * (first >> 12) + 1) * 0x1p-53;
-    CHECK(detail::uniform_open01(engine) == expected);
+    CHECK(headroom::detail::uniform_open01(engine) == expected);
     // And the exponential is its inverse transform.
     std::mt19937_64 again;
     CHECK(exponential_gaps(4.0)(again).count() == doctest::Approx(-std::log(expected) / 4.0));
@@ -77,7 +78,7 @@ TEST_SUITE("arrivals") {
       double sum = 0.0;
       std::size_t outside = 0;
       for (std::size_t i = 0; i < kSamples; ++i) {
-        const double u = detail::uniform_open01(engine);
+        const double u = headroom::detail::uniform_open01(engine);
         if (!(u > 0.0 && u < 1.0)) ++outside;
         sum += u;
       }

@@ -64,7 +64,7 @@ std::vector<plan::calibration_row> synthetic_rows() {
     plan::calibration_row r{.id = std::to_string(x.in) + "/" + std::to_string(x.out) + "x" +
                                   std::to_string(x.requests) + "tp" + std::to_string(x.tp),
                             .model = m,
-                            .gpu = headroom::accelerators::h100_sxm,
+                            .gpu = headroom::roofline::accelerators::h100_sxm,
                             .tensor_parallel = x.tp,
                             .interconnect_bytes_per_second = 450e9,
                             .input_tokens = x.in,
@@ -72,7 +72,7 @@ std::vector<plan::calibration_row> synthetic_rows() {
                             .requests = x.requests};
     r.engine = {.max_batch = 256,
                 .kv_budget_tokens = sim::kv_budget_tokens(
-                    {.memory_bytes = headroom::accelerators::h100_sxm.memory_bytes * x.tp,
+                    {.memory_bytes = headroom::roofline::accelerators::h100_sxm.memory_bytes * x.tp,
                      .memory_fraction = 0.9,
                      .weight_bytes = 16.06e9,
                      .kv_bytes_per_token = m.kv_bytes_per_token}),
@@ -340,7 +340,7 @@ TEST_SUITE("plan/calibrate") {
               plan::find_shipped_calibration("H100 SXM")->parameters.all_reduce_latency);
       // The planner takes it for an option that states no parameters and a model of its
       // architecture, and says so.
-      const auto spec = headroom::find_accelerator(shipped.accelerator);
+      const auto spec = headroom::roofline::find_accelerator(shipped.accelerator);
       REQUIRE(spec.has_value());
       const plan::accelerator_option bare{.spec = *spec};
       const plan::model_shape& model = moe ? mixture : dense;
@@ -352,7 +352,7 @@ TEST_SUITE("plan/calibrate") {
     // rows) one for mixtures too; the rest of the catalog (no published rows) has none.
     const std::set<std::string_view> calibrated{"H100 SXM", "H200 SXM", "A100 80GB SXM", "L40S",
                                                 "B200"};
-    for (const auto& spec : headroom::accelerators::all) {
+    for (const auto& spec : headroom::roofline::accelerators::all) {
       CAPTURE(spec.name);
       CHECK((plan::find_shipped_calibration(spec.name) != nullptr) ==
             calibrated.contains(spec.name));
@@ -361,11 +361,11 @@ TEST_SUITE("plan/calibrate") {
             (calibrated.contains(spec.name) && spec.name != "B200"));
     }
     CHECK(plan::shipped_calibrations.size() == 2 * calibrated.size() - 1);
-    const plan::accelerator_option other{.spec = headroom::accelerators::mi300x};
+    const plan::accelerator_option other{.spec = headroom::roofline::accelerators::mi300x};
     CHECK(plan::resolve_step_time(other, dense).source == plan::calibration_source::uncalibrated);
     CHECK(plan::resolve_step_time(other, dense).parameters == plan::uncalibrated_step_time);
     CHECK(plan::resolve_step_time(other, mixture).source == plan::calibration_source::uncalibrated);
-    const plan::accelerator_option h100{.spec = headroom::accelerators::h100_sxm};
+    const plan::accelerator_option h100{.spec = headroom::roofline::accelerators::h100_sxm};
     CHECK(plan::resolve_step_time(h100, dense).source == plan::calibration_source::shipped);
     // A mixture on the H100 takes the mixtures' calibration, never the dense one.
     CHECK(plan::resolve_step_time(h100, mixture).parameters ==
@@ -373,7 +373,7 @@ TEST_SUITE("plan/calibrate") {
               ->parameters);
     CHECK_FALSE(plan::resolve_step_time(h100, mixture).parameters ==
                 plan::find_shipped_calibration("H100 SXM")->parameters);
-    const plan::accelerator_option stated{.spec = headroom::accelerators::l40s,
+    const plan::accelerator_option stated{.spec = headroom::roofline::accelerators::l40s,
                                           .step_time = plan::step_time_parameters{}};
     CHECK(plan::resolve_step_time(stated, mixture).source == plan::calibration_source::given);
   }
@@ -388,7 +388,7 @@ TEST_SUITE("plan/calibrate") {
     std::vector<plan::calibration_row> fit_rows, check_rows, every;
     for (const auto& m : all) {
       auto r = headroom::test::calibration_row_of(m);
-      CHECK(r.model.compute_format == headroom::numeric_format::fp4);
+      CHECK(r.model.compute_format == headroom::roofline::numeric_format::fp4);
       every.push_back(r);
       (m.role == "calibration" ? fit_rows : check_rows).push_back(std::move(r));
     }

@@ -40,6 +40,8 @@ double mm1_conformance(double lambda, double mu, double tau_s) {
 
 TEST_SUITE("capacity") {
   using namespace headroom;
+  using namespace headroom::arrivals;
+  using namespace headroom::queueing;
   using namespace headroom::capacity;
 
   TEST_CASE("capacity: latencies are measured from the intended arrival") {

@@ -23,6 +23,7 @@ using namespace std::chrono_literals;
 
 namespace {
 using namespace headroom;
+using namespace headroom::queueing;
 using namespace headroom::test::errors;
 }  // namespace
 

@@ -23,6 +23,8 @@ using namespace std::chrono_literals;
 
 namespace {
 using namespace headroom;
+using namespace headroom::arrivals;
+using namespace headroom::roofline;
 using namespace headroom::capacity;
 using namespace headroom::test::errors;
 }  // namespace

@@ -24,6 +24,7 @@ using namespace std::chrono_literals;
 
 namespace {
 using namespace headroom;
+using namespace headroom::traces;
 using namespace headroom::test::errors;
 }  // namespace
 

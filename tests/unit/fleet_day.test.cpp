@@ -85,12 +85,12 @@ TEST_SUITE("fleet_day") {
     // The seed: "repliche chieste: 2 alle 20:59, 7 alle 21:00": ceil(12/6.4) = 2,
     // ceil(42/6.4) = ceil(6.5625) = 7.
     const auto traffic = sim::reference_day_traffic();
-    CHECK(headroom::replicas_needed({.arrival_rate_per_second = traffic[1259],
-                                     .target_utilization = 0.8,
-                                     .capacity_per_second = 8.0}) == 2);
-    CHECK(headroom::replicas_needed({.arrival_rate_per_second = traffic[1260],
-                                     .target_utilization = 0.8,
-                                     .capacity_per_second = 8.0}) == 7);
+    CHECK(headroom::queueing::replicas_needed({.arrival_rate_per_second = traffic[1259],
+                                               .target_utilization = 0.8,
+                                               .capacity_per_second = 8.0}) == 2);
+    CHECK(headroom::queueing::replicas_needed({.arrival_rate_per_second = traffic[1260],
+                                               .target_utilization = 0.8,
+                                               .capacity_per_second = 8.0}) == 7);
     // The chasing controller asks for exactly that at 21:00 (7 requested, 5 of them new).
     sim::fleet_day_simulator simulator({});
     std::vector<sim::fleet_step_record> trace;

@@ -16,7 +16,7 @@
 namespace {
 
 namespace plan = headroom::plan;
-using headroom::numeric_format;
+using headroom::roofline::numeric_format;
 using headroom::test::read_test_data;
 using headroom::test::rejected;
 
@@ -198,7 +198,7 @@ TEST_SUITE("plan/model_card") {
     const plan::model_card_read g = plan::read_model_card(gptq);
     REQUIRE(g.ok());
     CHECK(g.card->weights.linear.format == numeric_format::int8);
-    CHECK(headroom::bytes_per_parameter(g.card->weights.linear) == 1.0 + 3.0 / 128);
+    CHECK(headroom::roofline::bytes_per_parameter(g.card->weights.linear) == 1.0 + 3.0 / 128);
     // compressed-tensors W8A8 FP8, lm_head ignored: computes in FP8.
     const std::string ct = R"({"model_type": "llama", "hidden_size": 4096,
         "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
@@ -228,7 +228,7 @@ TEST_SUITE("plan/model_card") {
     CHECK(s.moe.experts_per_token == 2);
     CHECK(s.moe.parameters_per_expert == 32.0 * 3 * 4096 * 14336);  // 5,637,144,576
     // The library's own active count agrees with the card's.
-    CHECK(headroom::active_parameters(s.parameters, s.moe) == plan::active_parameters(m));
+    CHECK(headroom::roofline::active_parameters(s.parameters, s.moe) == plan::active_parameters(m));
     CHECK(s.compute_format == numeric_format::bf16);
 
     // FP8 on load (vLLM --quantization fp8) of a bf16 card: the FP8 checkpoint's bytes.

@@ -28,7 +28,8 @@ namespace sim = headroom::sim;
 using namespace std::chrono_literals;
 using headroom::test::rejected;
 
-plan::accelerator_option option(const headroom::accelerator_spec& spec, double price, double link) {
+plan::accelerator_option option(const headroom::roofline::accelerator_spec& spec, double price,
+                                double link) {
   return {.spec = spec,
           .price_per_gpu_hour = price,
           .step_time = plan::step_time_parameters{.flops_efficiency = 0.5,
@@ -43,7 +44,7 @@ const plan::model_shape llama_8b{
     .parameters = 8.030261248e9,
     .layers = 32,
     .hidden_size = 4096,
-    .kv_bytes_per_token = headroom::kv_bytes_per_token(
+    .kv_bytes_per_token = headroom::roofline::kv_bytes_per_token(
         {.layers = 32, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0}),
     .bytes_per_parameter = 2.0,
     .activation_bytes = 2.0};
@@ -52,7 +53,7 @@ const plan::model_shape llama_70b{
     .parameters = 70.553706496e9,
     .layers = 80,
     .hidden_size = 8192,
-    .kv_bytes_per_token = headroom::kv_bytes_per_token(
+    .kv_bytes_per_token = headroom::roofline::kv_bytes_per_token(
         {.layers = 80, .kv_heads = 8, .head_dim = 128, .dtype_bytes = 2.0}),
     .bytes_per_parameter = 2.0,
     .activation_bytes = 2.0};
@@ -60,14 +61,14 @@ const plan::model_shape llama_70b{
 // An 8B model (Llama 3.1 8B's shape, bf16) on a small grid: an H100, an L40S and a test
 // part whose 17 GB leave the bf16 weights no room at TP 1.
 plan::problem small_problem() {
-  const headroom::accelerator_spec small{.name = "Test 17GB",
-                                         .peak_flops_per_second = 200e12,
-                                         .peak_bytes_per_second = 1.0e12,
-                                         .memory_bytes = 17e9};
+  const headroom::roofline::accelerator_spec small{.name = "Test 17GB",
+                                                   .peak_flops_per_second = 200e12,
+                                                   .peak_bytes_per_second = 1.0e12,
+                                                   .memory_bytes = 17e9};
   return {.name = "test-grid",
           .model = llama_8b,
-          .axes = {.accelerators = {option(headroom::accelerators::h100_sxm, 3.0, 450e9),
-                                    option(headroom::accelerators::l40s, 1.0, 32e9),
+          .axes = {.accelerators = {option(headroom::roofline::accelerators::h100_sxm, 3.0, 450e9),
+                                    option(headroom::roofline::accelerators::l40s, 1.0, 32e9),
                                     option(small, 0.5, 32e9)},
                    .tensor_parallel = {1, 2},
                    .max_batch = {16, 64},
@@ -194,8 +195,8 @@ std::vector<expected_row> brute_force(const plan::problem& p) {
           e.capacity = *found.capacity_per_second;
           // The operating point ρ*·μ*: nearest-rank q-quantiles of TTFT and TPOT.
           std::mt19937_64 engine(sim::replication_seed(seed, 0));
-          const auto schedule = headroom::open_loop_schedule(
-              headroom::gamma_gaps({.rate_per_second = rho * e.capacity, .cv = 1.0}),
+          const auto schedule = headroom::arrivals::open_loop_schedule(
+              headroom::arrivals::gamma_gaps({.rate_per_second = rho * e.capacity, .cv = 1.0}),
               p.search.requests_per_run, engine);
           sim::lognormal_lengths draw = mix;
           const auto requests = sim::make_requests(schedule, draw, engine);
@@ -221,9 +222,9 @@ std::vector<expected_row> brute_force(const plan::problem& p) {
                                               .tokens_per_request = stats.mean_output_tokens});
           e.cost =
               *simulator.run(p.traffic.rates_per_second, p.fleet.policy).cost_per_million_tokens;
-          e.replicas = headroom::replicas_needed({.arrival_rate_per_second = peak,
-                                                  .target_utilization = rho,
-                                                  .capacity_per_second = e.capacity});
+          e.replicas = headroom::queueing::replicas_needed({.arrival_rate_per_second = peak,
+                                                            .target_utilization = rho,
+                                                            .capacity_per_second = e.capacity});
           rows.push_back(e);
         }
   return rows;
@@ -341,7 +342,7 @@ TEST_SUITE("plan") {
     other.search.requests_per_run = 500;  // another grid: another fingerprint
     CHECK(plan::fingerprint(other, stats) != plan::fingerprint(p, stats));
     plan::problem fp8 = p;  // the same model computing in FP8: another grid
-    fp8.model.compute_format = headroom::numeric_format::fp8;
+    fp8.model.compute_format = headroom::roofline::numeric_format::fp8;
     CHECK(plan::fingerprint(fp8, stats) != plan::fingerprint(p, stats));
     plan::problem mixture = p;  // the same model with routed experts: another grid too
     mixture.model.moe = {.experts = 8, .experts_per_token = 2, .parameters_per_expert = 0.5e9};
@@ -353,17 +354,17 @@ TEST_SUITE("plan") {
     // bf16 replica's; on two A100s (no FP8 tensor cores) it stays 2 × 312e12.
     plan::problem p = small_problem();
     p.model.bytes_per_parameter = 1.0;
-    p.model.compute_format = headroom::numeric_format::fp8;
+    p.model.compute_format = headroom::roofline::numeric_format::fp8;
     const plan::accelerator_option& h100 = p.axes.accelerators[0];
     const auto fp8 = plan::make_step_time(p.model, h100, 2);
     CHECK(fp8.roofline.flops_per_second == doctest::Approx(0.5 * 2 * 1978.9e12).epsilon(1e-15));
-    CHECK(plan::replica_spec(h100.spec, 2, headroom::numeric_format::fp8).peak_flops_per_second ==
-          2 * 1978.9e12);
-    CHECK(
-        plan::replica_spec(headroom::accelerators::a100_80gb_sxm, 2, headroom::numeric_format::fp8)
-            .peak_flops_per_second == 2 * 312e12);
+    CHECK(plan::replica_spec(h100.spec, 2, headroom::roofline::numeric_format::fp8)
+              .peak_flops_per_second == 2 * 1978.9e12);
+    CHECK(plan::replica_spec(headroom::roofline::accelerators::a100_80gb_sxm, 2,
+                             headroom::roofline::numeric_format::fp8)
+              .peak_flops_per_second == 2 * 312e12);
     plan::model_shape bf16 = p.model;
-    bf16.compute_format = headroom::numeric_format::bf16;
+    bf16.compute_format = headroom::roofline::numeric_format::bf16;
     CHECK(plan::make_step_time(bf16, h100, 2).roofline.flops_per_second ==
           doctest::Approx(0.5 * 2 * 989.4e12).epsilon(1e-15));
   }
@@ -456,10 +457,10 @@ TEST_SUITE("plan") {
     // floor((17.8888e9 × 0.9 − 16.060522496e9) / 131072) = floor(300.58) = 300 tokens; most
     // requests (median about 350 tokens) can never fit.
     plan::problem tight = small_problem();
-    const headroom::accelerator_spec tiny{.name = "Tight",
-                                          .peak_flops_per_second = 200e12,
-                                          .peak_bytes_per_second = 1.0e12,
-                                          .memory_bytes = 17.8888e9};
+    const headroom::roofline::accelerator_spec tiny{.name = "Tight",
+                                                    .peak_flops_per_second = 200e12,
+                                                    .peak_bytes_per_second = 1.0e12,
+                                                    .memory_bytes = 17.8888e9};
     tight.axes.accelerators = {option(tiny, 1.0, 32e9)};
     tight.axes.tensor_parallel = {1};
     tight.axes.max_batch = {16};
@@ -570,17 +571,18 @@ TEST_SUITE("plan") {
                               .bytes_per_parameter = 2.0,
                               .activation_bytes = 2.0};
     const auto model =
-        plan::make_step_time(m, option(headroom::accelerators::h100_sxm, 1.0, 450e9), 2);
+        plan::make_step_time(m, option(headroom::roofline::accelerators::h100_sxm, 1.0, 450e9), 2);
     const sim::step_shape decode{
         .batch = 64, .prefill_tokens = 0, .decode_tokens = 64, .kv_tokens = 64000};
     CHECK(model.communication_seconds(64) == doctest::Approx(2.2505654044e-3).epsilon(1e-10));
     CHECK(model(decode).count() == doctest::Approx(7.800678837e-3).epsilon(1e-9));
     // TP 1: no all-reduce at all.
     const auto one =
-        plan::make_step_time(m, option(headroom::accelerators::h100_sxm, 1.0, 450e9), 1);
+        plan::make_step_time(m, option(headroom::roofline::accelerators::h100_sxm, 1.0, 450e9), 1);
     CHECK(one.communication_seconds(64) == 0.0);
     // The replica holds TP × the memory: 8 × 46,068 MiB L40S = 386,446,393,344 bytes.
-    CHECK(plan::replica_spec(headroom::accelerators::l40s, 8).memory_bytes == 386'446'393'344.0);
+    CHECK(plan::replica_spec(headroom::roofline::accelerators::l40s, 8).memory_bytes ==
+          386'446'393'344.0);
   }
 
   TEST_CASE("plan: configurations keys seeds and shards") {

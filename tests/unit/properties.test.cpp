@@ -32,6 +32,10 @@
 
 namespace {
 using namespace headroom;
+using namespace headroom::coldstart;
+using namespace headroom::cost;
+using namespace headroom::queueing;
+using namespace headroom::roofline;
 using namespace headroom::capacity;
 using sec = std::chrono::duration<double>;
 

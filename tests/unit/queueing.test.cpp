@@ -69,7 +69,7 @@ double relative_error(long double x, long double reference) {
 std::int64_t servers_needed_by_walk(double lambda, double mu, std::chrono::duration<double> t,
                                     double q) {
   auto c = static_cast<std::int64_t>(lambda / mu) + 1;
-  while (headroom::mmc_queue{
+  while (headroom::queueing::mmc_queue{
              .arrival_rate_per_second = lambda, .service_rate_per_second = mu, .servers = c}
              .wait_conformance(t) < q)
     ++c;
@@ -134,135 +134,147 @@ TEST_SUITE("queueing") {
   // ------------------------------------------------------------------------------------------
   TEST_CASE("queueing: Little's law in its three forms") {
     // L = λW: 60 req/s × 8 s = 480 in flight.
-    CHECK(headroom::littles_law_in_flight(60.0, std::chrono::duration<double>(8.0)) == 480.0);
-    CHECK(headroom::littles_law_in_flight(60, 8s) == 480.0);  // integer rate, chrono seconds
-    CHECK(headroom::littles_law_in_flight(2.0, 250ms) == doctest::Approx(0.5));
-    CHECK(headroom::littles_law_rate(480.0, 8s) == 60.0);  // λ = L/W
-    CHECK(headroom::littles_law_sojourn({.in_flight = 480.0, .rate_per_second = 60.0}).count() ==
-          8.0);  // W = L/λ
+    CHECK(headroom::queueing::littles_law_in_flight(60.0, std::chrono::duration<double>(8.0)) ==
+          480.0);
+    CHECK(headroom::queueing::littles_law_in_flight(60, 8s) ==
+          480.0);  // integer rate, chrono seconds
+    CHECK(headroom::queueing::littles_law_in_flight(2.0, 250ms) == doctest::Approx(0.5));
+    CHECK(headroom::queueing::littles_law_rate(480.0, 8s) == 60.0);  // λ = L/W
+    CHECK(headroom::queueing::littles_law_sojourn({.in_flight = 480.0, .rate_per_second = 60.0})
+              .count() == 8.0);  // W = L/λ
     // L_r = λW/N_r: 60 req/s, 8 s, 8 replicas → 60 in flight each.
-    CHECK(headroom::in_flight_per_replica(60.0, 8s, 8) == 60.0);
-    static_assert(headroom::littles_law_in_flight(60.0, std::chrono::duration<double>(8.0)) ==
-                  480.0);
-    static_assert(headroom::littles_law_rate(480.0, std::chrono::duration<double>(8.0)) == 60.0);
+    CHECK(headroom::queueing::in_flight_per_replica(60.0, 8s, 8) == 60.0);
+    static_assert(headroom::queueing::littles_law_in_flight(
+                      60.0, std::chrono::duration<double>(8.0)) == 480.0);
+    static_assert(headroom::queueing::littles_law_rate(480.0, std::chrono::duration<double>(8.0)) ==
+                  60.0);
   }
 
   TEST_CASE("queueing: target concurrency L = ρμW̄ ≈ 51") {
     // μ* = 8 req/s, ρ* = 0.8, W̄ = 320 tokens / 40 tokens/s = 8 s: 0.8 × 8 × 8 = 51.2.
     const auto mean_sojourn = std::chrono::duration<double>(320.0 / 40.0);
-    CHECK(headroom::target_concurrency({.target_utilization = 0.8,
-                                        .capacity_per_second = 8.0,
-                                        .mean_sojourn = mean_sojourn}) == doctest::Approx(51.2));
-    CHECK(static_cast<int>(headroom::target_concurrency({.target_utilization = 0.8,
-                                                         .capacity_per_second = 8.0,
-                                                         .mean_sojourn = mean_sojourn})) == 51);
-    static_assert(
-        near(headroom::target_concurrency({.target_utilization = 0.8,
-                                           .capacity_per_second = 8.0,
-                                           .mean_sojourn = std::chrono::duration<double>(8.0)}),
-             51.2, 1e-12));
+    CHECK(headroom::queueing::target_concurrency({.target_utilization = 0.8,
+                                                  .capacity_per_second = 8.0,
+                                                  .mean_sojourn = mean_sojourn}) ==
+          doctest::Approx(51.2));
+    CHECK(static_cast<int>(
+              headroom::queueing::target_concurrency({.target_utilization = 0.8,
+                                                      .capacity_per_second = 8.0,
+                                                      .mean_sojourn = mean_sojourn})) == 51);
+    static_assert(near(headroom::queueing::target_concurrency(
+                           {.target_utilization = 0.8,
+                            .capacity_per_second = 8.0,
+                            .mean_sojourn = std::chrono::duration<double>(8.0)}),
+                       51.2, 1e-12));
   }
 
   TEST_CASE("queueing: replicas needed ceil(λ/(ρμ))") {
     // 60 req/s on replicas of capacity 8 at ρ* = 1: 60/8 = 7.5 → 8.
-    CHECK(headroom::replicas_needed({.arrival_rate_per_second = 60.0,
-                                     .target_utilization = 1.0,
-                                     .capacity_per_second = 8.0}) == 8);
-    static_assert(headroom::replicas_needed({.arrival_rate_per_second = 60.0,
-                                             .target_utilization = 1.0,
-                                             .capacity_per_second = 8.0}) == 8);
+    CHECK(headroom::queueing::replicas_needed({.arrival_rate_per_second = 60.0,
+                                               .target_utilization = 1.0,
+                                               .capacity_per_second = 8.0}) == 8);
+    static_assert(headroom::queueing::replicas_needed({.arrival_rate_per_second = 60.0,
+                                                       .target_utilization = 1.0,
+                                                       .capacity_per_second = 8.0}) == 8);
     // At ρ* = 0.8: 60/6.4 = 9.375 → 10 (the same 80 % target: ten replicas).
-    CHECK(headroom::replicas_needed({.arrival_rate_per_second = 60.0,
-                                     .target_utilization = 0.8,
-                                     .capacity_per_second = 8.0}) == 10);
+    CHECK(headroom::queueing::replicas_needed({.arrival_rate_per_second = 60.0,
+                                               .target_utilization = 0.8,
+                                               .capacity_per_second = 8.0}) == 10);
     // An exact quotient does not round up: 64/(0.8·8) = 10.
-    CHECK(headroom::replicas_needed({.arrival_rate_per_second = 64.0,
-                                     .target_utilization = 0.8,
-                                     .capacity_per_second = 8.0}) == 10);
-    CHECK(headroom::replicas_needed({.arrival_rate_per_second = 0.0,
-                                     .target_utilization = 0.8,
-                                     .capacity_per_second = 8.0}) == 0);
+    CHECK(headroom::queueing::replicas_needed({.arrival_rate_per_second = 64.0,
+                                               .target_utilization = 0.8,
+                                               .capacity_per_second = 8.0}) == 10);
+    CHECK(headroom::queueing::replicas_needed({.arrival_rate_per_second = 0.0,
+                                               .target_utilization = 0.8,
+                                               .capacity_per_second = 8.0}) == 0);
     // The evening step of docs/simulated-day.md: 12 + 30 = 42 req/s at 80 % → ceil(42/6.4) =
     // ceil(6.5625) = 7.
-    CHECK(headroom::replicas_needed({.arrival_rate_per_second = 42.0,
-                                     .target_utilization = 0.8,
-                                     .capacity_per_second = 8.0}) == 7);
-    CHECK(headroom::replicas_needed(
+    CHECK(headroom::queueing::replicas_needed({.arrival_rate_per_second = 42.0,
+                                               .target_utilization = 0.8,
+                                               .capacity_per_second = 8.0}) == 7);
+    CHECK(headroom::queueing::replicas_needed(
               {.arrival_rate_per_second = 60, .target_utilization = 1, .capacity_per_second = 8}) ==
           8);  // integers work
   }
 
   TEST_CASE("queueing: the standard error of a 90 % conformance at n = 200 is 0.021") {
     // sqrt(0.9 × 0.1 / 200) = sqrt(0.00045) = 0.0212132.
-    CHECK(headroom::conformance_standard_error(0.9, 200) ==
+    CHECK(headroom::queueing::conformance_standard_error(0.9, 200) ==
           doctest::Approx(0.0212132).epsilon(1e-5));
-    static_assert(near(headroom::conformance_standard_error(0.9, 200), 0.021213203435596, 1e-12));
+    static_assert(
+        near(headroom::queueing::conformance_standard_error(0.9, 200), 0.021213203435596, 1e-12));
     // "A few thousand requests": half a point of standard error needs 0.09/0.005² = 3600.
-    CHECK(headroom::conformance_samples_needed({.conformance = 0.9, .standard_error = 0.005}) ==
-          3600);
-    CHECK(headroom::conformance_standard_error(1.0, 10) == 0.0);
+    CHECK(headroom::queueing::conformance_samples_needed(
+              {.conformance = 0.9, .standard_error = 0.005}) == 3600);
+    CHECK(headroom::queueing::conformance_standard_error(1.0, 10) == 0.0);
   }
 
   TEST_CASE("queueing: closed-loop response-time law λ = N/(W+Z)") {
     // 100 users, W = 2 s, Z = 8 s: 100/10 = 10 req/s; back: 100/10 − 8 = 2 s.
-    CHECK(headroom::closed_loop{.users = 100.0, .think_time = 8s}.rate(2s) == 10.0);
-    CHECK(headroom::closed_loop{.users = 100.0, .think_time = 8s}.response_time(10.0).count() ==
-          doctest::Approx(2.0));
+    CHECK(headroom::queueing::closed_loop{.users = 100.0, .think_time = 8s}.rate(2s) == 10.0);
+    CHECK(headroom::queueing::closed_loop{.users = 100.0, .think_time = 8s}
+              .response_time(10.0)
+              .count() == doctest::Approx(2.0));
     // Never more than N in the system: L = λW = 10 × 2 = 20 ≤ 100.
-    CHECK(headroom::littles_law_in_flight(
-              headroom::closed_loop{.users = 100.0, .think_time = 8s}.rate(2s), 2s) <= 100.0);
+    CHECK(headroom::queueing::littles_law_in_flight(
+              headroom::queueing::closed_loop{.users = 100.0, .think_time = 8s}.rate(2s), 2s) <=
+          100.0);
     // A rate above N/Z cannot come from a closed loop.
     CHECK(rejected([] {
-            (void)headroom::closed_loop{.users = 100.0, .think_time = 8s}.response_time(20.0);
+            (void)headroom::queueing::closed_loop{.users = 100.0, .think_time = 8s}.response_time(
+                20.0);
           }) == "rate_per_second");
-    CHECK(rejected([] { (void)headroom::closed_loop{.users = 10.0, .think_time = 0s}.rate(0s); }) ==
-          "sojourn");
-    static_assert(
-        headroom::closed_loop{.users = 100.0, .think_time = std::chrono::duration<double>(8.0)}
-            .rate(std::chrono::duration<double>(2.0)) == 10.0);
+    CHECK(rejected([] {
+            (void)headroom::queueing::closed_loop{.users = 10.0, .think_time = 0s}.rate(0s);
+          }) == "sojourn");
+    static_assert(headroom::queueing::closed_loop{.users = 100.0,
+                                                  .think_time = std::chrono::duration<double>(8.0)}
+                      .rate(std::chrono::duration<double>(2.0)) == 10.0);
   }
 
   // ------------------------------------------------------------------------------------------
   TEST_CASE("queueing: M/M/1 capacity μ − ln 10/τ at q = 0.9 and its inverse") {
     // μ = 10 req/s, τ = 1 s: μ* = 10 − 2.302585 = 7.697415.
-    const double mu_star =
-        headroom::mm1_capacity({.service_rate_per_second = 10.0, .threshold = 1s, .quota = 0.9});
+    const double mu_star = headroom::queueing::mm1_capacity(
+        {.service_rate_per_second = 10.0, .threshold = 1s, .quota = 0.9});
     CHECK(mu_star == doctest::Approx(10.0 - 2.302585092994046));
     // At μ* the sojourn conformance is exactly the quota: 1 − e^{−ln 10} = 0.9.
-    CHECK(headroom::mm1_queue{.arrival_rate_per_second = mu_star, .service_rate_per_second = 10.0}
+    CHECK(headroom::queueing::mm1_queue{.arrival_rate_per_second = mu_star,
+                                        .service_rate_per_second = 10.0}
               .sojourn_conformance(1s) == doctest::Approx(0.9));
     // Below μ* it is above the quota, above μ* below.
-    CHECK(headroom::mm1_queue{.arrival_rate_per_second = mu_star - 0.1,
-                              .service_rate_per_second = 10.0}
+    CHECK(headroom::queueing::mm1_queue{.arrival_rate_per_second = mu_star - 0.1,
+                                        .service_rate_per_second = 10.0}
               .sojourn_conformance(1s) > 0.9);
-    CHECK(headroom::mm1_queue{.arrival_rate_per_second = mu_star + 0.1,
-                              .service_rate_per_second = 10.0}
+    CHECK(headroom::queueing::mm1_queue{.arrival_rate_per_second = mu_star + 0.1,
+                                        .service_rate_per_second = 10.0}
               .sojourn_conformance(1s) < 0.9);
     // The inverse: the μ needed for λ = μ*, τ = 1 s, q = 0.9 is 10.
-    CHECK(headroom::mm1_service_rate_needed(
+    CHECK(headroom::queueing::mm1_service_rate_needed(
               {.arrival_rate_per_second = mu_star, .threshold = 1s, .quota = 0.9}) ==
           doctest::Approx(10.0));
     // q = 0.99: ln 100 = 4.60517; μ = 10, τ = 2 s → 10 − 2.302585 = 7.697415 again.
-    CHECK(
-        headroom::mm1_capacity({.service_rate_per_second = 10.0, .threshold = 2s, .quota = 0.99}) ==
-        doctest::Approx(10.0 - 4.605170185988091 / 2));
+    CHECK(headroom::queueing::mm1_capacity(
+              {.service_rate_per_second = 10.0, .threshold = 2s, .quota = 0.99}) ==
+          doctest::Approx(10.0 - 4.605170185988091 / 2));
     // An idle server that still misses the quota has capacity 0: μτ = 2 < ln 10.
-    CHECK(headroom::mm1_capacity({.service_rate_per_second = 2.0, .threshold = 1s, .quota = 0.9}) ==
-          0.0);
-    static_assert(near(headroom::mm1_capacity({.service_rate_per_second = 10.0,
+    CHECK(headroom::queueing::mm1_capacity(
+              {.service_rate_per_second = 2.0, .threshold = 1s, .quota = 0.9}) == 0.0);
+    static_assert(
+        near(headroom::queueing::mm1_capacity({.service_rate_per_second = 10.0,
                                                .threshold = std::chrono::duration<double>(1.0),
                                                .quota = 0.9}),
-                       7.697414907005954, 1e-12));
-    static_assert(
-        near(headroom::mm1_service_rate_needed({.arrival_rate_per_second = 0.0,
-                                                .threshold = std::chrono::duration<double>(1.0),
-                                                .quota = 0.9}),
-             2.302585092994046, 1e-12));
+             7.697414907005954, 1e-12));
+    static_assert(near(headroom::queueing::mm1_service_rate_needed(
+                           {.arrival_rate_per_second = 0.0,
+                            .threshold = std::chrono::duration<double>(1.0),
+                            .quota = 0.9}),
+                       2.302585092994046, 1e-12));
   }
 
   TEST_CASE("queueing: M/M/1 sojourn and waiting-time conformance are distinct") {
-    constexpr headroom::mm1_queue queue{.arrival_rate_per_second = 8.0,
-                                        .service_rate_per_second = 10.0};
+    constexpr headroom::queueing::mm1_queue queue{.arrival_rate_per_second = 8.0,
+                                                  .service_rate_per_second = 10.0};
     // λ = 8, μ = 10, τ = 0.5 s: (μ−λ)τ = 1.
     // sojourn: 1 − e^{−1} = 0.6321206; wait: 1 − 0.8·e^{−1} = 0.7056964.
     CHECK(queue.sojourn_conformance(500ms) == doctest::Approx(0.6321205588));
@@ -273,15 +285,16 @@ TEST_SUITE("queueing") {
     // Quantile: the 90th percentile of the sojourn is ln 10/(μ−λ) = 1.1512925 s.
     CHECK(queue.sojourn_quantile(0.9).count() == doctest::Approx(1.1512925465));
     // The wait capacity: the largest λ with 1 − (λ/μ)e^{−(μ−λ)τ} >= q.
-    const double lw = headroom::mm1_wait_capacity(
+    const double lw = headroom::queueing::mm1_wait_capacity(
         {.service_rate_per_second = 10.0, .threshold = 1s, .quota = 0.9});
-    CHECK(headroom::mm1_queue{.arrival_rate_per_second = lw, .service_rate_per_second = 10.0}
+    CHECK(headroom::queueing::mm1_queue{.arrival_rate_per_second = lw,
+                                        .service_rate_per_second = 10.0}
               .wait_conformance(1s) == doctest::Approx(0.9));
-    CHECK(lw > headroom::mm1_capacity({.service_rate_per_second = 10.0,
-                                       .threshold = 1s,
-                                       .quota = 0.9}));  // waiting is a weaker promise
+    CHECK(lw > headroom::queueing::mm1_capacity({.service_rate_per_second = 10.0,
+                                                 .threshold = 1s,
+                                                 .quota = 0.9}));  // waiting is a weaker promise
     // τ = 0: 1 − ρ >= 0.9 ⇔ λ <= 0.1 μ = 1.
-    CHECK(headroom::mm1_wait_capacity(
+    CHECK(headroom::queueing::mm1_wait_capacity(
               {.service_rate_per_second = 10.0, .threshold = 0s, .quota = 0.9}) ==
           doctest::Approx(1.0));
     static_assert(near(queue.wait_conformance(std::chrono::duration<double>(0.5)),
@@ -289,64 +302,75 @@ TEST_SUITE("queueing") {
   }
 
   TEST_CASE("queueing: M/M/1 means") {
-    constexpr headroom::mm1_queue queue{.arrival_rate_per_second = 8.0,
-                                        .service_rate_per_second = 10.0};
+    constexpr headroom::queueing::mm1_queue queue{.arrival_rate_per_second = 8.0,
+                                                  .service_rate_per_second = 10.0};
     // λ = 8, μ = 10: ρ = 0.8; W = 1/2 s; W_q = 0.4 s; L = 4; L_q = 3.2. Little: L = λW = 4.
     CHECK(queue.utilization() == 0.8);
     CHECK(queue.mean_sojourn().count() == doctest::Approx(0.5));
     CHECK(queue.mean_wait().count() == doctest::Approx(0.4));
     CHECK(queue.mean_in_system() == doctest::Approx(4.0));
     CHECK(queue.mean_queue_length() == doctest::Approx(3.2));
-    CHECK(headroom::littles_law_in_flight(8.0, queue.mean_sojourn()) ==
+    CHECK(headroom::queueing::littles_law_in_flight(8.0, queue.mean_sojourn()) ==
           doctest::Approx(queue.mean_in_system()));
   }
 
   TEST_CASE(
       "queueing: unstable inputs are a value (conformance 0 / wait probability 1 / means +inf)") {
-    constexpr headroom::mmc_queue queue{
+    constexpr headroom::queueing::mmc_queue queue{
         .arrival_rate_per_second = 20.0, .service_rate_per_second = 10.0, .servers = 2};
-    CHECK_FALSE(
-        headroom::mm1_queue{.arrival_rate_per_second = 10.0, .service_rate_per_second = 10.0}
-            .is_stable());
-    CHECK(headroom::mm1_queue{.arrival_rate_per_second = 9.99, .service_rate_per_second = 10.0}
+    CHECK_FALSE(headroom::queueing::mm1_queue{.arrival_rate_per_second = 10.0,
+                                              .service_rate_per_second = 10.0}
+                    .is_stable());
+    CHECK(headroom::queueing::mm1_queue{.arrival_rate_per_second = 9.99,
+                                        .service_rate_per_second = 10.0}
               .is_stable());
-    CHECK(headroom::mm1_queue{.arrival_rate_per_second = 10.0, .service_rate_per_second = 10.0}
+    CHECK(headroom::queueing::mm1_queue{.arrival_rate_per_second = 10.0,
+                                        .service_rate_per_second = 10.0}
               .sojourn_conformance(1s) == 0.0);
-    CHECK(headroom::mm1_queue{.arrival_rate_per_second = 12.0, .service_rate_per_second = 10.0}
+    CHECK(headroom::queueing::mm1_queue{.arrival_rate_per_second = 12.0,
+                                        .service_rate_per_second = 10.0}
               .wait_conformance(1s) == 0.0);
-    CHECK(headroom::mm1_queue{.arrival_rate_per_second = 10.0, .service_rate_per_second = 10.0}
+    CHECK(headroom::queueing::mm1_queue{.arrival_rate_per_second = 10.0,
+                                        .service_rate_per_second = 10.0}
               .mean_sojourn()
               .count() == infinity);
-    CHECK(headroom::mm1_queue{.arrival_rate_per_second = 11.0, .service_rate_per_second = 10.0}
+    CHECK(headroom::queueing::mm1_queue{.arrival_rate_per_second = 11.0,
+                                        .service_rate_per_second = 10.0}
               .mean_wait()
               .count() == infinity);
-    CHECK(headroom::mm1_queue{.arrival_rate_per_second = 11.0, .service_rate_per_second = 10.0}
+    CHECK(headroom::queueing::mm1_queue{.arrival_rate_per_second = 11.0,
+                                        .service_rate_per_second = 10.0}
               .mean_in_system() == infinity);
-    CHECK(headroom::mm1_queue{.arrival_rate_per_second = 11.0, .service_rate_per_second = 10.0}
+    CHECK(headroom::queueing::mm1_queue{.arrival_rate_per_second = 11.0,
+                                        .service_rate_per_second = 10.0}
               .mean_queue_length() == infinity);
-    CHECK(headroom::mm1_queue{.arrival_rate_per_second = 11.0, .service_rate_per_second = 10.0}
+    CHECK(headroom::queueing::mm1_queue{.arrival_rate_per_second = 11.0,
+                                        .service_rate_per_second = 10.0}
               .sojourn_quantile(0.9)
               .count() == infinity);
-    CHECK(headroom::mm1_queue{.arrival_rate_per_second = 12.0, .service_rate_per_second = 10.0}
+    CHECK(headroom::queueing::mm1_queue{.arrival_rate_per_second = 12.0,
+                                        .service_rate_per_second = 10.0}
               .utilization() == doctest::Approx(1.2));
     CHECK_FALSE(queue.is_stable());
-    CHECK(headroom::erlang_c({.servers = 2, .offered_load = 2.0}) == 1.0);
-    CHECK(headroom::mmc_queue{
+    CHECK(headroom::queueing::erlang_c({.servers = 2, .offered_load = 2.0}) == 1.0);
+    CHECK(headroom::queueing::mmc_queue{
               .arrival_rate_per_second = 25.0, .service_rate_per_second = 10.0, .servers = 2}
               .wait_probability() == 1.0);
     CHECK(queue.wait_conformance(1s) == 0.0);
     CHECK(queue.mean_wait().count() == infinity);
     CHECK(queue.mean_sojourn().count() == infinity);
     CHECK(queue.mean_queue_length() == infinity);
-    CHECK(headroom::md1_queue{.arrival_rate_per_second = 10.0, .service_rate_per_second = 10.0}
+    CHECK(headroom::queueing::md1_queue{.arrival_rate_per_second = 10.0,
+                                        .service_rate_per_second = 10.0}
               .mean_sojourn()
               .count() == infinity);
-    CHECK(headroom::md1_queue{.arrival_rate_per_second = 10.0, .service_rate_per_second = 10.0}
+    CHECK(headroom::queueing::md1_queue{.arrival_rate_per_second = 10.0,
+                                        .service_rate_per_second = 10.0}
               .mean_queue_length() == infinity);
     // Continuity: conformance tends to 0 as λ → μ from below.
-    CHECK(
-        headroom::mm1_queue{.arrival_rate_per_second = 10.0 - 1e-9, .service_rate_per_second = 10.0}
-            .sojourn_conformance(1s) < 1e-8);
+    CHECK(headroom::queueing::mm1_queue{.arrival_rate_per_second = 10.0 - 1e-9,
+                                        .service_rate_per_second = 10.0}
+              .sojourn_conformance(1s) < 1e-8);
   }
 
   // ------------------------------------------------------------------------------------------
@@ -448,7 +472,7 @@ TEST_SUITE("queueing") {
         b_double = a * b_double / (static_cast<double>(k) + a * b_double);
         if (static_cast<double>(k) > a && b < 1e-330L) break;  // 0 in double from here on
         for (; next < grid.size() && grid[next] == k; ++next) {
-          const double value = headroom::erlang_b({.servers = k, .offered_load = a});
+          const double value = headroom::queueing::erlang_b({.servers = k, .offered_load = a});
           if (b < smallest) {  // subnormal in double: only absolutely close
             CHECK(value < 4 * smallest);
             continue;
@@ -467,7 +491,8 @@ TEST_SUITE("queueing") {
             const long double c_reference = b / (1 - rho * (1 - b));
             worst_c = std::max(
                 worst_c,
-                relative_error(headroom::erlang_c({.servers = k, .offered_load = a}), c_reference));
+                relative_error(headroom::queueing::erlang_c({.servers = k, .offered_load = a}),
+                               c_reference));
           }
         }
       }
@@ -487,21 +512,22 @@ TEST_SUITE("queueing") {
             headroom::detail::erlang_b_recurrence(c, static_cast<long double>(a));
         if (reference < 1e-20L) continue;
         INFO("c = " << c << ", a = " << a);
-        CHECK(relative_error(headroom::erlang_b({.servers = c, .offered_load = a}), reference) <=
-              5e-14);
+        CHECK(relative_error(headroom::queueing::erlang_b({.servers = c, .offered_load = a}),
+                             reference) <= 5e-14);
       }
     }
     // long double and float follow their own precision.
-    CHECK(
-        relative_error(headroom::erlang_b<long double>({.servers = 10000, .offered_load = 9500.0L}),
-                       headroom::detail::erlang_b_recurrence(10000, 9500.0L)) <= 1e-17);
-    CHECK(relative_error(headroom::erlang_c<float>({.servers = 10000, .offered_load = 9900.0f}),
-                         0.22277692886414824L) <= 1e-6);
+    CHECK(relative_error(headroom::queueing::erlang_b<long double>(
+                             {.servers = 10000, .offered_load = 9500.0L}),
+                         headroom::detail::erlang_b_recurrence(10000, 9500.0L)) <= 1e-17);
+    CHECK(relative_error(
+              headroom::queueing::erlang_c<float>({.servers = 10000, .offered_load = 9900.0f}),
+              0.22277692886414824L) <= 1e-6);
     // Constant evaluation takes the same path: C(1000, 950) in exact rational arithmetic, and
     // B(10^5, 10^5) = 0.0025188934235469064 (mpmath: the Poisson pmf over gammainc).
-    static_assert(near(headroom::erlang_c({.servers = 1000, .offered_load = 950.0}),
+    static_assert(near(headroom::queueing::erlang_c({.servers = 1000, .offered_load = 950.0}),
                        0.06825341537714143, 1e-15));
-    static_assert(near(headroom::erlang_b({.servers = 100000, .offered_load = 1e5}),
+    static_assert(near(headroom::queueing::erlang_b({.servers = 100000, .offered_load = 1e5}),
                        0.0025188934235469064, 1e-16));
   }
 
@@ -510,62 +536,69 @@ TEST_SUITE("queueing") {
     // Erlang B tables (any telephony traffic table): 10 trunks carry 4.46 E at 1 % blocking,
     // 5.08 E at 2 %, 6.22 E at 5 %; 100 trunks carry 84.06 E at 1 %. Tables round the load
     // to 0.01 E, hence the tolerance: 1 % of the value (scale 0: relative, not absolute).
-    CHECK(headroom::erlang_b({.servers = 10, .offered_load = 4.46}) ==
+    CHECK(headroom::queueing::erlang_b({.servers = 10, .offered_load = 4.46}) ==
           doctest::Approx(0.01).epsilon(0.01).scale(0.0));
-    CHECK(headroom::erlang_b({.servers = 10, .offered_load = 5.08}) ==
+    CHECK(headroom::queueing::erlang_b({.servers = 10, .offered_load = 5.08}) ==
           doctest::Approx(0.02).epsilon(0.01).scale(0.0));
-    CHECK(headroom::erlang_b({.servers = 10, .offered_load = 6.22}) ==
+    CHECK(headroom::queueing::erlang_b({.servers = 10, .offered_load = 6.22}) ==
           doctest::Approx(0.05).epsilon(0.01).scale(0.0));
-    CHECK(headroom::erlang_b({.servers = 100, .offered_load = 84.06}) ==
+    CHECK(headroom::queueing::erlang_b({.servers = 100, .offered_load = 84.06}) ==
           doctest::Approx(0.01).epsilon(0.01).scale(0.0));
     // Hand: B(1, a) = a/(1 + a) → 0.5 at a = 1; B(2, 1) = (1·½)/(2 + ½) = 0.2.
-    CHECK(headroom::erlang_b({.servers = 1, .offered_load = 1.0}) == doctest::Approx(0.5));
-    CHECK(headroom::erlang_b({.servers = 2, .offered_load = 1.0}) == doctest::Approx(0.2));
-    CHECK(headroom::erlang_b({.servers = 5, .offered_load = 0.0}) == 0.0);
-    static_assert(near(headroom::erlang_b({.servers = 2, .offered_load = 1.0}), 0.2, 1e-15));
+    CHECK(headroom::queueing::erlang_b({.servers = 1, .offered_load = 1.0}) ==
+          doctest::Approx(0.5));
+    CHECK(headroom::queueing::erlang_b({.servers = 2, .offered_load = 1.0}) ==
+          doctest::Approx(0.2));
+    CHECK(headroom::queueing::erlang_b({.servers = 5, .offered_load = 0.0}) == 0.0);
+    static_assert(
+        near(headroom::queueing::erlang_b({.servers = 2, .offered_load = 1.0}), 0.2, 1e-15));
   }
 
   TEST_CASE("queueing: Erlang C against hand calculations") {
     // c = 2, a = 1: B(2, 1) = 0.2, ρ = ½: C = 0.2/(1 − ½·0.8) = 0.2/0.6 = 1/3.
-    CHECK(headroom::erlang_c({.servers = 2, .offered_load = 1.0}) == doctest::Approx(1.0 / 3.0));
-    static_assert(near(headroom::erlang_c({.servers = 2, .offered_load = 1.0}), 1.0 / 3.0, 1e-15));
+    CHECK(headroom::queueing::erlang_c({.servers = 2, .offered_load = 1.0}) ==
+          doctest::Approx(1.0 / 3.0));
+    static_assert(
+        near(headroom::queueing::erlang_c({.servers = 2, .offered_load = 1.0}), 1.0 / 3.0, 1e-15));
     // c = 1: C = ρ (M/M/1 waits with probability ρ).
-    CHECK(headroom::erlang_c({.servers = 1, .offered_load = 0.8}) == doctest::Approx(0.8));
+    CHECK(headroom::queueing::erlang_c({.servers = 1, .offered_load = 0.8}) ==
+          doctest::Approx(0.8));
     // A call centre: one call a minute, 3 minutes each (a = 3 E), 5 agents.
     // Σ_{k<5} 3^k/k! = 1 + 3 + 4.5 + 4.5 + 3.375 = 16.375; 3^5/5! · 5/2 = 2.025 · 2.5 = 5.0625;
     // C = 5.0625/21.4375 = 81/343 = 0.2361516; 76.4 % of callers never wait.
-    CHECK(headroom::erlang_c({.servers = 5, .offered_load = 3.0}) == doctest::Approx(81.0 / 343.0));
-    CHECK(headroom::mmc_queue{.arrival_rate_per_second = 1.0 / 60.0,
-                              .service_rate_per_second = 1.0 / 180.0,
-                              .servers = 5}
+    CHECK(headroom::queueing::erlang_c({.servers = 5, .offered_load = 3.0}) ==
+          doctest::Approx(81.0 / 343.0));
+    CHECK(headroom::queueing::mmc_queue{.arrival_rate_per_second = 1.0 / 60.0,
+                                        .service_rate_per_second = 1.0 / 180.0,
+                                        .servers = 5}
               .wait_probability() == doctest::Approx(81.0 / 343.0));
     // The classic worked example: 360 calls per half hour, 4-minute calls (a = 48 E),
     // 55 agents, 15 s target. Exact rational arithmetic: C = 0.2387009364; service level
     // 1 − C·e^{−(55−48)·15/240} = 0.8458831; mean wait C·240/7 = 8.18 s.
     const double lambda = 360.0 / 1800.0;  // calls/s
     const double mu = 1.0 / 240.0;         // per s
-    CHECK(headroom::erlang_c({.servers = 55, .offered_load = 48.0}) ==
+    CHECK(headroom::queueing::erlang_c({.servers = 55, .offered_load = 48.0}) ==
           doctest::Approx(0.2387009363780092).epsilon(1e-12));
-    CHECK(headroom::mmc_queue{
+    CHECK(headroom::queueing::mmc_queue{
               .arrival_rate_per_second = lambda, .service_rate_per_second = mu, .servers = 55}
               .wait_conformance(15s) == doctest::Approx(0.8458830921705803).epsilon(1e-12));
-    CHECK(headroom::mmc_queue{
+    CHECK(headroom::queueing::mmc_queue{
               .arrival_rate_per_second = lambda, .service_rate_per_second = mu, .servers = 55}
               .mean_wait()
               .count() == doctest::Approx(8.184032104388887).epsilon(1e-12));
     // Agents for 80 % answered within 15 s: 54 give 79.3 %, 55 give 84.6 % → 55.
-    CHECK(headroom::mmc_queue{
+    CHECK(headroom::queueing::mmc_queue{
               .arrival_rate_per_second = lambda, .service_rate_per_second = mu, .servers = 54}
               .wait_conformance(15s) < 0.8);
-    CHECK(headroom::mmc_servers_needed({.arrival_rate_per_second = lambda,
-                                        .service_rate_per_second = mu,
-                                        .threshold = 15s,
-                                        .quota = 0.8}) == 55);
+    CHECK(headroom::queueing::mmc_servers_needed({.arrival_rate_per_second = lambda,
+                                                  .service_rate_per_second = mu,
+                                                  .threshold = 15s,
+                                                  .quota = 0.8}) == 55);
     // The factorial formula, independently, for a grid of small cases.
     for (int c = 1; c <= 40; ++c) {
       for (double a : {0.1, 0.5 * c, 0.9 * c, c - 0.01}) {
         INFO("c = " << c << ", a = " << a);
-        CHECK(headroom::erlang_c({.servers = c, .offered_load = a}) ==
+        CHECK(headroom::queueing::erlang_c({.servers = c, .offered_load = a}) ==
               doctest::Approx(static_cast<double>(erlang_c_factorial(c, a))).epsilon(1e-10));
       }
     }
@@ -575,21 +608,21 @@ TEST_SUITE("queueing") {
     // Exact rational arithmetic (Python fractions over the factorial formula):
     // C(1000, 950) = 0.06825341537714143; C(1000, 990) = 0.6590804218808545;
     // C(10000, 9900) = 0.22277692886414824.
-    CHECK(headroom::erlang_c({.servers = 1000, .offered_load = 950.0}) ==
+    CHECK(headroom::queueing::erlang_c({.servers = 1000, .offered_load = 950.0}) ==
           doctest::Approx(0.06825341537714143).epsilon(1e-12));
-    CHECK(headroom::erlang_c({.servers = 1000, .offered_load = 990.0}) ==
+    CHECK(headroom::queueing::erlang_c({.servers = 1000, .offered_load = 990.0}) ==
           doctest::Approx(0.6590804218808545).epsilon(1e-12));
-    CHECK(headroom::erlang_c({.servers = 10000, .offered_load = 9900.0}) ==
+    CHECK(headroom::queueing::erlang_c({.servers = 10000, .offered_load = 9900.0}) ==
           doctest::Approx(0.22277692886414824).epsilon(1e-12));
     // And through log-gamma, computed here.
-    CHECK(headroom::erlang_c({.servers = 1000, .offered_load = 950.0}) ==
+    CHECK(headroom::queueing::erlang_c({.servers = 1000, .offered_load = 950.0}) ==
           doctest::Approx(static_cast<double>(erlang_c_log(1000, 950.0L))).epsilon(1e-9));
-    CHECK(headroom::erlang_c({.servers = 3000, .offered_load = 2900.0}) ==
+    CHECK(headroom::queueing::erlang_c({.servers = 3000, .offered_load = 2900.0}) ==
           doctest::Approx(static_cast<double>(erlang_c_log(3000, 2900.0L))).epsilon(1e-9));
     // Finite, in (0, 1), decreasing in c and increasing in a.
     double previous = 1.0;
     for (std::int64_t c = 951; c <= 1100; ++c) {
-      const double value = headroom::erlang_c({.servers = c, .offered_load = 950.0});
+      const double value = headroom::queueing::erlang_c({.servers = c, .offered_load = 950.0});
       REQUIRE(std::isfinite(value));
       REQUIRE(value > 0.0);
       REQUIRE(value < 1.0);
@@ -598,61 +631,63 @@ TEST_SUITE("queueing") {
     }
     previous = 0.0;
     for (double a = 100.0; a < 1000.0; a += 10.0) {
-      const double value = headroom::erlang_c({.servers = 1000, .offered_load = a});
+      const double value = headroom::queueing::erlang_c({.servers = 1000, .offered_load = a});
       REQUIRE(value >= previous);
       previous = value;
     }
     // A million servers still works (O(c)).
-    const double big = headroom::erlang_c({.servers = 1000000, .offered_load = 999000.0});
+    const double big = headroom::queueing::erlang_c({.servers = 1000000, .offered_load = 999000.0});
     CHECK(std::isfinite(big));
     CHECK(big > 0.0);
     CHECK(big < 1.0);
     // The smallest c for a quota at c ~ 1000: P(no wait) >= 0.9 at a = 950 E. Exact values:
     // c = 994 gives 0.89777, c = 995 gives 0.90426 → 995.
-    CHECK(headroom::mmc_servers_needed({.arrival_rate_per_second = 950.0,
-                                        .service_rate_per_second = 1.0,
-                                        .threshold = 0s,
-                                        .quota = 0.9}) == 995);
-    CHECK(1.0 - headroom::erlang_c({.servers = 994, .offered_load = 950.0}) < 0.9);
-    CHECK(1.0 - headroom::erlang_c({.servers = 995, .offered_load = 950.0}) >= 0.9);
+    CHECK(headroom::queueing::mmc_servers_needed({.arrival_rate_per_second = 950.0,
+                                                  .service_rate_per_second = 1.0,
+                                                  .threshold = 0s,
+                                                  .quota = 0.9}) == 995);
+    CHECK(1.0 - headroom::queueing::erlang_c({.servers = 994, .offered_load = 950.0}) < 0.9);
+    CHECK(1.0 - headroom::queueing::erlang_c({.servers = 995, .offered_load = 950.0}) >= 0.9);
     // With a 0.05 (mean service times) target: 974 (by the same search in exact arithmetic).
-    CHECK(headroom::mmc_servers_needed({.arrival_rate_per_second = 950.0,
-                                        .service_rate_per_second = 1.0,
-                                        .threshold = 50ms,
-                                        .quota = 0.9}) == 974);
-    CHECK(headroom::mmc_servers_needed({.arrival_rate_per_second = 9900.0,
-                                        .service_rate_per_second = 1.0,
-                                        .threshold = 0s,
-                                        .quota = 0.9}) == 10042);
+    CHECK(headroom::queueing::mmc_servers_needed({.arrival_rate_per_second = 950.0,
+                                                  .service_rate_per_second = 1.0,
+                                                  .threshold = 50ms,
+                                                  .quota = 0.9}) == 974);
+    CHECK(headroom::queueing::mmc_servers_needed({.arrival_rate_per_second = 9900.0,
+                                                  .service_rate_per_second = 1.0,
+                                                  .threshold = 0s,
+                                                  .quota = 0.9}) == 10042);
   }
 
   TEST_CASE("queueing: mmc_servers_needed is the smallest c that meets the quota") {
     for (double lambda : {0.5, 3.0, 12.5, 48.0, 200.0}) {
       for (double q : {0.5, 0.8, 0.95, 0.999}) {
-        const auto c = headroom::mmc_servers_needed({.arrival_rate_per_second = lambda,
-                                                     .service_rate_per_second = 1.0,
-                                                     .threshold = 100ms,
-                                                     .quota = q});
+        const auto c = headroom::queueing::mmc_servers_needed({.arrival_rate_per_second = lambda,
+                                                               .service_rate_per_second = 1.0,
+                                                               .threshold = 100ms,
+                                                               .quota = q});
         INFO("lambda = " << lambda << ", q = " << q << ", c = " << c);
-        CHECK(headroom::mmc_queue{
+        CHECK(headroom::queueing::mmc_queue{
                   .arrival_rate_per_second = lambda, .service_rate_per_second = 1.0, .servers = c}
                   .wait_conformance(100ms) >= q);
         if (c > 1)
-          CHECK(headroom::mmc_queue{.arrival_rate_per_second = lambda,
-                                    .service_rate_per_second = 1.0,
-                                    .servers = c - 1}
+          CHECK(headroom::queueing::mmc_queue{.arrival_rate_per_second = lambda,
+                                              .service_rate_per_second = 1.0,
+                                              .servers = c - 1}
                     .wait_conformance(100ms) < q);
       }
     }
-    CHECK(headroom::mmc_servers_needed({.arrival_rate_per_second = 0.0,
-                                        .service_rate_per_second = 1.0,
-                                        .threshold = 0s,
-                                        .quota = 0.9}) == 1);
-    static_assert(headroom::mmc_servers_needed({.arrival_rate_per_second = 1.0 / 60.0,
+    CHECK(headroom::queueing::mmc_servers_needed({.arrival_rate_per_second = 0.0,
+                                                  .service_rate_per_second = 1.0,
+                                                  .threshold = 0s,
+                                                  .quota = 0.9}) == 1);
+    static_assert(
+        headroom::queueing::mmc_servers_needed({.arrival_rate_per_second = 1.0 / 60.0,
                                                 .service_rate_per_second = 1.0 / 180.0,
                                                 .threshold = std::chrono::duration<double>(0.0),
                                                 .quota = 0.75}) == 5);
-    static_assert(headroom::mmc_servers_needed({.arrival_rate_per_second = 950.0,
+    static_assert(
+        headroom::queueing::mmc_servers_needed({.arrival_rate_per_second = 950.0,
                                                 .service_rate_per_second = 1.0,
                                                 .threshold = std::chrono::duration<double>(0.0),
                                                 .quota = 0.9}) == 995);
@@ -673,10 +708,11 @@ TEST_SUITE("queueing") {
           const std::chrono::duration<double> t(seconds);
           for (double q : {0.5, 0.8, 0.9, 0.99, 0.999999}) {
             INFO("lambda = " << lambda << ", mu = " << mu << ", t = " << seconds << ", q = " << q);
-            const auto c = headroom::mmc_servers_needed({.arrival_rate_per_second = lambda,
-                                                         .service_rate_per_second = mu,
-                                                         .threshold = t,
-                                                         .quota = q});
+            const auto c =
+                headroom::queueing::mmc_servers_needed({.arrival_rate_per_second = lambda,
+                                                        .service_rate_per_second = mu,
+                                                        .threshold = t,
+                                                        .quota = q});
             CHECK(c == servers_needed_by_walk(lambda, mu, t, q));
             // The long double walk.
             std::int64_t servers = first;
@@ -701,52 +737,52 @@ TEST_SUITE("queueing") {
   }
 
   TEST_CASE("queueing: M/M/c reduces to M/M/1 at c = 1") {
-    constexpr headroom::mmc_queue queue{
+    constexpr headroom::queueing::mmc_queue queue{
         .arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0, .servers = 1};
     // λ = 8, μ = 10, τ = 0.5 s.
     CHECK(queue.wait_conformance(500ms) ==
-          doctest::Approx(
-              headroom::mm1_queue{.arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0}
-                  .wait_conformance(500ms)));
+          doctest::Approx(headroom::queueing::mm1_queue{.arrival_rate_per_second = 8.0,
+                                                        .service_rate_per_second = 10.0}
+                              .wait_conformance(500ms)));
     CHECK(queue.mean_wait().count() ==
-          doctest::Approx(
-              headroom::mm1_queue{.arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0}
-                  .mean_wait()
-                  .count()));
+          doctest::Approx(headroom::queueing::mm1_queue{.arrival_rate_per_second = 8.0,
+                                                        .service_rate_per_second = 10.0}
+                              .mean_wait()
+                              .count()));
     CHECK(queue.mean_sojourn().count() == doctest::Approx(0.5));
     CHECK(queue.mean_queue_length() == doctest::Approx(3.2));
     // Pooling helps: 2 servers at λ = 16, μ = 10 wait less than one at λ = 8.
-    CHECK(headroom::mmc_queue{
+    CHECK(headroom::queueing::mmc_queue{
               .arrival_rate_per_second = 16.0, .service_rate_per_second = 10.0, .servers = 2}
               .mean_wait()
-              .count() <
-          headroom::mm1_queue{.arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0}
-              .mean_wait()
-              .count());
+              .count() < headroom::queueing::mm1_queue{.arrival_rate_per_second = 8.0,
+                                                       .service_rate_per_second = 10.0}
+                             .mean_wait()
+                             .count());
   }
 
   TEST_CASE("queueing: M/D/1 and M/G/1 (Pollaczek–Khinchine)") {
-    constexpr headroom::md1_queue queue{.arrival_rate_per_second = 8.0,
-                                        .service_rate_per_second = 10.0};
+    constexpr headroom::queueing::md1_queue queue{.arrival_rate_per_second = 8.0,
+                                                  .service_rate_per_second = 10.0};
     // M/D/1, λ = 8, μ = 10, ρ = 0.8: W_q = 0.8/(2·10·0.2) = 0.2 s, half the M/M/1 wait;
     // W = 0.1 + 0.2 = 0.3 s; L_q = 0.64/(2·0.2) = 1.6.
     CHECK(queue.mean_wait().count() == doctest::Approx(0.2));
     CHECK(queue.mean_sojourn().count() == doctest::Approx(0.3));
     CHECK(queue.mean_queue_length() == doctest::Approx(1.6));
     // M/G/1 with c_s = 1 is M/M/1.
-    CHECK(headroom::mg1_queue{
+    CHECK(headroom::queueing::mg1_queue{
               .arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0, .service_cv = 1.0}
               .mean_wait()
-              .count() == doctest::Approx(headroom::mm1_queue{.arrival_rate_per_second = 8.0,
-                                                              .service_rate_per_second = 10.0}
+              .count() == doctest::Approx(headroom::queueing::mm1_queue{
+                              .arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0}
                                               .mean_wait()
                                               .count()));
-    CHECK(headroom::mg1_queue{
+    CHECK(headroom::queueing::mg1_queue{
               .arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0, .service_cv = 1.0}
               .mean_sojourn()
               .count() == doctest::Approx(0.5));
     // c_s = 2 (bursty service): W_q = ρ(1 + c_s²)/(2(μ − λ)) = 0.8·5/(2·2) = 1.0 s.
-    CHECK(headroom::mg1_queue{
+    CHECK(headroom::queueing::mg1_queue{
               .arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0, .service_cv = 2.0}
               .mean_wait()
               .count() == doctest::Approx(1.0));
@@ -756,22 +792,26 @@ TEST_SUITE("queueing") {
   TEST_CASE("queueing: M/D/1 waiting-time conformance, Erlang's formula") {
     // λ = 5, μ = 10 (D = 0.1 s), ρ = 0.5: P(W_q = 0) = 1 − ρ = 0.5; at t = D only the k = 0
     // term, (1 − ρ)e^ρ = 0.5·e^0.5 = 0.8243606353500641.
-    const headroom::md1_queue half{.arrival_rate_per_second = 5.0, .service_rate_per_second = 10.0};
+    const headroom::queueing::md1_queue half{.arrival_rate_per_second = 5.0,
+                                             .service_rate_per_second = 10.0};
     CHECK(half.wait_conformance(0s) == doctest::Approx(0.5).epsilon(1e-15));
     CHECK(half.wait_conformance(100ms) == doctest::Approx(0.8243606353500641).epsilon(1e-14));
     // At t = 1.5D two terms: (1 − ρ)(e^{1.5ρ} − 0.5ρ·e^{0.5ρ}) = 0.5(e^0.75 − 0.25·e^0.25).
     CHECK(half.wait_conformance(150ms) ==
           doctest::Approx(0.5 * (std::exp(0.75) - 0.25 * std::exp(0.25))).epsilon(1e-14));
     // Unstable: 0; no arrivals: 1.
-    CHECK(headroom::md1_queue{.arrival_rate_per_second = 10.0, .service_rate_per_second = 10.0}
+    CHECK(headroom::queueing::md1_queue{.arrival_rate_per_second = 10.0,
+                                        .service_rate_per_second = 10.0}
               .wait_conformance(1s) == 0.0);
-    CHECK(headroom::md1_queue{.arrival_rate_per_second = 0.0, .service_rate_per_second = 10.0}
+    CHECK(headroom::queueing::md1_queue{.arrival_rate_per_second = 0.0,
+                                        .service_rate_per_second = 10.0}
               .wait_conformance(0s) == 1.0);
 
     // Independent checks at ρ = 0.8 (λ = 8, μ = 10): the mean ∫(1 − F) equals the
     // Pollaczek–Khinchine W_q = 0.2 s, and a Lindley recursion W' = max(0, W + D − A) over
     // 2·10^6 seeded Poisson arrivals gives the same F within its noise.
-    const headroom::md1_queue busy{.arrival_rate_per_second = 8.0, .service_rate_per_second = 10.0};
+    const headroom::queueing::md1_queue busy{.arrival_rate_per_second = 8.0,
+                                             .service_rate_per_second = 10.0};
     // ∫_0^1.8 (1 − F) dt by the midpoint rule; beyond 1.8 s (λt = 14.4, where the series
     // still keeps 8 digits) 1 − F < 4e-4 decays at about 4 per second: under 1e-4 s more.
     double mean = 0.0;
@@ -795,8 +835,8 @@ TEST_SUITE("queueing") {
             doctest::Approx(below[j] / customers).epsilon(0.01));
     }
     // A threshold whose series would lose its digits is refused, not answered.
-    const headroom::md1_queue heavy{.arrival_rate_per_second = 99.0,
-                                    .service_rate_per_second = 100.0};
+    const headroom::queueing::md1_queue heavy{.arrival_rate_per_second = 99.0,
+                                              .service_rate_per_second = 100.0};
     CHECK(rejected([&] { (void)heavy.wait_conformance(10s); }) == "threshold");
     CHECK(rejected([&] { (void)half.wait_conformance(-1s); }) == "threshold");
   }
@@ -804,159 +844,175 @@ TEST_SUITE("queueing") {
   // ------------------------------------------------------------------------------------------
   TEST_CASE("queueing: invalid arguments name the parameter") {
     using headroom::invalid_argument;
-    CHECK(rejected([] { (void)headroom::littles_law_in_flight(not_a_number, 1s); }) ==
+    CHECK(rejected([] { (void)headroom::queueing::littles_law_in_flight(not_a_number, 1s); }) ==
           "rate_per_second");
-    CHECK(rejected([] { (void)headroom::littles_law_in_flight(-1.0, 1s); }) == "rate_per_second");
-    CHECK(rejected([] { (void)headroom::littles_law_in_flight(infinity, 1s); }) ==
+    CHECK(rejected([] { (void)headroom::queueing::littles_law_in_flight(-1.0, 1s); }) ==
+          "rate_per_second");
+    CHECK(rejected([] { (void)headroom::queueing::littles_law_in_flight(infinity, 1s); }) ==
           "rate_per_second");
     CHECK(rejected([] {
-            (void)headroom::littles_law_in_flight(1.0, std::chrono::duration<double>(-1.0));
+            (void)headroom::queueing::littles_law_in_flight(1.0,
+                                                            std::chrono::duration<double>(-1.0));
           }) == "sojourn");
     CHECK(rejected([] {
-            (void)headroom::littles_law_in_flight(1.0, std::chrono::duration<double>(not_a_number));
+            (void)headroom::queueing::littles_law_in_flight(
+                1.0, std::chrono::duration<double>(not_a_number));
           }) == "sojourn");
-    CHECK(rejected([] { (void)headroom::littles_law_rate(1.0, 0s); }) == "sojourn");
+    CHECK(rejected([] { (void)headroom::queueing::littles_law_rate(1.0, 0s); }) == "sojourn");
     CHECK(rejected([] {
-            (void)headroom::littles_law_sojourn({.in_flight = 1.0, .rate_per_second = 0.0});
+            (void)headroom::queueing::littles_law_sojourn(
+                {.in_flight = 1.0, .rate_per_second = 0.0});
           }) == "rate_per_second");
-    CHECK(rejected([] { (void)headroom::in_flight_per_replica(1.0, 1s, 0); }) == "replicas");
+    CHECK(rejected([] { (void)headroom::queueing::in_flight_per_replica(1.0, 1s, 0); }) ==
+          "replicas");
     CHECK(rejected([] {
-            (void)headroom::target_concurrency(
+            (void)headroom::queueing::target_concurrency(
                 {.target_utilization = 0.0, .capacity_per_second = 8.0, .mean_sojourn = 1s});
           }) == "target_utilization");
     CHECK(rejected([] {
-            (void)headroom::target_concurrency(
+            (void)headroom::queueing::target_concurrency(
                 {.target_utilization = 1.1, .capacity_per_second = 8.0, .mean_sojourn = 1s});
           }) == "target_utilization");
     CHECK(rejected([] {
-            (void)headroom::target_concurrency(
+            (void)headroom::queueing::target_concurrency(
                 {.target_utilization = 0.8, .capacity_per_second = 0.0, .mean_sojourn = 1s});
           }) == "capacity_per_second");
     CHECK(rejected([] {
-            (void)headroom::replicas_needed({.arrival_rate_per_second = 60.0,
-                                             .target_utilization = not_a_number,
-                                             .capacity_per_second = 8.0});
+            (void)headroom::queueing::replicas_needed({.arrival_rate_per_second = 60.0,
+                                                       .target_utilization = not_a_number,
+                                                       .capacity_per_second = 8.0});
           }) == "target_utilization");
     CHECK(rejected([] {
-            (void)headroom::replicas_needed({.arrival_rate_per_second = 60.0,
-                                             .target_utilization = 0.8,
-                                             .capacity_per_second = -8.0});
+            (void)headroom::queueing::replicas_needed({.arrival_rate_per_second = 60.0,
+                                                       .target_utilization = 0.8,
+                                                       .capacity_per_second = -8.0});
           }) == "capacity_per_second");
     CHECK(rejected([] {
-            (void)headroom::replicas_needed({.arrival_rate_per_second = 1e300,
-                                             .target_utilization = 1.0,
-                                             .capacity_per_second = 1e-300});
+            (void)headroom::queueing::replicas_needed({.arrival_rate_per_second = 1e300,
+                                                       .target_utilization = 1.0,
+                                                       .capacity_per_second = 1e-300});
           }) == "arrival_rate_per_second");
-    CHECK(rejected([] { (void)headroom::conformance_standard_error(1.5, 10); }) == "conformance");
-    CHECK(rejected([] { (void)headroom::conformance_standard_error(0.9, 0); }) == "samples");
+    CHECK(rejected([] { (void)headroom::queueing::conformance_standard_error(1.5, 10); }) ==
+          "conformance");
+    CHECK(rejected([] { (void)headroom::queueing::conformance_standard_error(0.9, 0); }) ==
+          "samples");
     CHECK(rejected([] {
-            (void)headroom::conformance_samples_needed({.conformance = 0.9, .standard_error = 0.0});
+            (void)headroom::queueing::conformance_samples_needed(
+                {.conformance = 0.9, .standard_error = 0.0});
           }) == "standard_error");
     CHECK(rejected([] {
-            (void)headroom::mm1_capacity(
+            (void)headroom::queueing::mm1_capacity(
                 {.service_rate_per_second = 10.0, .threshold = 1s, .quota = 1.0});
           }) == "quota");
     CHECK(rejected([] {
-            (void)headroom::mm1_capacity(
+            (void)headroom::queueing::mm1_capacity(
                 {.service_rate_per_second = 10.0, .threshold = 1s, .quota = 0.0});
           }) == "quota");
     CHECK(rejected([] {
-            (void)headroom::mm1_capacity(
+            (void)headroom::queueing::mm1_capacity(
                 {.service_rate_per_second = 10.0, .threshold = 1s, .quota = not_a_number});
           }) == "quota");
     CHECK(rejected([] {
-            (void)headroom::mm1_capacity(
+            (void)headroom::queueing::mm1_capacity(
                 {.service_rate_per_second = 10.0, .threshold = 0s, .quota = 0.9});
           }) == "threshold");
     CHECK(rejected([] {
-            (void)headroom::mm1_capacity(
+            (void)headroom::queueing::mm1_capacity(
                 {.service_rate_per_second = 0.0, .threshold = 1s, .quota = 0.9});
           }) == "service_rate_per_second");
     CHECK(rejected([] {
-            (void)headroom::mm1_service_rate_needed(
+            (void)headroom::queueing::mm1_service_rate_needed(
                 {.arrival_rate_per_second = -1.0, .threshold = 1s, .quota = 0.9});
           }) == "arrival_rate_per_second");
     CHECK(rejected([] {
-            (void)headroom::mm1_queue{.arrival_rate_per_second = 1.0,
-                                      .service_rate_per_second = infinity}
+            (void)headroom::queueing::mm1_queue{.arrival_rate_per_second = 1.0,
+                                                .service_rate_per_second = infinity}
                 .sojourn_conformance(1s);
           }) == "service_rate_per_second");
     CHECK(rejected([] {
-            (void)headroom::mm1_queue{.arrival_rate_per_second = 1.0,
-                                      .service_rate_per_second = 2.0}
+            (void)headroom::queueing::mm1_queue{.arrival_rate_per_second = 1.0,
+                                                .service_rate_per_second = 2.0}
                 .wait_conformance(std::chrono::duration<double>(-1));
           }) == "threshold");
     CHECK(rejected([] {
-            (void)headroom::mm1_queue{.arrival_rate_per_second = 1.0,
-                                      .service_rate_per_second = 2.0}
+            (void)headroom::queueing::mm1_queue{.arrival_rate_per_second = 1.0,
+                                                .service_rate_per_second = 2.0}
                 .sojourn_quantile(1.0);
           }) == "quota");
     CHECK(rejected([] {
-            (void)headroom::mm1_wait_capacity(
+            (void)headroom::queueing::mm1_wait_capacity(
                 {.service_rate_per_second = 1.0, .threshold = 1s, .quota = -0.1});
           }) == "quota");
-    CHECK(rejected([] { (void)headroom::erlang_b({.servers = 0, .offered_load = 1.0}); }) ==
-          "servers");
-    CHECK(rejected([] { (void)headroom::erlang_c({.servers = -3, .offered_load = 1.0}); }) ==
-          "servers");
-    CHECK(rejected([] { (void)headroom::erlang_c({.servers = 3, .offered_load = -1.0}); }) ==
-          "offered_load");
     CHECK(rejected([] {
-            (void)headroom::erlang_c({.servers = 3, .offered_load = not_a_number});
+            (void)headroom::queueing::erlang_b({.servers = 0, .offered_load = 1.0});
+          }) == "servers");
+    CHECK(rejected([] {
+            (void)headroom::queueing::erlang_c({.servers = -3, .offered_load = 1.0});
+          }) == "servers");
+    CHECK(rejected([] {
+            (void)headroom::queueing::erlang_c({.servers = 3, .offered_load = -1.0});
           }) == "offered_load");
-    CHECK(rejected([] { (void)headroom::erlang_c({.servers = 3, .offered_load = 1e300}); }) ==
-          "offered_load");
     CHECK(rejected([] {
-            (void)headroom::mmc_queue{
+            (void)headroom::queueing::erlang_c({.servers = 3, .offered_load = not_a_number});
+          }) == "offered_load");
+    CHECK(rejected([] {
+            (void)headroom::queueing::erlang_c({.servers = 3, .offered_load = 1e300});
+          }) == "offered_load");
+    CHECK(rejected([] {
+            (void)headroom::queueing::mmc_queue{
                 .arrival_rate_per_second = 1.0, .service_rate_per_second = 1.0, .servers = 0}
                 .wait_conformance(1s);
           }) == "servers");
     CHECK(rejected([] {
-            (void)headroom::mmc_servers_needed({.arrival_rate_per_second = 1.0,
-                                                .service_rate_per_second = 1.0,
-                                                .threshold = 1s,
-                                                .quota = 1.0});
+            (void)headroom::queueing::mmc_servers_needed({.arrival_rate_per_second = 1.0,
+                                                          .service_rate_per_second = 1.0,
+                                                          .threshold = 1s,
+                                                          .quota = 1.0});
           }) == "quota");
     CHECK(rejected([] {
-            (void)headroom::mmc_servers_needed({.arrival_rate_per_second = 1.0,
-                                                .service_rate_per_second = 0.0,
-                                                .threshold = 1s,
-                                                .quota = 0.5});
+            (void)headroom::queueing::mmc_servers_needed({.arrival_rate_per_second = 1.0,
+                                                          .service_rate_per_second = 0.0,
+                                                          .threshold = 1s,
+                                                          .quota = 0.5});
           }) == "service_rate_per_second");
     CHECK(rejected([] {
-            (void)headroom::mg1_queue{
+            (void)headroom::queueing::mg1_queue{
                 .arrival_rate_per_second = 1.0, .service_rate_per_second = 2.0, .service_cv = -1.0}
                 .mean_wait();
           }) == "service_cv");
-    CHECK(rejected([] { (void)headroom::closed_loop{.users = -1.0, .think_time = 1s}.rate(1s); }) ==
-          "users");
+    CHECK(rejected([] {
+            (void)headroom::queueing::closed_loop{.users = -1.0, .think_time = 1s}.rate(1s);
+          }) == "users");
     // The message carries the value.
     CHECK(headroom::test::rejection_message([] {
-            (void)headroom::mm1_capacity(
+            (void)headroom::queueing::mm1_capacity(
                 {.service_rate_per_second = 10.0, .threshold = 1s, .quota = 1.5});
           }) == "quota = 1.5: must lie in the open interval (0, 1)");
   }
 
   TEST_CASE("queueing: generic over the floating type") {
     // float and long double compute in their own type.
-    const float lf = headroom::littles_law_in_flight(60.0f, std::chrono::duration<float>(8.0f));
+    const float lf =
+        headroom::queueing::littles_law_in_flight(60.0f, std::chrono::duration<float>(8.0f));
     CHECK(lf == 480.0f);
-    const long double cl = headroom::erlang_c<long double>({.servers = 2, .offered_load = 1.0L});
+    const long double cl =
+        headroom::queueing::erlang_c<long double>({.servers = 2, .offered_load = 1.0L});
     CHECK(static_cast<double>(cl) == doctest::Approx(1.0 / 3.0));
     const auto capacity_f =
-        headroom::mm1_capacity<float>({.service_rate_per_second = 10.0f,
-                                       .threshold = std::chrono::duration<float>(1.0f),
-                                       .quota = 0.9f});
+        headroom::queueing::mm1_capacity<float>({.service_rate_per_second = 10.0f,
+                                                 .threshold = std::chrono::duration<float>(1.0f),
+                                                 .quota = 0.9f});
     static_assert(std::is_same_v<decltype(capacity_f), const float>);
     CHECK(capacity_f == doctest::Approx(7.6974149f));
     static_assert(
-        std::is_same_v<decltype(headroom::basic_mm1_queue<long double>{
+        std::is_same_v<decltype(headroom::queueing::basic_mm1_queue<long double>{
                            .arrival_rate_per_second = 8.0L, .service_rate_per_second = 10.0L}
                                     .mean_sojourn()),
                        std::chrono::duration<long double>>);
-    static_assert(std::is_same_v<decltype(headroom::littles_law_in_flight(60, 8s)), double>);
     static_assert(
-        near(static_cast<double>(headroom::erlang_c<float>({.servers = 2, .offered_load = 1.0f})),
-             1.0 / 3.0, 1e-6));
+        std::is_same_v<decltype(headroom::queueing::littles_law_in_flight(60, 8s)), double>);
+    static_assert(near(static_cast<double>(headroom::queueing::erlang_c<float>(
+                           {.servers = 2, .offered_load = 1.0f})),
+                       1.0 / 3.0, 1e-6));
   }
 }

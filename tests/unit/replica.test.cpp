@@ -38,7 +38,7 @@ constexpr sim::fixed_lengths one_token{.lengths = {.prompt_tokens = 1, .output_t
 std::vector<sim::request> poisson_requests(double rate, std::size_t n, std::uint64_t seed,
                                            sim::request_lengths lengths = {1, 1}) {
   std::mt19937_64 engine(seed);
-  const auto schedule = headroom::poisson_schedule(rate, n, engine);
+  const auto schedule = headroom::arrivals::poisson_schedule(rate, n, engine);
   return sim::make_requests(schedule, sim::fixed_lengths{lengths}, engine);
 }
 
@@ -130,10 +130,10 @@ TEST_SUITE("replica") {
     REQUIRE(run.stats.finished == requests.size());
     const auto xs = sojourns(run);
     const auto w = batch_means(xs, 1000, 1000);
-    const double expected_w =
-        headroom::mm1_queue{.arrival_rate_per_second = lambda, .service_rate_per_second = mu}
-            .mean_sojourn()
-            .count();
+    const double expected_w = headroom::queueing::mm1_queue{.arrival_rate_per_second = lambda,
+                                                            .service_rate_per_second = mu}
+                                  .mean_sojourn()
+                                  .count();
     CHECK(expected_w == doctest::Approx(0.2));
     CHECK(std::abs(w.mean - expected_w) <= 5.0 * w.standard_error);
     CHECK(w.standard_error < 0.01);  // the bound is tight enough to mean something
@@ -142,9 +142,9 @@ TEST_SUITE("replica") {
     std::vector<double> hits;
     for (double x : xs) hits.push_back(x <= tau ? 1.0 : 0.0);
     const auto share = batch_means(hits, 1000, 1000);
-    const double expected_share =
-        headroom::mm1_queue{.arrival_rate_per_second = lambda, .service_rate_per_second = mu}
-            .sojourn_conformance(seconds_d(tau));
+    const double expected_share = headroom::queueing::mm1_queue{.arrival_rate_per_second = lambda,
+                                                                .service_rate_per_second = mu}
+                                      .sojourn_conformance(seconds_d(tau));
     CHECK(expected_share == doctest::Approx(1.0 - std::exp(-1.5)));
     CHECK(std::abs(share.mean - expected_share) <= 5.0 * share.standard_error);
     // The same through capacity.hpp (TTFT = sojourn with one output token).
@@ -162,10 +162,10 @@ TEST_SUITE("replica") {
     const auto run = sim::simulate(single_server, requests, sim::constant_step_time{.step = 0.1s});
     REQUIRE(run.stats.finished == requests.size());
     const auto w = batch_means(sojourns(run), 1000, 1000);
-    const double expected =
-        headroom::md1_queue{.arrival_rate_per_second = 6.0, .service_rate_per_second = 10.0}
-            .mean_sojourn()
-            .count();
+    const double expected = headroom::queueing::md1_queue{.arrival_rate_per_second = 6.0,
+                                                          .service_rate_per_second = 10.0}
+                                .mean_sojourn()
+                                .count();
     CHECK(expected == doctest::Approx(0.175));
     CHECK(std::abs(w.mean - expected) <= 5.0 * w.standard_error);
     CHECK(w.standard_error < 0.005);
@@ -184,8 +184,8 @@ TEST_SUITE("replica") {
     REQUIRE(sweep.curve.size() == rates.size());
     const auto found = headroom::capacity::find_capacity(sweep.curve, {.interpolate = true});
     REQUIRE(found.capacity_per_second.has_value());
-    const double expected =
-        headroom::mm1_capacity({.service_rate_per_second = 10.0, .threshold = 1s, .quota = 0.9});
+    const double expected = headroom::queueing::mm1_capacity(
+        {.service_rate_per_second = 10.0, .threshold = 1s, .quota = 0.9});
     CHECK(expected == doctest::Approx(10.0 - std::log(10.0)));
     CHECK(std::abs(*found.capacity_per_second - expected) < 0.5);
     CHECK(found.saturated);
@@ -208,9 +208,9 @@ TEST_SUITE("replica") {
     CHECK(e.basis == headroom::capacity::interval_basis::replications);
     CHECK(e.batches == 10);
     CHECK(e.degrees_of_freedom == 9.0);
-    const double truth =
-        headroom::mm1_queue{.arrival_rate_per_second = 7.0, .service_rate_per_second = 10.0}
-            .sojourn_conformance(1s);
+    const double truth = headroom::queueing::mm1_queue{.arrival_rate_per_second = 7.0,
+                                                       .service_rate_per_second = 10.0}
+                             .sojourn_conformance(1s);
     CHECK(truth == doctest::Approx(1.0 - std::exp(-3.0)));
     CHECK(e.lower <= truth);
     CHECK(truth <= e.upper);
@@ -219,7 +219,7 @@ TEST_SUITE("replica") {
     for (std::size_t r = 0; r < 2; ++r) {
       const std::uint64_t seed = r == 0 ? 5 : sim::replication_seed(5, r);
       std::mt19937_64 engine(seed);
-      const auto schedule = headroom::poisson_schedule(7.0, 4000, engine);
+      const auto schedule = headroom::arrivals::poisson_schedule(7.0, 4000, engine);
       const auto requests = sim::make_requests(schedule, one_token, engine);
       auto fresh = model;
       if (r > 0) fresh.reseed(sim::replication_seed(~seed, r));
@@ -265,10 +265,10 @@ TEST_SUITE("replica") {
     //   = max(20 ms, 2.1 ms) + 1 ms = 21 ms.
     // Decode with 1001 then 1002 KV tokens: max(0.02 ms, 2.1001 ms) + 1 ms = 3.1001 ms, then
     // 3.1002 ms. One request, prompt 1000, output 3: first token 21 ms, done 27.2003 ms.
-    constexpr headroom::accelerator_spec spec{.name = "test",
-                                              .peak_flops_per_second = 1e14,
-                                              .peak_bytes_per_second = 1e12,
-                                              .memory_bytes = 80e9};
+    constexpr headroom::roofline::accelerator_spec spec{.name = "test",
+                                                        .peak_flops_per_second = 1e14,
+                                                        .peak_bytes_per_second = 1e12,
+                                                        .memory_bytes = 80e9};
     const auto model = sim::make_roofline_step_time(spec, {.parameters = 1e9,
                                                            .bytes_per_parameter = 2.0,
                                                            .kv_bytes_per_token = 1e5,
@@ -281,7 +281,8 @@ TEST_SUITE("replica") {
     CHECK(model(prefill).count() == doctest::Approx(0.021));
     CHECK(model(prefill).count() ==
           doctest::Approx(
-              seconds_d(headroom::roofline_time({.flops = 2e12, .bytes = 2.1e9}, spec) + 1ms)
+              seconds_d(headroom::roofline::roofline_time({.flops = 2e12, .bytes = 2.1e9}, spec) +
+                        1ms)
                   .count()));
     sim::replica_config whole{.max_batch = 4,
                               .kv_budget_tokens = 4096,
@@ -320,11 +321,11 @@ TEST_SUITE("replica") {
   TEST_CASE("replica: a mixture of experts' step reads its routed experts, by hand") {
     // 10e9 parameters, 4 experts of 2e9 (8e9 routed, 2e9 dense), 1 a token, 1 byte each; P =
     // 1e14 FLOP/s, B = 1e12 B/s, no overhead, no KV. Active: 10e9 − 3 × 2e9 = 4e9.
-    constexpr headroom::accelerator_spec spec{.name = "test",
-                                              .peak_flops_per_second = 1e14,
-                                              .peak_bytes_per_second = 1e12,
-                                              .memory_bytes = 80e9};
-    const headroom::mixture_of_experts moe{
+    constexpr headroom::roofline::accelerator_spec spec{.name = "test",
+                                                        .peak_flops_per_second = 1e14,
+                                                        .peak_bytes_per_second = 1e12,
+                                                        .memory_bytes = 80e9};
+    const headroom::roofline::mixture_of_experts moe{
         .experts = 4, .experts_per_token = 1, .parameters_per_expert = 2e9};
     const auto model = sim::make_roofline_step_time(spec, {.parameters = 10e9,
                                                            .bytes_per_parameter = 1.0,
@@ -405,7 +406,7 @@ TEST_SUITE("replica") {
 
   TEST_CASE("replica: KV budget never exceeded on the trace / both policies") {
     std::mt19937_64 engine(21);
-    const auto schedule = headroom::poisson_schedule(40.0, 3000, engine);
+    const auto schedule = headroom::arrivals::poisson_schedule(40.0, 3000, engine);
     const sim::lognormal_lengths mix({.prompt_median = 200.0,
                                       .prompt_sigma = 1.0,
                                       .output_median = 150.0,
@@ -419,10 +420,10 @@ TEST_SUITE("replica") {
       prompts += r.prompt_tokens;
       outputs += r.output_tokens;
     }
-    constexpr headroom::accelerator_spec spec{.name = "test",
-                                              .peak_flops_per_second = 1e14,
-                                              .peak_bytes_per_second = 1e12,
-                                              .memory_bytes = 80e9};
+    constexpr headroom::roofline::accelerator_spec spec{.name = "test",
+                                                        .peak_flops_per_second = 1e14,
+                                                        .peak_bytes_per_second = 1e12,
+                                                        .memory_bytes = 80e9};
     const auto model = sim::make_roofline_step_time(spec, {.parameters = 1e9,
                                                            .bytes_per_parameter = 2.0,
                                                            .kv_bytes_per_token = 1e5,
@@ -472,7 +473,7 @@ TEST_SUITE("replica") {
   TEST_CASE("replica: same seed / same outcomes") {
     auto once = [] {
       std::mt19937_64 engine(99);
-      const auto schedule = headroom::poisson_schedule(60.0, 2000, engine);
+      const auto schedule = headroom::arrivals::poisson_schedule(60.0, 2000, engine);
       const auto requests = sim::make_requests(schedule,
                                                sim::lognormal_lengths({.prompt_median = 200.0,
                                                                        .prompt_sigma = 1.0,
@@ -501,7 +502,7 @@ TEST_SUITE("replica") {
     // nothing of an earlier run (a longer trace, more outcomes, a queue left at the horizon,
     // preempted sequences) leaks into a later one.
     std::mt19937_64 engine(31);
-    const auto schedule = headroom::poisson_schedule(80.0, 3000, engine);
+    const auto schedule = headroom::arrivals::poisson_schedule(80.0, 3000, engine);
     const sim::lognormal_lengths mix({.prompt_median = 200.0,
                                       .prompt_sigma = 1.0,
                                       .output_median = 150.0,
@@ -531,7 +532,7 @@ TEST_SUITE("replica") {
     CHECK(second.outcomes.size() == small.size());
     CHECK(same_result(second, sim::simulate(roomy, small, sim::constant_step_time{.step = 2ms})));
 
-    const headroom::closed_loop_population users(8, 0.05s);
+    const headroom::arrivals::closed_loop_population users(8, 0.05s);
     std::mt19937_64 a(5);
     std::mt19937_64 b(5);
     const auto& third = sim::simulate_closed_loop(
@@ -563,7 +564,7 @@ TEST_SUITE("replica") {
   }
 
   TEST_CASE("replica: closed loop holds at most N requests and follows N/(W + Z)") {
-    const headroom::closed_loop_population users(8, 0.5s);
+    const headroom::arrivals::closed_loop_population users(8, 0.5s);
     std::mt19937_64 engine(12);
     const auto run =
         sim::simulate_closed_loop(single_server, users, 6000, one_token, engine,
@@ -584,7 +585,7 @@ TEST_SUITE("replica") {
     // 8 users thinking 0.4 s on average against μ = 10/s push the server near saturation. An
     // open loop at the rate they achieved has, by M/M/1, a p99 sojourn of
     // ln(100)/(μ − λ): the closed loop's is far smaller (never more than 8 in the system).
-    const headroom::closed_loop_population users(8, 0.4s);
+    const headroom::arrivals::closed_loop_population users(8, 0.4s);
     std::mt19937_64 engine(31);
     const auto closed = sim::simulate_closed_loop(single_server, users, 20000, one_token, engine,
                                                   sim::exponential_step_time(0.1s, 32));
@@ -592,10 +593,10 @@ TEST_SUITE("replica") {
     CHECK(rate > 8.5);
     CHECK(rate < 10.0);
     const double closed_p99 = quantile(sojourns(closed), 0.99);
-    const double open_p99_theory =
-        headroom::mm1_queue{.arrival_rate_per_second = rate, .service_rate_per_second = 10.0}
-            .sojourn_quantile(0.99)
-            .count();
+    const double open_p99_theory = headroom::queueing::mm1_queue{.arrival_rate_per_second = rate,
+                                                                 .service_rate_per_second = 10.0}
+                                       .sojourn_quantile(0.99)
+                                       .count();
     CHECK(closed_p99 < 0.5 * open_p99_theory);
     // And the simulated open loop at that rate agrees with the closed form's order.
     const auto open = sim::simulate(single_server, poisson_requests(rate, 20000, 33),
@@ -635,13 +636,13 @@ TEST_SUITE("replica") {
                     headroom::invalid_argument);
     CHECK_THROWS_AS(static_cast<void>(sim::simulate({}, ok, sim::roofline_step_time{})),
                     headroom::invalid_argument);
-    CHECK_THROWS_AS(static_cast<void>(sim::make_roofline_step_time(headroom::accelerators::h100_sxm,
-                                                                   {.parameters = 8e9,
-                                                                    .bytes_per_parameter = 2.0,
-                                                                    .kv_bytes_per_token = 131072.0,
-                                                                    .flops_efficiency = 1.5,
-                                                                    .bandwidth_efficiency = 0.8,
-                                                                    .overhead = 1ms})),
+    CHECK_THROWS_AS(static_cast<void>(sim::make_roofline_step_time(
+                        headroom::roofline::accelerators::h100_sxm, {.parameters = 8e9,
+                                                                     .bytes_per_parameter = 2.0,
+                                                                     .kv_bytes_per_token = 131072.0,
+                                                                     .flops_efficiency = 1.5,
+                                                                     .bandwidth_efficiency = 0.8,
+                                                                     .overhead = 1ms})),
                     headroom::invalid_argument);
     CHECK_THROWS_AS(sim::lognormal_lengths({.prompt_median = 0.0,
                                             .prompt_sigma = 1.0,

@@ -21,7 +21,8 @@
 
 namespace headroom {
 inline namespace v0 {
-namespace detail {}  // namespace detail
+// The library's shared internals (detail/), named by the using-directive below.
+namespace detail {}
 /// The autoscaler: Kubernetes' HPA and Knative's KPA as a const controller over a state the
 /// caller owns (docs/autoscaler.md).
 namespace autoscaling {

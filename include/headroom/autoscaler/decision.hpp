@@ -14,7 +14,8 @@
 
 namespace headroom {
 inline namespace v0 {
-namespace detail {}  // namespace detail
+// The library's shared internals (detail/), named by the using-directive below.
+namespace detail {}
 namespace autoscaling {
 namespace detail {
 using namespace ::headroom::detail;  // the autoscaler's internals call the shared ones too

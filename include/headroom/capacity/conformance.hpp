@@ -28,7 +28,8 @@
 
 namespace headroom {
 inline namespace v0 {
-namespace detail {}  // namespace detail
+// The library's shared internals (detail/), named by the using-directive below.
+namespace detail {}
 namespace capacity {
 namespace detail {
 using namespace ::headroom::detail;  // capacity's internals call the shared ones too
@@ -183,7 +184,7 @@ inline void finish_interval(conformance_estimate& e) {
   if (n == 0) return e;
   const double trials = static_cast<double>(n);
   e.share = static_cast<double>(conforming) / trials;
-  e.standard_error = conformance_standard_error(e.share, static_cast<std::int64_t>(n));
+  e.standard_error = queueing::conformance_standard_error(e.share, static_cast<std::int64_t>(n));
   const auto interval = wilson_bounds(e.share, trials, z);
   e.wilson_lower = e.lower = interval.lower;
   e.wilson_upper = e.upper = interval.upper;

@@ -17,7 +17,8 @@
 
 namespace headroom {
 inline namespace v0 {
-namespace detail {}  // namespace detail
+// The library's shared internals (detail/), named by the using-directive below.
+namespace detail {}
 /// Capacity: request outcomes, SLOs, conformance with its interval, capacity curves and the
 /// search for mu* (docs/capacity.md).
 namespace capacity {

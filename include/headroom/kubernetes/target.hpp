@@ -81,9 +81,10 @@ struct in_flight_target_inputs {
     headroom::detail::fail("mean_sojourn", mean_sojourn, "must be a finite duration > 0");
   headroom::detail::require_unit_positive("target_utilization", inputs.target_utilization);
   headroom::detail::require_positive("capacity_per_second", inputs.capacity_per_second);
-  const double exact = target_concurrency({.target_utilization = inputs.target_utilization,
-                                           .capacity_per_second = inputs.capacity_per_second,
-                                           .mean_sojourn = mean_sojourn});
+  const double exact =
+      queueing::target_concurrency({.target_utilization = inputs.target_utilization,
+                                    .capacity_per_second = inputs.capacity_per_second,
+                                    .mean_sojourn = mean_sojourn});
   const double scale = inputs.rounding == target_rounding::whole
                            ? 1.0
                            : static_cast<double>(autoscaling::milli_per_unit);

@@ -58,7 +58,7 @@ enum class measured_unit : std::uint8_t {
 struct calibration_row {
   std::string id{};                  ///< names the row in the results
   model_shape model{};               ///< the model served (its name is not read)
-  accelerator_spec gpu{};            ///< ONE GPU's datasheet peaks (for the weights' precision)
+  roofline::accelerator_spec gpu{};  ///< ONE GPU's datasheet peaks (for the weights' precision)
   std::int32_t tensor_parallel = 1;  ///< GPUs of the replica, >= 1
   /// One direction of one GPU's link, bytes/s; > 0 when tensor_parallel > 1.
   double interconnect_bytes_per_second = 0.0;
@@ -200,7 +200,7 @@ inline void check_row(const calibration_row& r) {
   p.steps = static_cast<double>(steps.size());
   const double tp = static_cast<double>(r.tensor_parallel);
   p.peak_bytes_per_second = r.gpu.peak_bytes_per_second * tp;
-  p.peak_flops_per_second = peak_flops_for(r.gpu, r.model.compute_format) * tp;
+  p.peak_flops_per_second = roofline::peak_flops_for(r.gpu, r.model.compute_format) * tp;
   p.all_reduces_per_step = model.all_reduces_per_step;
   if (model.all_reduces_per_step > 0.0 && r.interconnect_bytes_per_second > 0.0)
     p.seconds_per_token_on_link =
@@ -628,7 +628,7 @@ struct observed_run {
 struct timed_run {
   std::string id{};                  ///< names the run in the results
   model_shape model{};               ///< the model served
-  accelerator_spec gpu{};            ///< ONE GPU's datasheet peaks (for the weights' precision)
+  roofline::accelerator_spec gpu{};  ///< ONE GPU's datasheet peaks (for the weights' precision)
   std::int32_t tensor_parallel = 1;  ///< GPUs of the replica, >= 1
   /// One direction of one GPU's link, bytes/s; > 0 when tensor_parallel > 1.
   double interconnect_bytes_per_second = 0.0;

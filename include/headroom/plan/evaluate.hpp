@@ -170,8 +170,8 @@ void measure_operating_point(row& r, const stage_inputs& in, const L& sampler) {
   const search_options& s = in.p.search;
   r.operating_rate_per_second = in.p.fleet.target_utilization * r.capacity_per_second;
   std::mt19937_64 engine(sim::replication_seed(in.seed, 0));
-  const auto schedule = open_loop_schedule(
-      gamma_gaps({.rate_per_second = r.operating_rate_per_second, .cv = s.arrival_cv}),
+  const auto schedule = arrivals::open_loop_schedule(
+      arrivals::gamma_gaps({.rate_per_second = r.operating_rate_per_second, .cv = s.arrival_cv}),
       s.requests_per_run, engine);
   L draw = sampler;
   const auto requests = sim::make_requests(schedule, draw, engine);
@@ -194,9 +194,9 @@ inline void simulate_day(row& r, const stage_inputs& in, const length_statistics
   const double tp = static_cast<double>(r.config.tensor_parallel);
   const double peak =
       *std::max_element(p.traffic.rates_per_second.begin(), p.traffic.rates_per_second.end());
-  r.replicas_for_peak = replicas_needed({.arrival_rate_per_second = peak,
-                                         .target_utilization = p.fleet.target_utilization,
-                                         .capacity_per_second = r.capacity_per_second});
+  r.replicas_for_peak = queueing::replicas_needed({.arrival_rate_per_second = peak,
+                                                   .target_utilization = p.fleet.target_utilization,
+                                                   .capacity_per_second = r.capacity_per_second});
   // The controller's target, a quantity: named in the problem's terms before the day refuses it.
   ::headroom::autoscaling::detail::check_quantity_target(
       "fleet.target_utilization * capacity_per_second",

@@ -73,7 +73,8 @@ inline void hash_number(std::uint64_t& h, double v) {
        {m.parameters, static_cast<double>(m.layers), static_cast<double>(m.hidden_size),
         m.kv_bytes_per_token, m.bytes_per_parameter, m.activation_bytes})
     hash_number(h, v);
-  if (m.compute_format != numeric_format::bf16) {  // as the moe below: only when it is set
+  if (m.compute_format !=
+      roofline::numeric_format::bf16) {  // as the moe below: only when it is set
     hash_text(h, "compute");
     hash_text(h, to_string(m.compute_format));
   }
@@ -88,10 +89,11 @@ inline void hash_number(std::uint64_t& h, double v) {
     hash_text(h, a.spec.name);
     const resolved_step_time x = resolve_step_time(a, m);  // the parameters used, and whence
     hash_text(h, to_string(x.source));
-    for (const double v : {peak_flops_for(a.spec, m.compute_format), a.spec.peak_bytes_per_second,
-                           a.spec.memory_bytes, a.price_per_gpu_hour, x.parameters.flops_efficiency,
-                           x.parameters.bandwidth_efficiency, x.parameters.step_overhead.count(),
-                           interconnect_of(a), x.parameters.all_reduce_latency.count()})
+    for (const double v :
+         {roofline::peak_flops_for(a.spec, m.compute_format), a.spec.peak_bytes_per_second,
+          a.spec.memory_bytes, a.price_per_gpu_hour, x.parameters.flops_efficiency,
+          x.parameters.bandwidth_efficiency, x.parameters.step_overhead.count(), interconnect_of(a),
+          x.parameters.all_reduce_latency.count()})
       hash_number(h, v);
   }
   for (const auto v : p.axes.tensor_parallel) hash_number(h, static_cast<double>(v));

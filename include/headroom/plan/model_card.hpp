@@ -80,14 +80,14 @@ struct card_latent_attention {
 struct card_weights {
   /// torch_dtype (or dtype): the unquantized tensors' format, bf16 or fp16 (a float32 card
   /// is served in bf16, as engines serve it; a note says so).
-  numeric_format dtype = numeric_format::bf16;
+  roofline::numeric_format dtype = roofline::numeric_format::bf16;
   quantization_method method = quantization_method::none;
   /// The quantized linear layers' format and scale groups (method none: {dtype}).
-  weight_format linear{};
+  roofline::weight_format linear{};
   bool lm_head_quantized = false;  ///< the output layer quantized too (not in the ignore list)
   /// The matrix products' format: fp8 or int8 for W8A8 checkpoints, else dtype (weight-only
   /// quantization dequantizes to 16 bits).
-  numeric_format compute = numeric_format::bf16;
+  roofline::numeric_format compute = roofline::numeric_format::bf16;
 };
 
 /// A model card, read. Counts follow from these fields (parameters(), weight_bytes(), …).
@@ -411,20 +411,20 @@ inline bool read_card_dtype(card_parser& p, json_value c, model_card& card) {
     if (!p.text(c, key, dtype)) return false;
   }
   if (dtype.empty()) {
-    card.weights.dtype = numeric_format::bf16;
+    card.weights.dtype = roofline::numeric_format::bf16;
     card.notes.push_back("torch_dtype is absent: bfloat16 weights are assumed");
   } else if (dtype == "bfloat16") {
-    card.weights.dtype = numeric_format::bf16;
+    card.weights.dtype = roofline::numeric_format::bf16;
   } else if (dtype == "float16") {
-    card.weights.dtype = numeric_format::fp16;
+    card.weights.dtype = roofline::numeric_format::fp16;
   } else if (dtype == "float32") {
-    card.weights.dtype = numeric_format::bf16;
+    card.weights.dtype = roofline::numeric_format::bf16;
     card.notes.push_back("torch_dtype is float32: served in bfloat16, 2 bytes a weight");
   } else {
     return p.fail(c[key], key,
                   "must be bfloat16, float16 or float32, got '" + std::string(dtype) + "'");
   }
-  card.weights.linear = weight_format{.format = card.weights.dtype};
+  card.weights.linear = roofline::weight_format{.format = card.weights.dtype};
   card.weights.compute = card.weights.dtype;
   return true;
 }
@@ -458,9 +458,10 @@ inline bool read_compressed_tensors(card_parser& p, json_value q, model_card& ca
     return p.fail(w, prefix + "type", "must be float or int, got '" + std::string(type) + "'");
   if (type == "float" && bits != 8)
     return p.fail(w, prefix + "num_bits", "must be 8 for float weights");
-  weight_format f{.format = type == "float"
-                                ? numeric_format::fp8
-                                : (bits == 8 ? numeric_format::int8 : numeric_format::int4)};
+  roofline::weight_format f{.format = type == "float"
+                                          ? roofline::numeric_format::fp8
+                                          : (bits == 8 ? roofline::numeric_format::int8
+                                                       : roofline::numeric_format::int4)};
   if (strategy == "group") {
     if (!p.integer(w, "group_size", 1, card_field_max, o, prefix)) return false;
     if (!o) return p.fail(w, prefix + "group_size", "is missing: a group strategy needs it");
@@ -475,10 +476,10 @@ inline bool read_compressed_tensors(card_parser& p, json_value q, model_card& ca
   if (in.is(json_kind::object)) {
     std::string_view in_type;
     if (!p.text(in, "type", in_type)) return false;
-    if (f.format == numeric_format::fp8 && in_type == "float")
-      card.weights.compute = numeric_format::fp8;
-    else if (f.format == numeric_format::int8 && in_type == "int")
-      card.weights.compute = numeric_format::int8;
+    if (f.format == roofline::numeric_format::fp8 && in_type == "float")
+      card.weights.compute = roofline::numeric_format::fp8;
+    else if (f.format == roofline::numeric_format::int8 && in_type == "int")
+      card.weights.compute = roofline::numeric_format::int8;
   }
   const json_value ignore = q["ignore"];
   card.weights.lm_head_quantized = !(ignore.is(json_kind::array) && card_ignores_lm_head(ignore));
@@ -512,9 +513,10 @@ inline bool read_card_quantization(card_parser& p, json_value c, model_card& car
     // A group's fp16 scale, and its zero point packed at the weights' width (GPTQ stores
     // zero points even for symmetric groups).
     const double group_bytes = 2.0 + (zero_point ? static_cast<double>(bits) / 8.0 : 0.0);
-    w.linear = weight_format{.format = bits == 4 ? numeric_format::int4 : numeric_format::int8,
-                             .group_size = *o > 0 ? *o : 0,
-                             .bytes_per_group = *o > 0 ? group_bytes : 0.0};
+    w.linear = roofline::weight_format{
+        .format = bits == 4 ? roofline::numeric_format::int4 : roofline::numeric_format::int8,
+        .group_size = *o > 0 ? *o : 0,
+        .bytes_per_group = *o > 0 ? group_bytes : 0.0};
     if (*o < 0)
       card.notes.push_back("per-channel GPTQ scales are not counted in the weights' bytes");
     w.compute = w.dtype;
@@ -527,7 +529,7 @@ inline bool read_card_quantization(card_parser& p, json_value c, model_card& car
   }
   if (method == "fp8") {
     w.method = quantization_method::fp8;
-    w.linear = weight_format{.format = numeric_format::fp8};
+    w.linear = roofline::weight_format{.format = roofline::numeric_format::fp8};
     const json_value block = q["weight_block_size"];
     if (block.present() && !block.is(json_kind::null)) {
       const bool pair = block.is(json_kind::array) && block.size() == 2;
@@ -539,7 +541,7 @@ inline bool read_card_quantization(card_parser& p, json_value c, model_card& car
       w.linear.group_size = static_cast<std::int64_t>(a * b);
       w.linear.bytes_per_group = 4.0;
     }
-    w.compute = numeric_format::fp8;
+    w.compute = roofline::numeric_format::fp8;
     w.lm_head_quantized = false;
     return true;
   }
@@ -655,8 +657,8 @@ struct card_parameter_split {
 /// it is quantized too) in torch_dtype. Llama 3.1 8B AWQ: 5.73e9.
 [[nodiscard]] inline double weight_bytes(const model_card& card) {
   const detail::card_parameter_split s = detail::card_split(card);
-  const double linear = bytes_per_parameter(card.weights.linear);
-  const double plain = bytes_per_element(card.weights.dtype);
+  const double linear = roofline::bytes_per_parameter(card.weights.linear);
+  const double plain = roofline::bytes_per_element(card.weights.dtype);
   return s.linear * linear + s.other * plain +
          s.output_layer * (card.weights.lm_head_quantized ? linear : plain);
 }
@@ -665,8 +667,8 @@ struct card_parameter_split {
 /// KV heads × head_dim for standard attention (Llama 3.1 8B in bf16: 131,072), layers ×
 /// (kv_lora_rank + qk_rope_head_dim) for latent attention (DeepSeek-V3: 70,272).
 [[nodiscard]] inline double kv_bytes_per_token(const model_card& card,
-                                               numeric_format kv_cache) noexcept {
-  const double e = bytes_per_element(kv_cache), layers = static_cast<double>(card.layers);
+                                               roofline::numeric_format kv_cache) noexcept {
+  const double e = roofline::bytes_per_element(kv_cache), layers = static_cast<double>(card.layers);
   if (card.latent.kv_lora_rank > 0)
     return layers * static_cast<double>(card.latent.kv_lora_rank + card.latent.qk_rope_head_dim) *
            e;
@@ -738,9 +740,9 @@ struct model_card_options {
   /// Quantize a 16-bit card on load (vLLM's --quantization fp8): fp8 stores its linear layers
   /// in one byte and multiplies in FP8; bf16 or fp16 keeps it as it is. nullopt: as the card
   /// says. A card already quantized takes only nullopt.
-  std::optional<numeric_format> precision{};
+  std::optional<roofline::numeric_format> precision{};
   /// The KV cache's element format; nullopt: the card's dtype (bf16 or fp16).
-  std::optional<numeric_format> kv_cache{};
+  std::optional<roofline::numeric_format> kv_cache{};
 };
 
 /// The planner's model_shape of `card`: its parameters, layers, hidden size, KV bytes per
@@ -751,27 +753,29 @@ struct model_card_options {
                                                 const model_card_options& options = {}) {
   model_card c = card;
   if (options.precision) {
-    const numeric_format f = *options.precision;
-    if (f != numeric_format::bf16 && f != numeric_format::fp16 && f != numeric_format::fp8)
+    const roofline::numeric_format f = *options.precision;
+    if (f != roofline::numeric_format::bf16 && f != roofline::numeric_format::fp16 &&
+        f != roofline::numeric_format::fp8)
       ::headroom::detail::fail("precision", std::string(to_string(f)),
                                "must be bf16, fp16 or fp8 (4-bit weights need a quantized card)");
     if (c.weights.method != quantization_method::none && f != c.weights.compute)
       ::headroom::detail::fail("precision", std::string(to_string(f)),
                                "cannot change a card already quantized");
     if (c.weights.method == quantization_method::none) {
-      if (f == numeric_format::fp8) {
+      if (f == roofline::numeric_format::fp8) {
         c.weights.method = quantization_method::fp8;
-        c.weights.linear = weight_format{.format = numeric_format::fp8};
-        c.weights.compute = numeric_format::fp8;
+        c.weights.linear = roofline::weight_format{.format = roofline::numeric_format::fp8};
+        c.weights.compute = roofline::numeric_format::fp8;
       } else {
         c.weights.dtype = f;
-        c.weights.linear = weight_format{.format = f};
+        c.weights.linear = roofline::weight_format{.format = f};
         c.weights.compute = f;
       }
     }
   }
-  const numeric_format kv = options.kv_cache.value_or(c.weights.dtype);
-  if (kv != numeric_format::bf16 && kv != numeric_format::fp16 && kv != numeric_format::fp8)
+  const roofline::numeric_format kv = options.kv_cache.value_or(c.weights.dtype);
+  if (kv != roofline::numeric_format::bf16 && kv != roofline::numeric_format::fp16 &&
+      kv != roofline::numeric_format::fp8)
     ::headroom::detail::fail("kv_cache", std::string(to_string(kv)), "must be bf16, fp16 or fp8");
   const detail::card_parameter_split s = detail::card_split(c);
   const double n = parameters(c);
@@ -781,13 +785,13 @@ struct model_card_options {
                     .hidden_size = static_cast<std::int32_t>(c.hidden_size),
                     .kv_bytes_per_token = kv_bytes_per_token(c, kv),
                     .bytes_per_parameter = weight_bytes(c) / n,
-                    .activation_bytes = bytes_per_element(c.weights.dtype),
+                    .activation_bytes = roofline::bytes_per_element(c.weights.dtype),
                     .moe = {},
                     .compute_format = c.weights.compute};
   if (c.experts.routed > 0)
-    shape.moe = mixture_of_experts{.experts = c.experts.routed,
-                                   .experts_per_token = c.experts.per_token,
-                                   .parameters_per_expert = s.routed_expert};
+    shape.moe = roofline::mixture_of_experts{.experts = c.experts.routed,
+                                             .experts_per_token = c.experts.per_token,
+                                             .parameters_per_expert = s.routed_expert};
   return shape;
 }
 

@@ -38,11 +38,11 @@ struct model_shape {
   double bytes_per_parameter = 2.0;
   double activation_bytes = 2.0;  ///< bytes per all-reduced activation element; > 0
   /// The routed experts of a mixture of experts (roofline.hpp); all zero: a dense model.
-  mixture_of_experts moe{};
+  roofline::mixture_of_experts moe{};
   /// The format its matrix products run in: picks the accelerator's peak (peak_flops_for;
   /// FP8 on parts with FP8 tensor cores, else bf16). Weight-only quantization (AWQ, GPTQ)
   /// computes in 16 bits: bf16 or fp16 here, its bytes in bytes_per_parameter.
-  numeric_format compute_format = numeric_format::bf16;
+  roofline::numeric_format compute_format = roofline::numeric_format::bf16;
 };
 
 /// The step time's free parameters: what plan::calibrate fits and what an accelerator_option
@@ -59,8 +59,8 @@ struct step_time_parameters {
 /// One accelerator of the grid: its datasheet figures, its price, the step time's
 /// parameters, and the link its tensor-parallel all-reduces use.
 struct accelerator_option {
-  accelerator_spec spec{};          ///< peaks and memory of ONE GPU (roofline.hpp)
-  double price_per_gpu_hour = 0.0;  ///< currency per GPU-hour, > 0 (a replica pays TP of them)
+  roofline::accelerator_spec spec{};  ///< peaks and memory of ONE GPU (roofline.hpp)
+  double price_per_gpu_hour = 0.0;    ///< currency per GPU-hour, > 0 (a replica pays TP of them)
   /// The step time's efficiencies, overhead and all-reduce latency (your own calibrate()
   /// result, say). nullopt: the shipped calibration of spec.name if there is one, else
   /// uncalibrated_step_time; every row says which (row::calibration).

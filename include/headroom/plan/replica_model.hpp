@@ -26,12 +26,12 @@ namespace plan {
 
 /// Peaks and memory of a replica of `tensor_parallel` GPUs: each figure times the count, the
 /// FLOP/s peak the one for matrix products in `compute` (peak_flops_for: FP8's for FP8).
-[[nodiscard]] constexpr accelerator_spec replica_spec(
-    const accelerator_spec& gpu, std::int32_t tensor_parallel,
-    numeric_format compute = numeric_format::bf16) noexcept {
+[[nodiscard]] constexpr roofline::accelerator_spec replica_spec(
+    const roofline::accelerator_spec& gpu, std::int32_t tensor_parallel,
+    roofline::numeric_format compute = roofline::numeric_format::bf16) noexcept {
   const double n = static_cast<double>(tensor_parallel);
   return {.name = gpu.name,
-          .peak_flops_per_second = peak_flops_for(gpu, compute) * n,
+          .peak_flops_per_second = roofline::peak_flops_for(gpu, compute) * n,
           .peak_bytes_per_second = gpu.peak_bytes_per_second * n,
           .memory_bytes = gpu.memory_bytes * n,
           .peak_fp8_flops_per_second = gpu.peak_fp8_flops_per_second * n,
@@ -100,7 +100,7 @@ struct tensor_parallel_step_time {
 
 /// Bytes of the weights on the replica, N_p × bytes per parameter.
 [[nodiscard]] inline double model_weight_bytes(const model_shape& model) {
-  return weight_bytes(
+  return roofline::weight_bytes(
       {.parameters = model.parameters, .bytes_per_parameter = model.bytes_per_parameter});
 }
 

@@ -60,8 +60,9 @@ inline void validate_model(const model_shape& m) {
   require_range("model.kv_bytes_per_token", m.kv_bytes_per_token, 1.0, 1e9);
   require_range("model.bytes_per_parameter", m.bytes_per_parameter, 0.0625, 8.0);
   require_range("model.activation_bytes", m.activation_bytes, 0.125, 8.0);
-  check_mixture_of_experts(m.moe, m.parameters, "model.moe.experts", "model.moe.experts_per_token",
-                           "model.moe.parameters_per_expert");
+  roofline::check_mixture_of_experts(m.moe, m.parameters, "model.moe.experts",
+                                     "model.moe.experts_per_token",
+                                     "model.moe.parameters_per_expert");
   if (m.moe.experts > 0)
     require_range("model.moe.experts", m.moe.experts, std::int64_t{1}, std::int64_t{1} << 20);
 }

@@ -24,7 +24,8 @@
 
 namespace headroom {
 inline namespace v0 {
-namespace detail {}  // namespace detail
+// The library's shared internals (detail/), named by the using-directive below.
+namespace detail {}
 /// The scheduler: workers, GPUs, models and instances of the caller's types, filters,
 /// estimators, fits and scorer chains, and the policy that composes them
 /// (docs/scheduler.md).

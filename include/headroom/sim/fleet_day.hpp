@@ -403,9 +403,9 @@ class fleet_day_simulator {
     const double most_servable = config_.target_utilization * config_.capacity_per_replica *
                                  static_cast<double>(config_.max_replicas);
     const std::int64_t first =
-        replicas_needed({.arrival_rate_per_second = std::min(traffic[0], most_servable),
-                         .target_utilization = config_.target_utilization,
-                         .capacity_per_second = config_.capacity_per_replica}) +
+        queueing::replicas_needed({.arrival_rate_per_second = std::min(traffic[0], most_servable),
+                                   .target_utilization = config_.target_utilization,
+                                   .capacity_per_second = config_.capacity_per_replica}) +
         policy.spare_replicas;
     std::int32_t ready =
         static_cast<std::int32_t>(std::min<std::int64_t>(first, config_.max_replicas));
@@ -488,8 +488,8 @@ class fleet_day_simulator {
     s.over_share = arrivals > 0.0 ? over / arrivals : 0.0;
     s.mean_use = capacity_total > 0.0 ? served / capacity_total : 0.0;
     s.requests_served = served / scale * step_seconds;
-    s.cost = fleet_cost({.replica_hours = s.replica_hours,
-                         .price_per_replica_hour = config_.price_per_replica_hour});
+    s.cost = cost::fleet_cost({.replica_hours = s.replica_hours,
+                               .price_per_replica_hour = config_.price_per_replica_hour});
     if (config_.price_per_replica_hour > 0.0 && config_.tokens_per_request > 0.0 && served > 0.0) {
       // ρ̄ over what was paid for: served / (paid replicas × μ*), per step summed. At most 1
       // (served <= ready × μ* <= paid × μ*) but for rounding; it may underflow to 0 with
@@ -497,9 +497,10 @@ class fleet_day_simulator {
       const double paid_use = std::min(served / (paid_total * mu * scale), 1.0);
       const double tokens_per_second = mu * config_.tokens_per_request;
       if (paid_use > 0.0 && tokens_per_second > 0.0 && detail::is_finite(tokens_per_second)) {
-        const double price = cost_per_million_tokens({.hourly_cost = config_.price_per_replica_hour,
-                                                      .tokens_per_second = tokens_per_second,
-                                                      .mean_utilization = paid_use});
+        const double price =
+            cost::cost_per_million_tokens({.hourly_cost = config_.price_per_replica_hour,
+                                           .tokens_per_second = tokens_per_second,
+                                           .mean_utilization = paid_use});
         if (detail::is_finite(price)) s.cost_per_million_tokens = price;
       }
     }

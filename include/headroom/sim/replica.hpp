@@ -132,7 +132,7 @@ template <StepTimeModel M>
 template <StepTimeModel M, class L, std::uniform_random_bit_generator G>
 requires LengthSampler<L, G>
 const replica_result& simulate_closed_loop(const replica_config& config,
-                                           const closed_loop_population& population,
+                                           const arrivals::closed_loop_population& population,
                                            std::size_t request_count, L&& lengths, G& engine,
                                            M&& model, replica_workspace& workspace,
                                            const run_options& options = {}) {
@@ -196,10 +196,9 @@ const replica_result& simulate_closed_loop(const replica_config& config,
 /// simulate_closed_loop with a workspace of its own: the same result, in fresh storage.
 template <StepTimeModel M, class L, std::uniform_random_bit_generator G>
 requires LengthSampler<L, G>
-[[nodiscard]] replica_result simulate_closed_loop(const replica_config& config,
-                                                  const closed_loop_population& population,
-                                                  std::size_t request_count, L&& lengths, G& engine,
-                                                  M&& model, const run_options& options = {}) {
+[[nodiscard]] replica_result simulate_closed_loop(
+    const replica_config& config, const arrivals::closed_loop_population& population,
+    std::size_t request_count, L&& lengths, G& engine, M&& model, const run_options& options = {}) {
   replica_workspace workspace;
   static_cast<void>(simulate_closed_loop(config, population, request_count,
                                          std::forward<L>(lengths), engine, std::forward<M>(model),
@@ -277,7 +276,7 @@ requires LengthSampler<L, std::mt19937_64> && std::copy_constructible<M> &&
     for (std::size_t r = 0; r < options.replications; ++r) {
       const std::uint64_t seed = r == 0 ? options.seed : replication_seed(options.seed, r);
       std::mt19937_64 engine(seed);
-      const gamma_gaps gaps({.rate_per_second = rate, .cv = options.arrival_cv});
+      const arrivals::gamma_gaps gaps({.rate_per_second = rate, .cv = options.arrival_cv});
       const auto schedule = open_loop_schedule(gaps, options.requests_per_point, engine);
       L sampler = lengths;
       const auto requests = make_requests(schedule, sampler, engine);

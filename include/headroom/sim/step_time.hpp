@@ -51,7 +51,7 @@ struct roofline_step_time {
   double bytes_per_second = 0.0;    ///< B_eff, bytes/s, > 0
   std::chrono::duration<double> overhead{};  ///< fixed cost of a step (scheduling, launch)
   /// The routed experts (all zero: a dense model), checked by make_roofline_step_time.
-  mixture_of_experts moe{};
+  roofline::mixture_of_experts moe{};
   double bytes_per_expert = 0.0;  ///< one routed expert's bytes over all MoE layers
 
   /// Bytes moved by a step of this shape.
@@ -59,7 +59,8 @@ struct roofline_step_time {
     const double kv = static_cast<double>(s.kv_tokens) * kv_bytes_per_token;
     if (moe.experts == 0) return weight_bytes + kv;
     const auto tokens = static_cast<double>(s.prefill_tokens + s.decode_tokens);
-    return weight_bytes + detail::experts_read_unchecked(moe, tokens) * bytes_per_expert + kv;
+    return weight_bytes + roofline::detail::experts_read_unchecked(moe, tokens) * bytes_per_expert +
+           kv;
   }
   /// FLOPs of a step of this shape.
   [[nodiscard]] constexpr double flops(const step_shape& s) const noexcept {
@@ -83,7 +84,7 @@ struct roofline_step_time_inputs {
   double flops_efficiency = 0.0;             ///< share of the peak FLOP/s a step reaches, (0, 1]
   double bandwidth_efficiency = 0.0;         ///< share of the peak bandwidth, (0, 1]
   std::chrono::duration<double> overhead{};  ///< fixed cost of a step, >= 0
-  mixture_of_experts moe{};                  ///< the routed experts; all zero: a dense model
+  roofline::mixture_of_experts moe{};        ///< the routed experts; all zero: a dense model
 };
 
 /// The roofline step time of a model on an accelerator: M_w = N_p × bytes per parameter
@@ -92,16 +93,16 @@ struct roofline_step_time_inputs {
 /// they are routed. Throws invalid_argument naming the field (`in.moe` as
 /// check_mixture_of_experts).
 [[nodiscard]] inline roofline_step_time make_roofline_step_time(
-    const accelerator_spec& spec, const roofline_step_time_inputs& in) {
+    const roofline::accelerator_spec& spec, const roofline_step_time_inputs& in) {
   const double parameters = in.parameters, bytes_per_parameter = in.bytes_per_parameter;
-  const mixture_of_experts& moe = in.moe;
+  const roofline::mixture_of_experts& moe = in.moe;
   roofline_step_time m;
   detail::require_positive("parameters", parameters);
-  m.parameters = active_parameters(parameters, moe);
+  m.parameters = roofline::active_parameters(parameters, moe);
   m.moe = moe;
   const double expert_parameters =
       static_cast<double>(moe.experts) * moe.parameters_per_expert;  // 0 when dense
-  m.weight_bytes = weight_bytes(
+  m.weight_bytes = roofline::weight_bytes(
       {.parameters = parameters - expert_parameters, .bytes_per_parameter = bytes_per_parameter});
   m.bytes_per_expert = moe.parameters_per_expert * bytes_per_parameter;
   m.kv_bytes_per_token = detail::require_non_negative("kv_bytes_per_token", in.kv_bytes_per_token);

@@ -20,6 +20,12 @@
 
 namespace headroom {
 inline namespace v0 {
+// The library's shared internals (detail/), named by the using-directive below.
+namespace detail {}
+namespace traces {
+namespace detail {
+using namespace ::headroom::detail;  // this module's internals call the shared ones too
+}  // namespace detail
 
 namespace detail {
 
@@ -131,6 +137,7 @@ requires requires(std::size_t n) { Lengths{n, n}; }
   return lengths;
 }
 
+}  // namespace traces
 }  // namespace v0
 }  // namespace headroom
 

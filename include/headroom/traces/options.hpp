@@ -15,6 +15,12 @@
 
 namespace headroom {
 inline namespace v0 {
+// The library's shared internals (detail/), named by the using-directive below.
+namespace detail {}
+namespace traces {
+namespace detail {
+using namespace ::headroom::detail;  // this module's internals call the shared ones too
+}  // namespace detail
 
 /// The trace formats the readers understand.
 enum class trace_format : std::uint8_t {
@@ -87,6 +93,7 @@ struct trace_summary {
   }
 };
 
+}  // namespace traces
 }  // namespace v0
 }  // namespace headroom
 

@@ -23,6 +23,12 @@
 
 namespace headroom {
 inline namespace v0 {
+// The library's shared internals (detail/), named by the using-directive below.
+namespace detail {}
+namespace traces {
+namespace detail {
+using namespace ::headroom::detail;  // this module's internals call the shared ones too
+}  // namespace detail
 
 namespace detail {
 
@@ -254,6 +260,7 @@ class datetime_parser {
 
 }  // namespace detail
 
+}  // namespace traces
 }  // namespace v0
 }  // namespace headroom
 

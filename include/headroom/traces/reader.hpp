@@ -28,6 +28,14 @@
 
 namespace headroom {
 inline namespace v0 {
+// The library's shared internals (detail/), named by the using-directive below.
+namespace detail {}
+/// Public traces (Azure, BurstGPT, Mooncake) read into requests, rates and lengths
+/// (docs/traces.md).
+namespace traces {
+namespace detail {
+using namespace ::headroom::detail;  // this module's internals call the shared ones too
+}  // namespace detail
 
 /// Pulls the requests of a trace one at a time: while (reader.next(r)) use(r). S is a
 /// TraceSource held by value (trace_file, trace_text, trace_stream, a lambda) or a reference
@@ -453,6 +461,7 @@ class trace_reader {
   trace_summary summary_{};
 };
 
+}  // namespace traces
 }  // namespace v0
 }  // namespace headroom
 

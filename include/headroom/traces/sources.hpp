@@ -23,6 +23,12 @@
 
 namespace headroom {
 inline namespace v0 {
+// The library's shared internals (detail/), named by the using-directive below.
+namespace detail {}
+namespace traces {
+namespace detail {
+using namespace ::headroom::detail;  // this module's internals call the shared ones too
+}  // namespace detail
 
 /// A source of trace bytes: s(buffer, capacity) writes at most capacity bytes to buffer and
 /// returns how many, 0 at the end. Optional members: failed() (true after a read error, asked
@@ -127,6 +133,7 @@ class trace_stream {
   Stream* stream_;
 };
 
+}  // namespace traces
 }  // namespace v0
 }  // namespace headroom
 

@@ -8,10 +8,10 @@ int main() {
   const double arrivals = 8.0;  // req/s
   const double service = 10.0;  // req/s
 #if defined(HEADROOM_NAMED)
-  const headroom::mm1_queue queue{.arrival_rate_per_second = arrivals,
-                                  .service_rate_per_second = service};
+  const headroom::queueing::mm1_queue queue{.arrival_rate_per_second = arrivals,
+                                            .service_rate_per_second = service};
 #else
-  const headroom::mm1_queue queue{service, arrivals};
+  const headroom::queueing::mm1_queue queue{service, arrivals};
 #endif
   return queue.is_stable() ? 0 : 1;
 }

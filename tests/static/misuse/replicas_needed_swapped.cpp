@@ -9,11 +9,11 @@ int main() {
   const double rate = 60.0;     // req/s
   const double capacity = 8.0;  // req/s
 #if defined(HEADROOM_NAMED)
-  const auto replicas = headroom::replicas_needed({.arrival_rate_per_second = rate,
-                                                   .target_utilization = 0.8,
-                                                   .capacity_per_second = capacity});
+  const auto replicas = headroom::queueing::replicas_needed({.arrival_rate_per_second = rate,
+                                                             .target_utilization = 0.8,
+                                                             .capacity_per_second = capacity});
 #else
-  const auto replicas = headroom::replicas_needed(capacity, 0.8, rate);
+  const auto replicas = headroom::queueing::replicas_needed(capacity, 0.8, rate);
 #endif
   return replicas == 10 ? 0 : 1;
 }
