@@ -153,6 +153,7 @@ static_assert(!brace_constructible<headroom::sim::replica_config, std::size_t, s
 static_assert(!brace_constructible<headroom::sim::sweep_options, std::size_t, double>);
 static_assert(!brace_constructible<headroom::plan::step_time_parameters, double, double>);
 static_assert(!brace_constructible<headroom::plan::shard, std::size_t, std::size_t>);
+static_assert(!brace_constructible<headroom::scheduling::record_reads, bool, bool>);
 static_assert(!brace_constructible<headroom::scheduling::most_allocated_scorer, double, double>);
 static_assert(
     !brace_constructible<headroom::autoscaling::replica_counts, std::int32_t, std::int32_t>);

@@ -40,6 +40,7 @@ concept ScorerFor = requires(const S& s, const cluster_view& v, const Item& item
 /// GPU records of the claims, the worker records of the parts. A chain prefetches them
 /// (a hint: it never changes a score).
 struct record_reads {
+  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
   bool gpus = true;     ///< the view's gpus[claim.gpu_position]
   bool workers = true;  ///< the view's workers[part.worker_position]
 };
