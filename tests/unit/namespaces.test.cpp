@@ -50,7 +50,9 @@ std::string code_of(std::string_view s) {
     }
     if (c == 'R' && i + 1 < s.size() && s[i + 1] == '"' && (i == 0 || !identifier_char(s[i - 1]))) {
       const std::size_t open = s.find('(', i);
-      const std::string close = ")" + std::string(s.substr(i + 2, open - i - 2)) + "\"";
+      std::string close(1, ')');  // appended, not "literal" + std::string (g++ 12 -Wrestrict)
+      close.append(s.substr(i + 2, open - i - 2));
+      close += '"';
       const std::size_t end = s.find(close, open);
       i = end == std::string_view::npos ? s.size() : end + close.size();
       out += " \"\" ";
