@@ -676,5 +676,12 @@ TEST_SUITE("replica") {
     std::size_t below = 0;
     for (int i = 0; i < 4000; ++i) below += mix(engine).prompt_tokens < 200 ? 1U : 0U;
     CHECK(std::abs(static_cast<double>(below) / 4000.0 - 0.5) < 0.04);
+    // The ShareGPT-like preset is these parameters: unclipped means median·e^{σ²/2},
+    // 200·e^{0.5} = 329.744 and 150·e^{0.405} = 224.895 tokens; clipped to [1, 32768].
+    const sim::lognormal_lengths preset(sim::sharegpt_like_lengths);
+    CHECK(preset.prompt_mean_unclipped() == doctest::Approx(329.744254).epsilon(1e-8));
+    CHECK(preset.output_mean_unclipped() == doctest::Approx(224.895375).epsilon(1e-8));
+    CHECK(sim::sharegpt_like_lengths.min.prompt_tokens == 1);
+    CHECK(sim::sharegpt_like_lengths.max.output_tokens == 32768);
   }
 }
