@@ -91,11 +91,12 @@ std::string url_of(const fake_engine& e) {
   return "http://127.0.0.1:" + std::to_string(e.port()) + "/v1/completions";
 }
 
-// Runs a search; once more if its run was invalid (exit 3: a client behind its schedule on a
-// busy machine measures the machine, not the method).
+// Runs a search; up to three times more while its run is invalid (exit 3: a client behind its
+// schedule on a busy machine measures the machine, not the method; with two other processes
+// spinning on this 2-core machine, two invalid searches in a row were seen).
 ran run_search(const std::vector<std::string>& args) {
   ran r = run_example(args);
-  if (r.status == 3) {
+  for (int retry = 0; retry < 3 && r.status == 3; ++retry) {
     MESSAGE("an invalid run (the machine was busy); the search runs once more:\n" << r.out);
     r = run_example(args);
   }
