@@ -8,8 +8,11 @@
 # run moves the ratios less than the seconds; the seconds are medians too. CPU time, not
 # wall time, for the same reason.
 #
-# Usage: bench/compile_time.sh [-n RUNS] [-p] [-s] [-t] [-c COMPILER]... [-f EXTRA_FLAG]... [HEADER...]
+# Usage: bench/compile_time.sh [-n RUNS] [-m MODE] [-a] [-p] [-s] [-t] [-c COMPILER]... [-f FLAG]... [HEADER...]
 #   -n RUNS      pairs of compiles per file (default 3)
+#   -m MODE      header-only (default), compiled (-DHEADROOM_SEPARATE_COMPILATION: the headers
+#                declare, headroom::compiled defines), or both (each header in both modes)
+#   -a           every public header, not only the umbrella and the module headers
 #   -p           also each header through a precompiled header of it, as CMake's
 #                target_precompile_headers (and HEADROOM_PRECOMPILE) builds and uses it
 #                (clang: -fpch-instantiate-templates); the build of the precompiled header is
@@ -26,30 +29,47 @@
 #   -c COMPILER  a compiler to measure (repeatable; default g++, and clang++ when present)
 #   -f FLAG      an extra compiler flag (repeatable), e.g. -f -stdlib=libc++
 #   HEADER       headers to measure, relative to include/ (default: headroom/headroom.hpp and
-#                every public header, detail/ excluded)
-# The goal printed beside each ratio: the umbrella at most 1.5x the baseline, any other
-# header at most 1.3x (the same goals for the precompiled lines).
+#                the module headers, include/headroom/*.hpp; with -a every public header)
+# First the peers, header-only libraries users already accept, each measured the same way
+# (a peer whose Debian package is missing is skipped with a note): fmt/format.h (libfmt-dev),
+# Eigen/Dense (libeigen3-dev), range/v3/all.hpp (librange-v3-dev), nlohmann/json.hpp
+# (nlohmann-json3-dev), boost/asio.hpp (libboost-dev; after <utility>, which Boost 1.74's asio
+# forgets).
+# The goal printed beside each ratio: header-only, the umbrella at most boost/asio.hpp's ratio
+# and any other header at most nlohmann/json.hpp's (both measured in the same run; no goal
+# when the peer is missing); compiled, the umbrella at most 2.0 and any other header at most
+# 1.5; precompiled, at most 1.0.
 set -euo pipefail
 shopt -s inherit_errexit  # a failure inside $(...) stops the script too
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 runs=3
+mode=header-only
+every=0
 pch=0
 floors=0
 least=0
 compilers=()
 extra=()
-while getopts "n:pstc:f:" opt; do
+while getopts "n:m:apstc:f:" opt; do
   case "$opt" in
     n) runs="$OPTARG" ;;
+    m) mode="$OPTARG" ;;
+    a) every=1 ;;
     p) pch=1 ;;
     s) floors=1 ;;
     t) least=1 ;;
     c) compilers+=("$OPTARG") ;;
     f) extra+=("$OPTARG") ;;
-    *) sed -n '2,31p' "$0"; exit 2 ;;
+    *) sed -n '2,42p' "$0"; exit 2 ;;
   esac
 done
+case "$mode" in
+  header-only) modes=(header-only) ;;
+  compiled) modes=(compiled) ;;
+  both) modes=(header-only compiled) ;;
+  *) echo "-m: '$mode' is not header-only, compiled or both" >&2; exit 2 ;;
+esac
 shift $((OPTIND - 1))
 if [ "${#compilers[@]}" -eq 0 ]; then
   compilers=(g++)
@@ -58,9 +78,11 @@ fi
 headers=("$@")
 if [ "${#headers[@]}" -eq 0 ]; then
   headers=(headroom/headroom.hpp)
+  if [ "$every" = 1 ]; then depth=(); else depth=(-maxdepth 2); fi
   while IFS= read -r h; do
-    [ "$h" = headroom/headroom.hpp ] || headers+=("$h")
-  done < <(cd "$root/include" && find headroom -name '*.hpp' -not -path '*/detail/*' | LC_ALL=C sort)
+    case "$h" in headroom/headroom.hpp | headroom/src.hpp | headroom/error.hpp | headroom/version.hpp) ;;
+      *) headers+=("$h") ;; esac
+  done < <(cd "$root/include" && find headroom "${depth[@]}" -name '*.hpp' -not -path '*/detail/*' | LC_ALL=C sort)
 fi
 
 work="$(mktemp -d)"
@@ -104,7 +126,7 @@ paired() {
 report() {
   awk -v h="$1" -v sr="$2" -v g="${3:-}" 'BEGIN {
     split(sr, a, " "); printf "  %-44s %7.3f %7.2f", h, a[1], a[2]
-    if (g != "") printf " <= %.1f %s", g, (a[2] <= g ? "met" : "NOT met")
+    if (g != "") printf " <= %.2f %s", g, (a[2] <= g ? "met" : "NOT met")
     printf "\n" }'
 }
 
@@ -112,14 +134,15 @@ report() {
 # per line, as CMake builds and uses one (its build is not timed).
 precompile() {
   local compiler="$1" header="$2"
+  shift 2
   rm -rf "$work/pch" && mkdir -p "$work/pch"
   printf '#include <%s>\n' "$header" > "$work/pch/pch.hxx"
   if "$compiler" --version | grep -q clang; then
-    "$compiler" -std=c++20 -O2 ${extra[@]+"${extra[@]}"} -I"$root/include" -x c++-header \
+    "$compiler" -std=c++20 -O2 ${extra[@]+"${extra[@]}"} -I"$root/include" "$@" -x c++-header \
       -fpch-instantiate-templates "$work/pch/pch.hxx" -o "$work/pch/pch.pch"
     printf '%s\n' -include-pch "$work/pch/pch.pch"
   else
-    "$compiler" -std=c++20 -O2 ${extra[@]+"${extra[@]}"} -I"$root/include" -x c++-header \
+    "$compiler" -std=c++20 -O2 ${extra[@]+"${extra[@]}"} -I"$root/include" "$@" -x c++-header \
       "$work/pch/pch.hxx" -o "$work/pch/pch.hxx.gch"
     printf '%s\n' -Winvalid-pch -include "$work/pch/pch.hxx"
   fi
@@ -188,12 +211,40 @@ for compiler in "${compilers[@]}"; do
   printf '  %-44s %7.3f %7.2f\n' "baseline: vector string chrono cmath" "$m" 1
   m=$(paired "$compiler" "$work/standard.cpp")
   report "the standard headers headroom includes" "$m"
+  json_ratio="" asio_ratio=""
+  for peer in "fmt/format.h" "Eigen/Dense -I/usr/include/eigen3" "range/v3/all.hpp" \
+              "nlohmann/json.hpp" "boost/asio.hpp"; do
+    read -r ph pflag <<< "$peer"
+    # Boost 1.74's asio uses std::exchange without including <utility> (the baseline's
+    # <vector> brings it in anyway), which g++ 12 refuses in C++20: included first.
+    { [ "$ph" != boost/asio.hpp ] || echo '#include <utility>'
+      printf '#include <%s>\nint main() { return 0; }\n' "$ph"; } > "$work/peer.cpp"
+    if ! "$compiler" -std=c++20 ${extra[@]+"${extra[@]}"} ${pflag:+"$pflag"} -fsyntax-only \
+         "$work/peer.cpp" 2> /dev/null; then
+      printf '  %-44s skipped: not found (install its Debian package)\n' "peer: $ph"
+      continue
+    fi
+    m=$(paired "$compiler" "$work/peer.cpp" ${pflag:+"$pflag"})
+    report "peer: $ph" "$m"
+    [ "$ph" = nlohmann/json.hpp ] && json_ratio=${m#* }
+    [ "$ph" = boost/asio.hpp ] && asio_ratio=${m#* }
+  done
   for h in "${headers[@]}"; do
-    goal=1.3
-    [ "$h" = headroom/headroom.hpp ] && goal=1.5
+   for md in "${modes[@]}"; do
+    defines=()
+    label="$h"
+    if [ "$md" = compiled ]; then
+      defines=(-DHEADROOM_SEPARATE_COMPILATION)
+      label="$h, compiled"
+      goal=1.5
+      [ "$h" = headroom/headroom.hpp ] && goal=2.0
+    else
+      goal=$json_ratio
+      [ "$h" = headroom/headroom.hpp ] && goal=$asio_ratio
+    fi
     printf '#include <%s>\nint main() { return 0; }\n' "$h" > "$work/tu.cpp"
-    m=$(paired "$compiler" "$work/tu.cpp")
-    report "$h" "$m" "$goal"
+    m=$(paired "$compiler" "$work/tu.cpp" ${defines[@]+"${defines[@]}"})
+    report "$label" "$m" "$goal"
     if [ "$floors" = 1 ] || [ "$least" = 1 ]; then standard_floor "$compiler" "$h" "$work/floor.cpp"; fi
     if [ "$floors" = 1 ]; then
       m=$(paired "$compiler" "$work/floor.cpp")
@@ -204,10 +255,11 @@ for compiler in "${compilers[@]}"; do
       report "  least cost of a header-only rewrite" "$m" "$goal"
     fi
     if [ "$pch" = 1 ]; then
-      precompile "$compiler" "$h" > "$work/use"
+      precompile "$compiler" "$h" ${defines[@]+"${defines[@]}"} > "$work/use"
       mapfile -t use < "$work/use"
-      m=$(paired "$compiler" "$work/empty.cpp" "${use[@]}")
-      report "$h, precompiled" "$m" "$goal"
+      m=$(paired "$compiler" "$work/empty.cpp" ${defines[@]+"${defines[@]}"} "${use[@]}")
+      report "$label, precompiled" "$m" 1.0
     fi
+   done
   done
 done

@@ -127,14 +127,8 @@ class gamma_gaps {
       : rate_per_second_(detail::require_positive("rate_per_second", inputs.rate_per_second)),
         cv_(detail::require_gap_cv("cv", inputs.cv)) {}
   /// The gamma gaps with vLLM's burstiness parameter b = 1/cv² (b > 0, finite).
-  [[nodiscard]] static gamma_gaps from_burstiness(const gamma_burstiness_inputs& inputs) {
-    const double burstiness = detail::require_positive("burstiness", inputs.burstiness);
-    const double cv = 1.0 / std::sqrt(burstiness);
-    const double shape = 1.0 / (cv * cv);
-    if (!(shape > 0.0 && detail::is_finite(shape)))
-      detail::fail("burstiness", burstiness, "gives a gamma shape that is not finite and > 0");
-    return gamma_gaps({.rate_per_second = inputs.rate_per_second, .cv = cv});
-  }
+  [[nodiscard]] HEADROOM_DECL static gamma_gaps from_burstiness(
+      const gamma_burstiness_inputs& inputs);
   /// The next gap in seconds.
   template <std::uniform_random_bit_generator G>
   [[nodiscard]] std::chrono::duration<double> operator()(G& engine) const
@@ -212,19 +206,9 @@ template <std::uniform_random_bit_generator G>
 }
 
 /// `count` arrivals at exactly 1/λ apart, the first at start + 1/λ.
-[[nodiscard]] inline std::vector<std::chrono::duration<double>> constant_schedule(
+[[nodiscard]] HEADROOM_DECL std::vector<std::chrono::duration<double>> constant_schedule(
     double rate_per_second, std::size_t count,
-    std::chrono::duration<double> start = std::chrono::duration<double>::zero()) {
-  detail::require_positive("rate_per_second", rate_per_second);
-  detail::require_finite("start", start.count());
-  std::vector<std::chrono::duration<double>> times;
-  if (count > times.max_size()) detail::fail("count", count, "exceeds the largest vector");
-  times.reserve(count);
-  for (std::size_t i = 0; i < count; ++i)
-    times.push_back(start +
-                    std::chrono::duration<double>(static_cast<double>(i + 1) / rate_per_second));
-  return times;
-}
+    std::chrono::duration<double> start = std::chrono::duration<double>::zero());
 
 /// vLLM-compatible schedule (benchmarks/serve.py, no ramp-up): draws `count` gaps from the
 /// sampler, cumulates them, then multiplies every time by N/(λ·t_N) so the last arrival
@@ -288,56 +272,24 @@ template <std::uniform_random_bit_generator G>
 }
 
 namespace detail {
-inline void require_trace(std::span<const std::chrono::duration<double>> trace) {
-  if (trace.empty()) fail("trace.size()", 0, "the trace must hold at least one timestamp");
-  for (std::size_t i = 0; i < trace.size(); ++i) {
-    if (!is_finite(trace[i].count())) fail("trace[i]", trace[i], "must be a finite time");
-    if (i > 0 && trace[i] < trace[i - 1])
-      fail("trace[i]", trace[i], "timestamps must be sorted (non-decreasing)");
-  }
-}
+HEADROOM_DECL void require_trace(std::span<const std::chrono::duration<double>> trace);
 }  // namespace detail
 
 /// Replays a trace of arrival timestamps (sorted, finite, any origin) as a schedule
 /// relative to its first timestamp: t_i − t_0. Unsorted or NaN → invalid_argument.
-[[nodiscard]] inline std::vector<std::chrono::duration<double>> replay_schedule(
-    std::span<const std::chrono::duration<double>> trace) {
-  detail::require_trace(trace);
-  std::vector<std::chrono::duration<double>> times;
-  times.reserve(trace.size());
-  for (const auto& t : trace) times.push_back(t - trace.front());
-  return times;
-}
+[[nodiscard]] HEADROOM_DECL std::vector<std::chrono::duration<double>> replay_schedule(
+    std::span<const std::chrono::duration<double>> trace);
 
 /// Replays a trace time-scaled to a target mean rate: t'_i = (t_i − t_0)·(λ_trace/λ_target)
 /// with λ_trace = (n − 1)/(t_last − t_0). Keeps the trace's burst shape (its gaps' CV).
 /// Needs at least two distinct timestamps; target_rate_per_second finite and > 0.
-[[nodiscard]] inline std::vector<std::chrono::duration<double>> replay_schedule(
-    std::span<const std::chrono::duration<double>> trace, double target_rate_per_second) {
-  detail::require_positive("target_rate_per_second", target_rate_per_second);
-  detail::require_trace(trace);
-  const double span_s = (trace.back() - trace.front()).count();
-  if (!(span_s > 0.0))
-    detail::fail("trace.size()", trace.size(),
-                 "scaling to a rate needs at least two distinct timestamps");
-  const double trace_rate = static_cast<double>(trace.size() - 1) / span_s;
-  const double factor = trace_rate / target_rate_per_second;
-  std::vector<std::chrono::duration<double>> times;
-  times.reserve(trace.size());
-  for (const auto& t : trace) times.push_back((t - trace.front()) * factor);
-  return times;
-}
+[[nodiscard]] HEADROOM_DECL std::vector<std::chrono::duration<double>> replay_schedule(
+    std::span<const std::chrono::duration<double>> trace, double target_rate_per_second);
 
 /// The mean rate a schedule realises, (n − 1)/(t_last − t_first) in req/s: the estimator
 /// replay_schedule scales by. Needs two distinct, sorted, finite times.
-[[nodiscard]] inline double observed_rate_per_second(
-    std::span<const std::chrono::duration<double>> schedule) {
-  detail::require_trace(schedule);
-  const double span_s = (schedule.back() - schedule.front()).count();
-  if (!(span_s > 0.0))
-    detail::fail("schedule.size()", schedule.size(), "a rate needs two distinct timestamps");
-  return static_cast<double>(schedule.size() - 1) / span_s;
-}
+[[nodiscard]] HEADROOM_DECL double observed_rate_per_second(
+    std::span<const std::chrono::duration<double>> schedule);
 
 /// A closed-loop population: N users, each sending its next request a think time after
 /// the previous answer. Think times are gamma with the given mean and CV (1: exponential,
@@ -345,14 +297,9 @@ inline void require_trace(std::span<const std::chrono::duration<double>> trace) 
 class closed_loop_population {
  public:
   /// users > 0; mean_think_time finite and >= 0; think_cv finite and >= 0.
-  closed_loop_population(std::size_t users, std::chrono::duration<double> mean_think_time,
-                         double think_cv = 1.0)
-      : users_(users),
-        mean_think_time_(mean_think_time),
-        think_cv_(detail::require_gap_cv("think_cv", think_cv)) {
-    if (users == 0) detail::fail("users", users, "must be > 0");
-    detail::require_non_negative("mean_think_time", mean_think_time.count());
-  }
+  HEADROOM_DECL closed_loop_population(std::size_t users,
+                                       std::chrono::duration<double> mean_think_time,
+                                       double think_cv = 1.0);
   /// One think time (seconds) drawn from the engine; always 0 when the mean is 0.
   template <std::uniform_random_bit_generator G>
   [[nodiscard]] std::chrono::duration<double> think_time(G& engine) const
@@ -378,14 +325,8 @@ class closed_loop_population {
   /// The rate this population really offered when the run's mean sojourn was W: the
   /// interactive response-time law N/(W + Z) req/s (queueing.hpp closed_loop::rate).
   /// mean_sojourn finite and >= 0, W + Z > 0.
-  [[nodiscard]] double offered_rate_per_second(std::chrono::duration<double> mean_sojourn) const {
-    detail::require_non_negative("mean_sojourn", mean_sojourn.count());
-    if (!(mean_sojourn.count() + mean_think_time_.count() > 0.0))
-      detail::fail("mean_sojourn", mean_sojourn, "mean_sojourn + mean_think_time must be > 0");
-    return queueing::closed_loop{.users = static_cast<double>(users_),
-                                 .think_time = mean_think_time_}
-        .rate(mean_sojourn);
-  }
+  [[nodiscard]] HEADROOM_DECL double offered_rate_per_second(
+      std::chrono::duration<double> mean_sojourn) const;
   /// N, the number of users.
   [[nodiscard]] std::size_t users() const noexcept { return users_; }
   /// Z, the mean think time.
@@ -404,5 +345,9 @@ class closed_loop_population {
 }  // namespace arrivals
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "impl/arrivals.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

@@ -93,7 +93,9 @@ std::string url_of(const fake_engine& e) {
 
 // Runs a search; up to three times more while its run is invalid (exit 3: a client behind its
 // schedule on a busy machine measures the machine, not the method; with two other processes
-// spinning on this 2-core machine, two invalid searches in a row were seen).
+// spinning on this 2-core machine, two invalid searches in a row were seen). The searches
+// below allow a p99 lag of 10 ms instead of 5: their SLOs are at the 0.9 quantile, which a
+// lag in the slowest 1 % of sends does not reach.
 ran run_search(const std::vector<std::string>& args) {
   ran r = run_example(args);
   for (int retry = 0; retry < 3 && r.status == 3; ++retry) {
@@ -186,7 +188,7 @@ TEST_SUITE("integration/endpoint") {
                                "--low", "600", "--high", "1100", "--requests", "3000",
                                "--ttft", "0.016", "--tpot", "3600", "--quantile", "0.9",
                                "--confidence", "0.99", "--tolerance", "0.1", "--max-runs", "8",
-                               "--output-tokens", "4"});
+                               "--output-tokens", "4", "--max-lag-ms", "10"});
     // clang-format on
     check_bracketed("M/M/8", truth, r);
   }
@@ -217,7 +219,7 @@ TEST_SUITE("integration/endpoint") {
                                "--low", "400", "--high", "700", "--requests", "2500",
                                "--ttft", "0.0085", "--tpot", "3600", "--quantile", "0.9",
                                "--confidence", "0.99", "--tolerance", "0.1", "--max-runs", "7",
-                               "--output-tokens", "4"});
+                               "--output-tokens", "4", "--max-lag-ms", "10"});
     // clang-format on
     check_bracketed("M/D/1", truth, r);
   }

@@ -38,12 +38,7 @@ inline constexpr double int64_clamp = 4.0e18;
 }
 
 /// A double to int32 as Go's int32(x) for in-range values, saturating outside; NaN gives 0.
-[[nodiscard]] inline std::int32_t to_int32(double x) noexcept {
-  if (!(x == x)) return 0;
-  if (x >= static_cast<double>(replicas_max)) return replicas_max;
-  if (x <= static_cast<double>(int32_min)) return int32_min;
-  return static_cast<std::int32_t>(x);
-}
+[[nodiscard]] HEADROOM_DECL std::int32_t to_int32(double x) noexcept;
 
 /// A 64-bit count to int32, saturating at both ends.
 [[nodiscard]] constexpr std::int32_t saturate(std::int64_t x) noexcept {
@@ -53,10 +48,7 @@ inline constexpr double int64_clamp = 4.0e18;
 }
 
 /// A double to int64, clamped to ±int64_clamp; NaN gives 0.
-[[nodiscard]] inline std::int64_t to_int64(double x) noexcept {
-  if (!(x == x)) return 0;
-  return static_cast<std::int64_t>(std::clamp(x, -int64_clamp, int64_clamp));
-}
+[[nodiscard]] HEADROOM_DECL std::int64_t to_int64(double x) noexcept;
 
 /// a + b, saturating at both ends of int64.
 [[nodiscard]] constexpr std::int64_t add_saturated(std::int64_t a, std::int64_t b) noexcept {
@@ -79,5 +71,9 @@ inline constexpr double int64_clamp = 4.0e18;
 }  // namespace autoscaling
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/autoscaler/arithmetic.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

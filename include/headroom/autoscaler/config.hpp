@@ -130,26 +130,11 @@ struct scaling_rules {
 };
 
 /// The HPA's default scale-up rules: window 0 s, Max of {Pods 4 / 15 s, Percent 100 / 15 s}.
-[[nodiscard]] inline scaling_rules default_scale_up_rules() {
-  return {.stabilization_window = std::chrono::seconds{0},
-          .select = select_policy::max,
-          .policies = {{.type = scaling_policy_type::pods,
-                        .value = default_scale_up_pods,
-                        .period = default_policy_period},
-                       {.type = scaling_policy_type::percent,
-                        .value = default_scale_percent,
-                        .period = default_policy_period}}};
-}
+[[nodiscard]] HEADROOM_DECL scaling_rules default_scale_up_rules();
 
 /// The HPA's default scale-down rules: window UNSET (defaulted from the controller's
 /// --horizontal-pod-autoscaler-downscale-stabilization flag), Max of {Percent 100 / 15 s}.
-[[nodiscard]] inline scaling_rules default_scale_down_rules() {
-  return {.stabilization_window = std::nullopt,
-          .select = select_policy::max,
-          .policies = {{.type = scaling_policy_type::percent,
-                        .value = default_scale_percent,
-                        .period = default_policy_period}}};
-}
+[[nodiscard]] HEADROOM_DECL scaling_rules default_scale_down_rules();
 
 /// HPA spec.behavior. Default-constructed, it holds the Kubernetes defaults.
 struct scaling_behavior {
@@ -282,5 +267,9 @@ struct kpa_config {
 }  // namespace autoscaling
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/autoscaler/config.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

@@ -58,19 +58,7 @@ inline constexpr double largest_int64_double = 9.2e18;
 /// `value` as a quantity: rounded to the nearest micro-unit (the decimal the double stands
 /// for), then up to a whole milli-unit as Quantity.MilliValue() rounds (ceil). Saturates at
 /// the int64 range; a non-finite value is no value (nullopt: a missing sample).
-[[nodiscard]] inline std::optional<quantity> to_quantity(double value) noexcept {
-  if (!detail::is_finite(value)) return std::nullopt;
-  const double micro = value * detail::micro_per_unit;
-  if (std::abs(micro) < detail::largest_exact_micro) {
-    std::int64_t m = std::llround(micro);
-    if (m == 0 && value > 0.0) m = 1;  // MilliValue rounds any positive value up to 1m
-    return quantity{.milli = detail::ceil_div(m, detail::micro_per_milli)};
-  }
-  const double milli = std::ceil(value * static_cast<double>(milli_per_unit));
-  if (milli >= detail::largest_int64_double) return quantity{.milli = detail::int64_max};
-  if (milli <= -detail::largest_int64_double) return quantity{.milli = detail::int64_min};
-  return quantity{.milli = static_cast<std::int64_t>(milli)};
-}
+[[nodiscard]] HEADROOM_DECL std::optional<quantity> to_quantity(double value) noexcept;
 
 /// How much the quantity conversion may move a metric's target, as a share of the target
 /// (1 %, a tenth of the HPA's default tolerance band): the HPA divides by the target, so this
@@ -86,11 +74,7 @@ inline constexpr double quantity_value_tolerance = 1e-2;
 
 /// |to_quantity(value) − value| in units: how far reading `value` as a quantity moves it
 /// (infinite for a value with no quantity, a non-finite one).
-[[nodiscard]] inline double quantity_rounding(double value) noexcept {
-  const auto q = to_quantity(value);
-  if (!q) return std::numeric_limits<double>::infinity();
-  return std::abs(static_cast<double>(q->milli) / static_cast<double>(milli_per_unit) - value);
-}
+[[nodiscard]] HEADROOM_DECL double quantity_rounding(double value) noexcept;
 
 /// The counts the HPA reads from the scale subresource and the pod list. During a scale-down
 /// `ready` may exceed `spec` (pods still terminating).
@@ -204,5 +188,9 @@ struct autoscaler_input {
 }  // namespace autoscaling
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/autoscaler/inputs.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

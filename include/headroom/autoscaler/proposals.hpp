@@ -31,24 +31,15 @@ using namespace ::headroom::detail;  // the autoscaler's internals call the shar
 /// `current_replicas` (autoscaler_decision::current_replicas of the same step), with the
 /// config's tolerances and reserve. The largest is the step's raw recommendation when no
 /// forecast is larger. `config` must be one the autoscaler accepted.
-[[nodiscard]] inline std::vector<std::optional<std::int32_t>> metric_proposals(
-    const autoscaler_config& config, const autoscaler_input& in, std::int32_t current_replicas) {
-  std::vector<std::optional<std::int32_t>> out;
-  out.reserve(config.metrics.size());
-  const detail::tolerances tol{config.scale_up_tolerance, config.scale_down_tolerance};
-  static constexpr metric_observation missing{};
-  for (std::size_t i = 0; i < config.metrics.size(); ++i) {
-    const metric_observation& o = i < in.metrics.size() ? in.metrics[i] : missing;
-    const detail::proposal p =
-        detail::propose(detail::resolve_metric(config.metrics[i]), o, in.replicas, current_replicas,
-                        tol, config.reserve_replicas);
-    out.push_back(p.valid ? std::optional<std::int32_t>(p.replicas) : std::nullopt);
-  }
-  return out;
-}
+[[nodiscard]] HEADROOM_DECL std::vector<std::optional<std::int32_t>> metric_proposals(
+    const autoscaler_config& config, const autoscaler_input& in, std::int32_t current_replicas);
 
 }  // namespace autoscaling
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/autoscaler/proposals.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

@@ -73,22 +73,17 @@ struct kpa_bucket {
 
 /// Knative's max.window.Record: records `value` at the tick of `now` in a window of `buckets`
 /// ticks of `tick` each, keeping descending maxima (the front is the window's maximum).
-inline void record_delay(ring<kpa_bucket>& window, std::chrono::milliseconds now,
-                         std::int32_t value, std::int64_t buckets, std::chrono::seconds tick) {
-  const std::int64_t index =
-      std::chrono::floor<std::chrono::seconds>(now).count() / tick.count();  // int(now.Unix()) / 2
-  while (!window.empty() && !(value < window.back().value)) window.pop_back();
-  while (!window.empty() && index - window.front().index >= buckets) window.pop_front();
-  if (!window.empty() && window.back().index == index) {
-    value = std::max(value, window.back().value);
-    window.pop_back();
-  }
-  window.push_back({.index = index, .value = value});
-}
+HEADROOM_DECL void record_delay(ring<kpa_bucket>& window, std::chrono::milliseconds now,
+                                std::int32_t value, std::int64_t buckets,
+                                std::chrono::seconds tick);
 
 }  // namespace detail
 }  // namespace autoscaling
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/autoscaler/windows.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

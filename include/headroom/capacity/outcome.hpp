@@ -103,11 +103,7 @@ struct slo {
 };
 
 /// Checks an SLO: every threshold finite and > 0; throws invalid_argument ("slo.ttft", ...).
-inline void validate(const slo& objective) {
-  detail::require_positive("slo.ttft", objective.ttft.count());
-  detail::require_positive("slo.tpot", objective.tpot.count());
-  if (objective.e2e) detail::require_positive("slo.e2e", objective.e2e->count());
-}
+HEADROOM_DECL void validate(const slo& objective);
 
 /// Whether one outcome meets the SLO (errors never do). No validation: call
 /// validate(objective) once beforehand; NaN times compare false and fail.
@@ -125,5 +121,9 @@ inline void validate(const slo& objective) {
 }  // namespace capacity
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/capacity/outcome.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

@@ -92,23 +92,7 @@ struct capacity_search_result {
 namespace detail {
 
 /// Checks search_capacity's options; throws invalid_argument naming the field.
-inline void validate_search_options(const capacity_search_options& options) {
-  require_open_unit("options.quota", options.quota);
-  const double low = require_positive("options.rate_low_per_second", options.rate_low_per_second);
-  const double high =
-      require_positive("options.rate_high_per_second", options.rate_high_per_second);
-  if (!(high > low))
-    fail("options.rate_high_per_second", high, "must be > options.rate_low_per_second");
-  require_positive("options.relative_tolerance", options.relative_tolerance);
-  const double growth = require_finite("options.growth_factor", options.growth_factor);
-  if (!(growth > 1.0)) fail("options.growth_factor", growth, "must be > 1");
-  if (options.max_measurements < 2)
-    fail("options.max_measurements", options.max_measurements, "must be >= 2");
-  if (options.max_runs_per_rate < 1)
-    fail("options.max_runs_per_rate", options.max_runs_per_rate, "must be >= 1");
-  if (options.request_budget && *options.request_budget == 0)
-    fail("options.request_budget", *options.request_budget, "must be > 0");
-}
+HEADROOM_DECL void validate_search_options(const capacity_search_options& options);
 
 /// Whether a measure can be called with a capacity_probe or a rate and returns a
 /// conformance_estimate or a double.
@@ -322,5 +306,9 @@ template <class Measure>
 }  // namespace capacity
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/capacity/search.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

@@ -94,36 +94,10 @@ class byte_balance {
 class saturating_amounts {
  public:
   /// slot += amount for the amount of key (slot: its saturated value).
-  void add(std::int64_t& slot, std::uint32_t key, std::int64_t amount) {
-    constexpr std::int64_t lo = std::numeric_limits<std::int64_t>::min();
-    constexpr std::int64_t hi = std::numeric_limits<std::int64_t>::max();
-    const bool overflows = amount > 0 ? slot > hi - amount : slot < lo - amount;
-    if (slot != lo && slot != hi && !overflows) {
-      slot += amount;
-      return;
-    }
-    byte_balance exact = exact_value(slot, key);
-    exact.add(amount);
-    slot = exact.saturated();
-    const auto it = find(key);
-    if (slot == lo || slot == hi) {
-      if (it == side_.end())
-        side_.push_back({key, exact});
-      else
-        it->second = exact;
-    } else if (it != side_.end()) {
-      side_.erase(it);
-    }
-  }
+  HEADROOM_DECL void add(std::int64_t& slot, std::uint32_t key, std::int64_t amount);
   /// The exact amount of key, whose saturated value is slot.
-  [[nodiscard]] byte_balance exact_value(std::int64_t slot, std::uint32_t key) const noexcept {
-    if (slot != std::numeric_limits<std::int64_t>::min() &&
-        slot != std::numeric_limits<std::int64_t>::max())
-      return byte_balance(slot);
-    const auto it =
-        std::find_if(side_.begin(), side_.end(), [&](const auto& e) { return e.first == key; });
-    return it == side_.end() ? byte_balance(slot) : it->second;
-  }
+  [[nodiscard]] HEADROOM_DECL byte_balance exact_value(std::int64_t slot,
+                                                       std::uint32_t key) const noexcept;
   /// Forgets every exact value (the slots are set anew).
   void clear() noexcept { side_.clear(); }
 
@@ -138,5 +112,9 @@ class saturating_amounts {
 }  // namespace detail
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/detail/byte_counts.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

@@ -25,6 +25,15 @@
 
 #if HEADROOM_HAS_CXX20
 
+// HEADROOM_DECL marks a function whose definition lives in headroom/impl/*.ipp: inline in the
+// header-only mode (the default); with HEADROOM_SEPARATE_COMPILATION defined, a plain
+// declaration, defined once by headroom/src.hpp (the CMake target headroom::compiled).
+#if defined(HEADROOM_SEPARATE_COMPILATION)
+#define HEADROOM_DECL
+#else
+#define HEADROOM_DECL inline
+#endif
+
 /// Declares a function inline and asks the compiler to always inline it (in place of
 /// `inline`): `HEADROOM_ALWAYS_INLINE void f() noexcept`.
 #if defined(__GNUC__) || defined(__clang__)

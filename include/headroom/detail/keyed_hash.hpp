@@ -77,15 +77,15 @@ inline constexpr char hash_anchor = 0;
 /// per run by ASLR, as abseil's absl::Hash seeds itself), the address of `owner` (stack or
 /// heap, also randomised), `salt` and the steady clock's nanoseconds. Not cryptographic
 /// randomness: enough that a remote page cannot be built to collide.
-[[nodiscard]] inline std::uint64_t fresh_hash_key(std::uint64_t salt, const void* owner) noexcept {
-  const auto ticks =
-      static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-  return mix64(salt ^ mix64(reinterpret_cast<std::uintptr_t>(&hash_anchor) ^
-                            mix64(reinterpret_cast<std::uintptr_t>(owner) ^ mix64(ticks))));
-}
+[[nodiscard]] HEADROOM_DECL std::uint64_t fresh_hash_key(std::uint64_t salt,
+                                                         const void* owner) noexcept;
 
 }  // namespace detail
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/detail/keyed_hash.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

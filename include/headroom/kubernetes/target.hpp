@@ -49,15 +49,7 @@ inline constexpr double largest_tolerance = 1e6;
 
 /// floor(value * scale) / scale, snapping values within snap_tolerance of the next step to
 /// it, so that 4.35 (4349.9999... milli) stays 4.35 and 51.2 stays 51.2.
-[[nodiscard]] inline double floor_to(double value, double scale) noexcept {
-  const double scaled = value * scale;
-  const double nearest = std::round(scaled);
-  const double snapped =
-      std::abs(scaled - nearest) <= snap_tolerance * std::max(1.0, std::abs(nearest))
-          ? nearest
-          : std::floor(scaled);
-  return snapped / scale;
-}
+[[nodiscard]] HEADROOM_DECL double floor_to(double value, double scale) noexcept;
 }  // namespace detail
 
 /// Inputs of in_flight_target: L* = ρ*·μ*·W̄ and how the number written is rounded.
@@ -75,27 +67,7 @@ struct in_flight_target_inputs {
 /// in_flight_target({.target_utilization = 0.8, .capacity_per_second = 8, .mean_sojourn = 8s}).
 /// Throws when the rounded target is 0 (parameter "rounding": use target_rounding::milli or
 /// revisit the inputs).
-[[nodiscard]] inline double in_flight_target(const in_flight_target_inputs& inputs) {
-  const std::chrono::duration<double> mean_sojourn = inputs.mean_sojourn;
-  if (!(mean_sojourn.count() > 0.0 && headroom::detail::is_finite(mean_sojourn.count())))
-    headroom::detail::fail("mean_sojourn", mean_sojourn, "must be a finite duration > 0");
-  headroom::detail::require_unit_positive("target_utilization", inputs.target_utilization);
-  headroom::detail::require_positive("capacity_per_second", inputs.capacity_per_second);
-  const double exact =
-      queueing::target_concurrency({.target_utilization = inputs.target_utilization,
-                                    .capacity_per_second = inputs.capacity_per_second,
-                                    .mean_sojourn = mean_sojourn});
-  const double scale = inputs.rounding == target_rounding::whole
-                           ? 1.0
-                           : static_cast<double>(autoscaling::milli_per_unit);
-  const double rounded = detail::floor_to(exact, scale);
-  if (!(rounded > 0.0))
-    headroom::detail::fail("rounding", exact,
-                           "the target rho*mu*W rounds down to 0 in-flight requests per replica");
-  if (!(rounded <= detail::largest_quantity))
-    headroom::detail::fail("capacity_per_second", exact, "target too large");
-  return rounded;
-}
+[[nodiscard]] HEADROOM_DECL double in_flight_target(const in_flight_target_inputs& inputs);
 
 // ---- names Kubernetes validates -------------------------------------------------------------
 
@@ -152,65 +124,30 @@ namespace detail {
   return is_promql_metric_name(s) && s.find(':') == std::string_view::npos;
 }
 
-inline void append_selector(std::string& out, std::string_view metric, std::string_view label,
-                            std::string_view value) {
-  out += "sum(";
-  out += metric;
-  if (!value.empty()) {
-    out += '{';
-    out += label;
-    out += '=';
-    append_double_quoted(out, value);
-    out += '}';
-  }
-  out += ')';
-}
+HEADROOM_DECL void append_selector(std::string& out, std::string_view metric,
+                                   std::string_view label, std::string_view value);
 }  // namespace detail
 
 /// PromQL for the fleet's in-flight total, sum(running{label="value"}) +
 /// sum(waiting{label="value"}): what a KEDA AverageValue trigger divides by its threshold.
 /// An empty label_value selects every series. The value, valid UTF-8, is escaped as a PromQL
 /// string (append_double_quoted).
-[[nodiscard]] inline std::string in_flight_query(std::string_view running_metric,
-                                                 std::string_view waiting_metric,
-                                                 std::string_view label_name,
-                                                 std::string_view label_value) {
-  if (!detail::is_promql_metric_name(running_metric))
-    headroom::detail::fail("running_metric", running_metric, "must be a PromQL metric name");
-  if (!detail::is_promql_metric_name(waiting_metric))
-    headroom::detail::fail("waiting_metric", waiting_metric, "must be a PromQL metric name");
-  if (!label_value.empty() && !detail::is_promql_label_name(label_name))
-    headroom::detail::fail("label_name", label_name, "must be a PromQL label name");
-  if (!headroom::detail::valid_utf8(label_value))
-    headroom::detail::fail("label_value", label_value, "must be valid UTF-8");
-  std::string q;
-  q.reserve(running_metric.size() + waiting_metric.size() + 2 * label_value.size() + 40);
-  detail::append_selector(q, running_metric, label_name, label_value);
-  q += " + ";
-  detail::append_selector(q, waiting_metric, label_name, label_value);
-  return q;
-}
+[[nodiscard]] HEADROOM_DECL std::string in_flight_query(std::string_view running_metric,
+                                                        std::string_view waiting_metric,
+                                                        std::string_view label_name,
+                                                        std::string_view label_value);
 
 /// The same query with an engine preset's names (prometheus::vllm_preset, sglang_preset):
 /// e.g. sum(vllm:num_requests_running{model_name="m"}) + sum(vllm:num_requests_waiting{...}).
-[[nodiscard]] inline std::string in_flight_query(const prometheus::engine_preset& preset,
-                                                 std::string_view model_name) {
-  if (!detail::is_promql_metric_name(preset.running) ||
-      !detail::is_promql_metric_name(preset.waiting))
-    headroom::detail::fail("preset", preset.engine,
-                           "must name its running and waiting metrics (PromQL metric names)");
-  if (!preset.running_where.label.empty() || !preset.waiting_where.label.empty())
-    headroom::detail::fail("preset", preset.engine,
-                           "selects its running or waiting series by a label: write that query "
-                           "by hand");
-  if (!model_name.empty() && !detail::is_promql_label_name(preset.model_label))
-    headroom::detail::fail("preset", preset.engine,
-                           "must name its model label (a PromQL label name) to filter by model");
-  return in_flight_query(preset.running, preset.waiting, preset.model_label, model_name);
-}
+[[nodiscard]] HEADROOM_DECL std::string in_flight_query(const prometheus::engine_preset& preset,
+                                                        std::string_view model_name);
 
 }  // namespace kubernetes
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/kubernetes/target.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

@@ -41,42 +41,7 @@ namespace detail {
 /// PS, U+FEFF, U+FFFE, U+FFFF). Other characters are copied as they are. A byte that is not
 /// part of valid UTF-8 is written \xhh, which Go reads as that byte (YAML would read U+00hh:
 /// the manifests' strings are checked to be UTF-8 before they get here).
-inline void append_double_quoted(std::string& out, std::string_view value) {
-  static constexpr char hex[] = "0123456789abcdef";
-  const auto escape = [&out](char kind, char32_t code, int digits) {
-    out += '\\';
-    out += kind;
-    for (int shift = 4 * (digits - 1); shift >= 0; shift -= 4) out += hex[(code >> shift) & 0xF];
-  };
-  out += '"';
-  for (std::size_t i = 0; i < value.size();) {
-    const char c = value[i];
-    const headroom::detail::utf8_char u = headroom::detail::decode_utf8(value, i);
-    if (u.length == 0) {  // not UTF-8: the byte
-      escape('x', static_cast<unsigned char>(c), 2);
-      ++i;
-      continue;
-    }
-    if (c == '\\' || c == '"') {
-      out += '\\';
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (u.code < 0x80 && !yaml_raw_safe(u.code)) {
-      escape('x', u.code, 2);
-    } else if (!yaml_raw_safe(u.code)) {
-      escape('u', u.code, 4);  // all refused characters lie below U+10000
-    } else {
-      out.append(value.substr(i, u.length));
-    }
-    i += u.length;
-  }
-  out += '"';
-}
+HEADROOM_DECL void append_double_quoted(std::string& out, std::string_view value);
 
 /// True for a word that YAML 1.1 reads as a boolean or null in any case ("yes", "Off", ...).
 [[nodiscard]] constexpr bool yaml_keyword(std::string_view s) noexcept {
@@ -110,48 +75,10 @@ inline void append_double_quoted(std::string& out, std::string_view value) {
 /// Appends s as a YAML string scalar: plain when safe, single-quoted ('' for ') when every
 /// character may stand raw (yaml_raw_safe()), else double-quoted with escapes. s must be
 /// valid UTF-8 (the writers check every string they are given).
-inline void append_yaml_scalar(std::string& out, std::string_view s) {
-  if (yaml_plain_safe(s)) {
-    out += s;
-    return;
-  }
-  bool printable = true;
-  for (std::size_t i = 0; printable && i < s.size();) {
-    const headroom::detail::utf8_char u = headroom::detail::decode_utf8(s, i);
-    printable = u.length != 0 && yaml_raw_safe(u.code);
-    i += u.length == 0 ? 1 : u.length;
-  }
-  if (printable) {
-    out += '\'';
-    for (const char c : s) {
-      if (c == '\'') out += '\'';
-      out += c;
-    }
-    out += '\'';
-    return;
-  }
-  append_double_quoted(out, s);
-}
+HEADROOM_DECL void append_yaml_scalar(std::string& out, std::string_view s);
 
 /// A non-negative value to the nearest milli-unit, as a decimal string ("51", "51.2", "0.05").
-[[nodiscard]] inline std::string decimal_milli(double value) {
-  const auto milli = static_cast<std::int64_t>(
-      std::llround(value * static_cast<double>(autoscaling::milli_per_unit)));
-  std::string s = std::to_string(milli / autoscaling::milli_per_unit);
-  std::int64_t frac = milli % autoscaling::milli_per_unit;
-  if (frac != 0) {
-    int digits = 3;  // of a milli-unit fraction
-    while (frac % 10 == 0) {
-      frac /= 10;
-      --digits;
-    }
-    std::string f = std::to_string(frac);
-    s += '.';
-    s.append(static_cast<std::size_t>(digits) - f.size(), '0');
-    s += f;
-  }
-  return s;
-}
+[[nodiscard]] HEADROOM_DECL std::string decimal_milli(double value);
 
 /// Indentation-aware YAML line writer over a std::string.
 class yaml_writer {
@@ -159,45 +86,18 @@ class yaml_writer {
   /// Appends to `out`.
   explicit yaml_writer(std::string& out) noexcept : out_(out) {}
   /// "# text" on a line of its own.
-  void comment(std::string_view text) {
-    out_ += "# ";
-    out_ += text;
-    out_ += '\n';
-  }
+  HEADROOM_DECL void comment(std::string_view text);
   /// "key:" opening a nested block.
-  void open(int indent, std::string_view key) {
-    start(indent);
-    out_ += key;
-    out_ += ":\n";
-  }
+  HEADROOM_DECL void open(int indent, std::string_view key);
   /// "key: value" with value written as a YAML string.
-  void string(int indent, std::string_view key, std::string_view value) {
-    start(indent);
-    out_ += key;
-    out_ += ": ";
-    append_yaml_scalar(out_, value);
-    out_ += '\n';
-  }
+  HEADROOM_DECL void string(int indent, std::string_view key, std::string_view value);
   /// "key: 15" (an integer field).
-  void integer(int indent, std::string_view key, std::int64_t value) {
-    start(indent);
-    out_ += key;
-    out_ += ": ";
-    out_ += std::to_string(value);
-    out_ += '\n';
-  }
+  HEADROOM_DECL void integer(int indent, std::string_view key, std::int64_t value);
   /// The next key starts a sequence item ("- key: ..."); the item's keys use indent + 2.
-  void item(int indent) {
-    out_.append(static_cast<std::size_t>(indent), ' ');
-    out_ += "- ";
-    item_ = true;
-  }
+  HEADROOM_DECL void item(int indent);
 
  private:
-  void start(int indent) {
-    if (!item_) out_.append(static_cast<std::size_t>(indent), ' ');
-    item_ = false;
-  }
+  HEADROOM_DECL void start(int indent);
   std::string& out_;
   bool item_ = false;
 };
@@ -206,5 +106,9 @@ class yaml_writer {
 }  // namespace kubernetes
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/kubernetes/yaml.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

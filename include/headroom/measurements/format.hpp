@@ -43,36 +43,19 @@ enum class benchmark_format : std::uint8_t {
 /// with an "experiments" member a genai-perf profile export; anything else (a vLLM result,
 /// JSON Lines of them, or text no reader accepts) is vllm_bench, whose reader then says what
 /// is wrong.
-[[nodiscard]] inline benchmark_format detect_benchmark_format(std::string_view text) {
-  using ::headroom::detail::json_document;
-  const json_document doc =
-      json_document::parse(text, {.max_bytes = 0,
-                                  .max_string_bytes = 0,
-                                  .non_finite = ::headroom::detail::json_non_finite::python});
-  if (doc.ok() && doc.root()["benchmarks"].present()) return benchmark_format::guidellm;
-  if (doc.ok() && doc.root()["experiments"].present()) return benchmark_format::genai_perf;
-  return benchmark_format::vllm_bench;
-}
+[[nodiscard]] HEADROOM_DECL benchmark_format detect_benchmark_format(std::string_view text);
 
 /// Reads `text` with the reader of its detected format (detect_benchmark_format; it parses
 /// the JSON once more). Never throws for bad input.
-[[nodiscard]] inline benchmark_file read_benchmark_file(std::string_view text,
-                                                        const read_options& options = {}) {
-  if (options.max_bytes != 0 && text.size() > options.max_bytes)
-    return read_vllm_bench(text, options);  // refused by size, before any parse
-  switch (detect_benchmark_format(text)) {
-    case benchmark_format::guidellm:
-      return read_guidellm(text, options);
-    case benchmark_format::genai_perf:
-      return read_genai_perf(text, options);
-    case benchmark_format::vllm_bench:
-      break;
-  }
-  return read_vllm_bench(text, options);
-}
+[[nodiscard]] HEADROOM_DECL benchmark_file read_benchmark_file(std::string_view text,
+                                                               const read_options& options = {});
 
 }  // namespace measurements
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/measurements/format.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

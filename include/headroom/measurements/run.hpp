@@ -111,13 +111,7 @@ struct read_error {
   std::string field{};
   std::string reason{};
   /// "byte 120 (field "ttfts[3]"): must be a finite number >= 0".
-  [[nodiscard]] std::string message() const {
-    std::string m = "byte " + std::to_string(offset);
-    if (!field.empty()) m += " (field \"" + field + "\")";
-    m += ": ";
-    m += reason;
-    return m;
-  }
+  [[nodiscard]] HEADROOM_DECL std::string message() const;
 };
 
 /// Bounds on one file, for every reader; 0 means none.
@@ -136,5 +130,9 @@ struct benchmark_file {
 }  // namespace measurements
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/measurements/run.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

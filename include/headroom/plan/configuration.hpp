@@ -42,32 +42,11 @@ struct configuration {
 /// Every configuration of the grid in canonical order: accelerators outermost, then tensor
 /// parallel, max batch, max batched tokens, prefill mode, KV policy (the order of each axis
 /// as given). index = position. Call validate(problem) first.
-[[nodiscard]] inline std::vector<configuration> enumerate(const grid& g) {
-  std::vector<configuration> all;
-  all.reserve(g.accelerators.size() * g.tensor_parallel.size() * g.max_batch.size() *
-              g.max_batched_tokens.size() * g.prefill.size() * g.kv.size());
-  for (std::size_t a = 0; a < g.accelerators.size(); ++a)
-    for (const auto tp : g.tensor_parallel)
-      for (const auto b : g.max_batch)
-        for (const auto t : g.max_batched_tokens)
-          for (const auto p : g.prefill)
-            for (const auto k : g.kv) all.push_back({all.size(), a, tp, b, t, p, k});
-  return all;
-}
+[[nodiscard]] HEADROOM_DECL std::vector<configuration> enumerate(const grid& g);
 
 /// The configuration's key, "<accelerator>/tp<N>/b<max batch>/t<tokens>/<prefill>/<kv>":
 /// unique within a grid, and the same whatever else the grid holds.
-[[nodiscard]] inline std::string key(const grid& g, const configuration& c) {
-  std::string k(g.accelerators.at(c.accelerator).spec.name);
-  k += "/tp" + std::to_string(c.tensor_parallel);
-  k += "/b" + std::to_string(c.max_batch);
-  k += "/t" + std::to_string(c.max_batched_tokens);
-  k += '/';
-  k += to_string(c.prefill);
-  k += '/';
-  k += to_string(c.kv);
-  return k;
-}
+[[nodiscard]] HEADROOM_DECL std::string key(const grid& g, const configuration& c);
 
 /// The seed of a configuration: SplitMix64's finaliser (Steele, Lea & Flood, OOPSLA 2014) of
 /// base XOR the 64-bit FNV-1a hash of its key. It depends on nothing but the key and the
@@ -85,5 +64,9 @@ struct configuration {
 }  // namespace plan
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/plan/configuration.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

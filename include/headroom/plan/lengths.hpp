@@ -62,25 +62,16 @@ requires sim::LengthSampler<L, std::mt19937_64> && std::copy_constructible<L>
 /// min(max_batch, KV budget / (E[prompt] + E[out])) sequences of mean context E[prompt] +
 /// E[out]/2 decoding together and each prompt prefilled at the replica's effective FLOP/s.
 /// A starting point only: the search brackets μ* from it whatever its error.
-[[nodiscard]] inline double starting_rate(const tensor_parallel_step_time& model,
-                                          const sim::replica_config& config,
-                                          const length_statistics& lengths) {
-  const double per_sequence = lengths.mean_prompt_tokens + lengths.mean_output_tokens;
-  const double fit = std::floor(static_cast<double>(config.kv_budget_tokens) / per_sequence);
-  const double batch = std::max(1.0, std::min(static_cast<double>(config.max_batch), fit));
-  const auto b = static_cast<std::size_t>(batch);
-  const auto context = static_cast<std::size_t>(
-      batch * (lengths.mean_prompt_tokens + 0.5 * lengths.mean_output_tokens));
-  const double decode = model(sim::step_shape{b, 0, b, context}).count();
-  const double prefill = 2.0 * model.roofline.parameters * lengths.mean_prompt_tokens /
-                         model.roofline.flops_per_second;
-  const double per_request = lengths.mean_output_tokens * decode / batch + prefill;
-  const double rate = 1.0 / per_request;
-  return std::clamp(::headroom::detail::is_finite(rate) ? rate : 1.0, 1e-6, 1e9);
-}
+[[nodiscard]] HEADROOM_DECL double starting_rate(const tensor_parallel_step_time& model,
+                                                 const sim::replica_config& config,
+                                                 const length_statistics& lengths);
 
 }  // namespace plan
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/plan/lengths.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

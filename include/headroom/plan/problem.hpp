@@ -150,23 +150,7 @@ struct shard {
 };
 
 /// Parses "k/n" (1 <= k <= n, decimal digits only); std::nullopt when malformed.
-[[nodiscard]] inline std::optional<shard> parse_shard(std::string_view text) noexcept {
-  const std::size_t slash = text.find('/');
-  if (slash == std::string_view::npos) return std::nullopt;
-  auto number = [](std::string_view s) -> std::optional<std::size_t> {
-    if (s.empty() || s.size() > 9) return std::nullopt;
-    std::size_t v = 0;
-    for (const char c : s) {
-      if (c < '0' || c > '9') return std::nullopt;
-      v = v * 10 + static_cast<std::size_t>(c - '0');
-    }
-    return v;
-  };
-  const auto k = number(text.substr(0, slash));
-  const auto n = number(text.substr(slash + 1));
-  if (!k || !n || *k < 1 || *k > *n) return std::nullopt;
-  return shard{.index = *k, .count = *n};
-}
+[[nodiscard]] HEADROOM_DECL std::optional<shard> parse_shard(std::string_view text) noexcept;
 
 /// How to run the grid.
 struct execution {
@@ -177,5 +161,9 @@ struct execution {
 }  // namespace plan
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/plan/problem.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

@@ -64,83 +64,41 @@ struct tensor_parallel_step_time {
     return all_reduces_per_step * one;
   }
   /// The step time: roofline(shape) + the all-reduces of its prefill and decode tokens.
-  [[nodiscard]] std::chrono::duration<double> operator()(const sim::step_shape& s) const noexcept {
-    return roofline(s) +
-           std::chrono::duration<double>(communication_seconds(s.prefill_tokens + s.decode_tokens));
-  }
+  [[nodiscard]] HEADROOM_DECL std::chrono::duration<double> operator()(
+      const sim::step_shape& s) const noexcept;
 };
 
 /// The replica model of a configuration: make_roofline_step_time on replica_spec(gpu, TP, the
 /// model's compute format) with the accelerator's resolved step-time parameters
 /// (resolve_step_time), and the all-reduce terms. Throws invalid_argument for a bad model or
 /// accelerator field.
-[[nodiscard]] inline tensor_parallel_step_time make_step_time(const model_shape& model,
-                                                              const accelerator_option& gpu,
-                                                              std::int32_t tensor_parallel) {
-  if (tensor_parallel < 1)
-    ::headroom::detail::fail("tensor_parallel", tensor_parallel, "must be >= 1");
-  tensor_parallel_step_time m;
-  const step_time_parameters x = resolve_step_time(gpu, model).parameters;
-  m.roofline =
-      sim::make_roofline_step_time(replica_spec(gpu.spec, tensor_parallel, model.compute_format),
-                                   {.parameters = model.parameters,
-                                    .bytes_per_parameter = model.bytes_per_parameter,
-                                    .kv_bytes_per_token = model.kv_bytes_per_token,
-                                    .flops_efficiency = x.flops_efficiency,
-                                    .bandwidth_efficiency = x.bandwidth_efficiency,
-                                    .overhead = x.step_overhead,
-                                    .moe = model.moe});
-  m.tensor_parallel = tensor_parallel;
-  m.all_reduces_per_step = tensor_parallel > 1 ? 2.0 * static_cast<double>(model.layers) : 0.0;
-  m.activation_bytes_per_token = static_cast<double>(model.hidden_size) * model.activation_bytes;
-  m.interconnect_bytes_per_second = interconnect_of(gpu);
-  m.all_reduce_latency = x.all_reduce_latency;
-  return m;
-}
+[[nodiscard]] HEADROOM_DECL tensor_parallel_step_time make_step_time(const model_shape& model,
+                                                                     const accelerator_option& gpu,
+                                                                     std::int32_t tensor_parallel);
 
 /// Bytes of the weights on the replica, N_p × bytes per parameter.
-[[nodiscard]] inline double model_weight_bytes(const model_shape& model) {
-  return roofline::weight_bytes(
-      {.parameters = model.parameters, .bytes_per_parameter = model.bytes_per_parameter});
-}
+[[nodiscard]] HEADROOM_DECL double model_weight_bytes(const model_shape& model);
 
 /// KV-cache tokens of a replica of TP GPUs: sim::kv_budget_tokens over TP × memory, or
 /// std::nullopt when the weights leave no room for one token (the configuration does not
 /// fit).
-[[nodiscard]] inline std::optional<std::size_t> replica_kv_budget(const model_shape& model,
-                                                                  const accelerator_option& gpu,
-                                                                  std::int32_t tensor_parallel,
-                                                                  double memory_fraction) {
-  const double memory = gpu.spec.memory_bytes * static_cast<double>(tensor_parallel);
-  const double room = memory * memory_fraction - model_weight_bytes(model);
-  if (!(std::floor(room / model.kv_bytes_per_token) >= 1.0)) return std::nullopt;
-  return sim::kv_budget_tokens({.memory_bytes = memory,
-                                .memory_fraction = memory_fraction,
-                                .weight_bytes = model_weight_bytes(model),
-                                .kv_bytes_per_token = model.kv_bytes_per_token});
-}
+[[nodiscard]] HEADROOM_DECL std::optional<std::size_t> replica_kv_budget(
+    const model_shape& model, const accelerator_option& gpu, std::int32_t tensor_parallel,
+    double memory_fraction);
 
 /// The replica configuration of a grid point with its KV budget.
-[[nodiscard]] inline sim::replica_config replica_configuration(const configuration& c,
-                                                               std::size_t kv_budget_tokens) {
-  return {.max_batch = c.max_batch,
-          .kv_budget_tokens = kv_budget_tokens,
-          .max_batched_tokens = c.max_batched_tokens,
-          .prefill = c.prefill,
-          .kv = c.kv};
-}
+[[nodiscard]] HEADROOM_DECL sim::replica_config replica_configuration(const configuration& c,
+                                                                      std::size_t kv_budget_tokens);
 
 /// The SLO as capacity.hpp's slo: an unset bound becomes the largest finite duration.
-[[nodiscard]] inline capacity::slo to_slo(const objective& o) {
-  const std::chrono::duration<double> none{std::numeric_limits<double>::max()};
-  return {.ttft = o.ttft.value_or(none),
-          .tpot = o.tpot.value_or(none),
-          .e2e = o.e2e,
-          .tpot_kind = o.tpot_kind};
-}
+[[nodiscard]] HEADROOM_DECL capacity::slo to_slo(const objective& o);
 
 }  // namespace plan
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/plan/replica_model.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

@@ -65,16 +65,9 @@ struct series_aggregate {
 };
 
 namespace detail {
-inline void check_filter(std::string_view label_name, std::string_view label_value) {
-  if (label_name.empty() && !label_value.empty())
-    headroom::detail::fail("label_name", label_name, "must name a label when label_value is given");
-}
-[[nodiscard]] inline bool passes(const page& p, const sample& s, std::string_view label_name,
-                                 std::string_view label_value) noexcept {
-  if (label_value.empty()) return true;
-  const auto v = p.label_value(s, label_name);
-  return v.has_value() && raw_equals(*v, label_value);
-}
+HEADROOM_DECL void check_filter(std::string_view label_name, std::string_view label_value);
+[[nodiscard]] HEADROOM_DECL bool passes(const page& p, const sample& s, std::string_view label_name,
+                                        std::string_view label_value) noexcept;
 /// Sum, max and mean of the samples named `metric` for which keep(sample) holds; the reason
 /// when there is none (no such metric, no series kept, or a kept value not finite).
 template <class Keep>
@@ -107,17 +100,16 @@ template <class Keep>
 /// Aggregates the samples named exactly `metric` whose label `label_name` equals `label_value`
 /// (every sample when label_value is empty). A NaN or infinite match makes it not_finite.
 /// Throws invalid_argument for an empty metric, or a label_value without a label_name.
-[[nodiscard]] inline series_aggregate aggregate(const page& p, std::string_view metric,
-                                                std::string_view label_name = {},
-                                                std::string_view label_value = {}) {
-  if (metric.empty()) headroom::detail::fail("metric", metric, "must not be empty");
-  detail::check_filter(label_name, label_value);
-  return detail::aggregate_where(
-      p, metric, [&](const sample& s) { return detail::passes(p, s, label_name, label_value); });
-}
+[[nodiscard]] HEADROOM_DECL series_aggregate aggregate(const page& p, std::string_view metric,
+                                                       std::string_view label_name = {},
+                                                       std::string_view label_value = {});
 
 }  // namespace prometheus
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/prometheus/aggregate.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

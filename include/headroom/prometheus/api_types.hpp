@@ -137,17 +137,7 @@ struct api_parse_error {
   std::size_t offset = 0;          ///< byte offset of the offending character or field
   std::string_view field{};        ///< the field being read ("resultType", "value", ...), if any
   /// "byte 123 (field \"value\"): a sample value that is not a float in a string".
-  [[nodiscard]] std::string message() const {
-    std::string out = "byte " + std::to_string(offset);
-    if (!field.empty()) {
-      out += " (field \"";
-      out += field;
-      out += "\")";
-    }
-    out += ": ";
-    out += describe(code);
-    return out;
-  }
+  [[nodiscard]] HEADROOM_DECL std::string message() const;
 };
 
 /// The deepest JSON nesting read (an answer nests 5 deep; unknown fields may nest more).
@@ -189,11 +179,8 @@ struct api_series {
   std::vector<api_label> labels{};  ///< sorted by name, names unique
   std::vector<api_point> points{};  ///< vector: one; matrix: zero or more
   /// The value of label `name`, or nullopt when the series does not carry it.
-  [[nodiscard]] std::optional<std::string_view> label(std::string_view name) const noexcept {
-    for (const api_label& l : labels)
-      if (l.name == name) return std::string_view(l.value);
-    return std::nullopt;
-  }
+  [[nodiscard]] HEADROOM_DECL std::optional<std::string_view> label(
+      std::string_view name) const noexcept;
 };
 
 /// A read answer. ok() when it parsed and the server reported success.
@@ -219,5 +206,9 @@ struct api_response {
 }  // namespace prometheus
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/prometheus/api_types.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

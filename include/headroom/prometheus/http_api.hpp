@@ -37,25 +37,15 @@ namespace prometheus {
 /// Strict: RFC 8259 JSON, well-formed UTF-8, no repeated key or label, the fields and
 /// encodings Prometheus writes; fields it does not know are skipped (a later Prometheus may
 /// add some). Time O(n log n) in the input; at most api_limits' series, points and strings.
-[[nodiscard]] inline api_response parse_api_response(std::string_view json,
-                                                     const api_limits& limits = {}) {
-  api_response out;
-  if (limits.max_bytes != 0 && json.size() > limits.max_bytes) {
-    out.parse_error = {.code = api_errc::too_large, .offset = limits.max_bytes, .field = {}};
-    return out;
-  }
-  detail::api_reader reader(json, limits, out);
-  reader.run();
-  if (!out.parsed()) {
-    out.type = api_result_type::none;
-    out.series.clear();
-    out.string_value.clear();
-  }
-  return out;
-}
+[[nodiscard]] HEADROOM_DECL api_response parse_api_response(std::string_view json,
+                                                            const api_limits& limits = {});
 
 }  // namespace prometheus
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/prometheus/http_api.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

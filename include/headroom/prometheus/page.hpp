@@ -180,7 +180,7 @@ class text_parser;
 
 /// The most slots any lookup in p's family table probes (1 when every name sits in its own
 /// slot). For tests: names built to collide must not make it grow with their number.
-[[nodiscard]] inline std::size_t longest_probe(const page& p) noexcept;
+[[nodiscard]] HEADROOM_DECL std::size_t longest_probe(const page& p) noexcept;
 }  // namespace detail
 
 /// The result of a parse: families, samples and labels as views into the text, plus the error
@@ -212,32 +212,14 @@ class page {
     return families_[s.family];
   }
   /// The raw value of label name on s, if present.
-  [[nodiscard]] std::optional<std::string_view> label_value(const sample& s,
-                                                            std::string_view name) const noexcept {
-    for (const label& l : labels(s))
-      if (l.name == name) return l.value;
-    return std::nullopt;
-  }
+  [[nodiscard]] HEADROOM_DECL std::optional<std::string_view> label_value(
+      const sample& s, std::string_view name) const noexcept;
   /// The index of the family with exactly this name, if any. O(1) expected, whatever the
   /// names: the table's hash is keyed per page (see detail::siphash13).
-  [[nodiscard]] std::optional<std::size_t> find_family(std::string_view name) const noexcept {
-    const std::size_t i = lookup(name);
-    if (i == npos) return std::nullopt;
-    return i;
-  }
+  [[nodiscard]] HEADROOM_DECL std::optional<std::size_t> find_family(
+      std::string_view name) const noexcept;
   /// Empties the page, keeping its storage.
-  void clear() noexcept {
-    text_ = {};
-    families_.clear();
-    hashes_.clear();
-    samples_.clear();
-    labels_.clear();
-    skipped_.clear();
-    std::fill(slots_.begin(), slots_.end(), std::uint64_t{0});
-    error_.reset();
-    line_count_ = 0;
-    missing_newline_ = false;
-  }
+  HEADROOM_DECL void clear() noexcept;
 
  private:
   friend class detail::text_parser;
@@ -251,41 +233,11 @@ class page {
     return lookup(name, hash(name));
   }
   // The family named `name`, whose hash is h, or npos.
-  [[nodiscard]] std::size_t lookup(std::string_view name, std::uint64_t h) const noexcept {
-    if (slots_.empty()) return npos;
-    const std::size_t mask = slots_.size() - 1;
-    const std::uint64_t tag = h & ~slot_index_mask;
-    for (std::size_t i = static_cast<std::size_t>(h) & mask;; i = (i + 1) & mask) {
-      const std::uint64_t slot = slots_[i];
-      if (slot == 0) return npos;
-      const auto index = static_cast<std::size_t>(slot & slot_index_mask) - 1;
-      if ((slot & ~slot_index_mask) == tag && families_[index].name == name) return index;
-    }
-  }
-  void insert_slot(std::size_t index) {
-    const std::size_t mask = slots_.size() - 1;
-    const std::uint64_t h = hashes_[index];
-    for (std::size_t i = static_cast<std::size_t>(h) & mask;; i = (i + 1) & mask) {
-      if (slots_[i] == 0) {
-        slots_[i] = (h & ~slot_index_mask) | (static_cast<std::uint64_t>(index) + 1);
-        return;
-      }
-    }
-  }
+  [[nodiscard]] HEADROOM_DECL std::size_t lookup(std::string_view name,
+                                                 std::uint64_t h) const noexcept;
+  HEADROOM_DECL void insert_slot(std::size_t index);
   // Adds a family named `name`, whose hash is h (not yet in the table).
-  std::size_t add_family(std::string_view name, std::uint64_t h) {
-    families_.push_back(family{.name = name});
-    hashes_.push_back(h);
-    if (slots_.size() < 2 * families_.size()) {  // keep the load factor <= 1/2
-      std::size_t n = slots_.empty() ? initial_slots : slots_.size() * 2;
-      while (n < 2 * families_.size()) n *= 2;
-      slots_.assign(n, std::uint64_t{0});
-      for (std::size_t i = 0; i < families_.size(); ++i) insert_slot(i);
-    } else {
-      insert_slot(families_.size() - 1);
-    }
-    return families_.size() - 1;
-  }
+  HEADROOM_DECL std::size_t add_family(std::string_view name, std::uint64_t h);
 
   std::string_view text_;
   std::vector<family> families_;
@@ -307,18 +259,6 @@ class page {
   std::uint64_t key1_ = headroom::detail::fresh_hash_key(key0_, this);
 };
 
-[[nodiscard]] inline std::size_t detail::longest_probe(const page& p) noexcept {
-  std::size_t longest = 0;
-  const std::size_t mask = p.slots_.size() - 1;
-  for (std::size_t i = 0; i < p.slots_.size(); ++i) {
-    if (p.slots_[i] == 0) continue;
-    const auto index = static_cast<std::size_t>(p.slots_[i] & page::slot_index_mask) - 1;
-    const auto home = static_cast<std::size_t>(p.hashes_[index]) & mask;
-    longest = std::max(longest, ((i - home) & mask) + 1);
-  }
-  return longest;
-}
-
 namespace detail {
 /// The character raw[i] stands for: a \\, \" or \n escape decoded (i then moves past it),
 /// any other character, a lone backslash included, as it is.
@@ -334,17 +274,10 @@ namespace detail {
 
 /// Decodes a raw label value (\\, \", \n) or HELP text (\\, \n) into out (appending). A
 /// backslash not followed by one of these characters is copied as it is.
-inline void unescape_to(std::string_view raw, std::string& out) {
-  out.reserve(out.size() + raw.size());
-  for (std::size_t i = 0; i < raw.size(); ++i) out.push_back(detail::unescape_at(raw, i));
-}
+HEADROOM_DECL void unescape_to(std::string_view raw, std::string& out);
 
 /// Decodes a raw label value or HELP text into a new string (see unescape_to()).
-[[nodiscard]] inline std::string unescape(std::string_view raw) {
-  std::string out;
-  unescape_to(raw, out);
-  return out;
-}
+[[nodiscard]] HEADROOM_DECL std::string unescape(std::string_view raw);
 
 /// True when the raw (escaped) value decodes to plain. No allocation.
 [[nodiscard]] constexpr bool raw_equals(std::string_view raw, std::string_view plain) noexcept {
@@ -357,5 +290,9 @@ inline void unescape_to(std::string_view raw, std::string& out) {
 }  // namespace prometheus
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/prometheus/page.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

@@ -66,47 +66,21 @@ struct query_reading {
 /// exactly one series gives its value; a scalar its value (KEDA itself fails on a scalar;
 /// an operator reading the API directly takes it); an empty vector and NaN/±Inf are 0 or
 /// no value as `nulls` says; more than one series, a matrix or a string are no value.
-[[nodiscard]] inline query_reading read_query_value(
-    const api_response& r, null_values nulls = null_values::keda_ignore_null) {
-  if (!r.parsed()) return {.missing = query_missing::malformed};
-  if (r.status == api_status::error) return {.missing = query_missing::query_failed};
-  double v = 0;
-  switch (r.type) {
-    case api_result_type::vector:
-      if (r.series.empty())
-        return nulls == null_values::keda_ignore_null
-                   ? query_reading{.value = 0.0, .missing = query_missing::none}
-                   : query_reading{.missing = query_missing::no_series};
-      if (r.series.size() > 1) return {.missing = query_missing::multiple_series};
-      v = r.series.front().points.front().value;
-      break;
-    case api_result_type::scalar:
-      v = r.scalar.value;
-      break;
-    case api_result_type::matrix:
-    case api_result_type::string:
-    case api_result_type::none:
-      return {.missing = query_missing::not_instant_value};
-  }
-  if (!std::isfinite(v))
-    return nulls == null_values::keda_ignore_null
-               ? query_reading{.value = 0.0, .missing = query_missing::none}
-               : query_reading{.missing = query_missing::not_finite};
-  return {.value = v, .missing = query_missing::none};
-}
+[[nodiscard]] HEADROOM_DECL query_reading
+read_query_value(const api_response& r, null_values nulls = null_values::keda_ignore_null);
 
 /// The answer as one External/Object metric's observation for autoscaler_input: its value
 /// (read_query_value) in milli-units, or a missing observation (the controller holds and
 /// reports the metric failed). One call from a query answer to the controller's input.
-[[nodiscard]] inline autoscaling::metric_observation observe_query(
-    const api_response& r, null_values nulls = null_values::keda_ignore_null) {
-  const query_reading reading = read_query_value(r, nulls);
-  if (!reading.value) return {};
-  return autoscaling::observe_value(*reading.value);
-}
+[[nodiscard]] HEADROOM_DECL autoscaling::metric_observation observe_query(
+    const api_response& r, null_values nulls = null_values::keda_ignore_null);
 
 }  // namespace prometheus
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/prometheus/query_value.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

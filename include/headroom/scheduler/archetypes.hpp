@@ -53,15 +53,9 @@ class worker {
  public:
   /// Worker id with ram bytes of RAM and these GPUs, in this state, with labels and READY
   /// file keys.
-  worker(std::uint64_t id, std::uint64_t ram, std::vector<gpu> gpus,
-         worker_state state = worker_state::ready, std::vector<label> labels = {},
-         std::vector<std::uint64_t> files = {})
-      : id_(id),
-        ram_(ram),
-        gpus_(std::move(gpus)),
-        state_(state),
-        labels_(std::move(labels)),
-        files_(std::move(files)) {}
+  HEADROOM_DECL worker(std::uint64_t id, std::uint64_t ram, std::vector<gpu> gpus,
+                       worker_state state = worker_state::ready, std::vector<label> labels = {},
+                       std::vector<std::uint64_t> files = {});
 
  private:
   friend struct headroom::scheduling::worker_traits<worker>;
@@ -117,16 +111,10 @@ class instance {
  public:
   /// Instance id of model `model` on worker `worker` (none: not scheduled), its claims there,
   /// RAM, state and subordinates.
-  instance(std::uint64_t id, std::uint64_t model, std::optional<std::uint64_t> worker,
-           std::vector<claim> gpus, std::uint64_t ram = 0,
-           instance_state state = instance_state::running, std::vector<subordinate> subs = {})
-      : id_(id),
-        model_(model),
-        worker_(worker),
-        gpus_(std::move(gpus)),
-        ram_(ram),
-        state_(state),
-        subs_(std::move(subs)) {}
+  HEADROOM_DECL instance(std::uint64_t id, std::uint64_t model, std::optional<std::uint64_t> worker,
+                         std::vector<claim> gpus, std::uint64_t ram = 0,
+                         instance_state state = instance_state::running,
+                         std::vector<subordinate> subs = {});
 
  private:
   friend struct headroom::scheduling::instance_traits<instance>;
@@ -348,5 +336,9 @@ struct headroom::scheduling::placement_traits<headroom::scheduling::archetypes::
     return {};
   }
 };
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/scheduler/archetypes.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

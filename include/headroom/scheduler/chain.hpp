@@ -107,47 +107,14 @@ template <class S>
 /// min/max through the column). Either way lo and hi are NaN iff the column's first value
 /// is, else the extremes of the other values; only the sign of a zero extreme may differ,
 /// and it reaches no total: totals start at +0 and adding ±0 to them gives the same sum.
-inline void extend_extremes(std::span<const double> column, double& lo_all,
-                            double& hi_all) noexcept {
-  const std::size_t n = column.size();
-  double lo[4] = {lo_all, lo_all, lo_all, lo_all};
-  double hi[4] = {hi_all, hi_all, hi_all, hi_all};
-  std::size_t i = 0;
-  for (; i + 4 <= n; i += 4)
-    for (std::size_t k = 0; k < 4; ++k) {
-      lo[k] = std::min(lo[k], column[i + k]);
-      hi[k] = std::max(hi[k], column[i + k]);
-    }
-  for (; i < n; ++i) {
-    lo[0] = std::min(lo[0], column[i]);
-    hi[0] = std::max(hi[0], column[i]);
-  }
-  for (std::size_t k = 1; k < 4; ++k) {
-    lo[0] = std::min(lo[0], lo[k]);
-    hi[0] = std::max(hi[0], hi[k]);
-  }
-  lo_all = lo[0];
-  hi_all = hi[0];
-}
+HEADROOM_DECL void extend_extremes(std::span<const double> column, double& lo_all,
+                                   double& hi_all) noexcept;
 /// totals += weight × normalise(column): the one accumulation both chain forms share.
 /// Normalisation and sum in one pass (each total gets the same operations, in the same
 /// order, as with a normalised column stored first); column is left as scored. A constant
 /// column under min_max carries no information and adds nothing.
-inline void accumulate(std::span<double> totals, std::span<const double> column, double weight,
-                       normalization mode) noexcept {
-  const std::size_t n = totals.size();
-  if (mode == normalization::none) {
-    for (std::size_t i = 0; i < n; ++i) totals[i] += weight * column[i];
-    return;
-  }
-  if (n == 0) return;
-  double lo_all = column[0], hi_all = column[0];
-  extend_extremes(column.subspan(1), lo_all, hi_all);
-  if (!(hi_all > lo_all)) return;
-  const double span = hi_all - lo_all;
-  for (std::size_t j = 0; j < n; ++j)
-    totals[j] += weight * ((column[j] - lo_all) / span * max_normalized_score);
-}
+HEADROOM_DECL void accumulate(std::span<double> totals, std::span<const double> column,
+                              double weight, normalization mode) noexcept;
 inline double checked_weight(double w) { return require_non_negative("weight", w); }
 /// Starts loading the records item's main part refers to (its worker, its first GPU), so
 /// that scoring items in order streams them instead of waiting on each (a hint only). An
@@ -469,5 +436,9 @@ using dynamic_scale_down_chain = dynamic_scorer_chain<instance_record>;
 }  // namespace scheduling
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/scheduler/chain.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

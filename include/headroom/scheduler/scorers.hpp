@@ -321,19 +321,8 @@ struct locality_scorer {
   /// score() of every candidate into out (same size); from the view's dense copies when
   /// items lie among the candidates they describe and the draft weight is off (one worker
   /// each: `M·(main files READY)`, the value score() returns).
-  void score_all(const cluster_view& v, std::span<const candidate> items,
-                 std::span<double> out) const noexcept {
-    const std::size_t at = v.dense.offset_of(items);
-    if (at == detail::view_dense_copies::no_offset || v.dense.worker_files.empty() ||
-        (v.has_draft && v.draft_ready_somewhere)) {
-      for (std::size_t i = 0; i < items.size(); ++i) out[i] = score(v, items[i]);
-      return;
-    }
-    const std::uint32_t* const worker = v.dense.candidate_worker.data() + at;
-    const std::uint8_t* const files = v.dense.worker_files.data();
-    const double by_files[2] = {0.0, max_score};  // a lookup, not a branch on the files
-    for (std::size_t i = 0; i < items.size(); ++i) out[i] = by_files[files[worker[i]] & 1u];
-  }
+  HEADROOM_DECL void score_all(const cluster_view& v, std::span<const candidate> items,
+                               std::span<double> out) const noexcept;
 };
 
 // ---- GPUStack's scale-down scorers ----------------------------------------------------------
@@ -424,17 +413,8 @@ struct best_fit_scorer {
   }
   /// score() of every candidate into out (same size); from the view's dense copies when
   /// items lie among the candidates they describe (one claim each: the same values).
-  void score_all(const cluster_view& v, std::span<const candidate> items,
-                 std::span<double> out) const noexcept {
-    const std::size_t at = v.dense.offset_of(items);
-    if (at == detail::view_dense_copies::no_offset) {
-      for (std::size_t i = 0; i < items.size(); ++i) out[i] = score(v, items[i]);
-      return;
-    }
-    const double* const left = v.dense.candidate_vram_left_bytes.data() + at;
-    for (std::size_t i = 0; i < items.size(); ++i)
-      out[i] = -left[i] / static_cast<double>(gib_bytes);
-  }
+  HEADROOM_DECL void score_all(const cluster_view& v, std::span<const candidate> items,
+                               std::span<double> out) const noexcept;
 };
 
 namespace detail {
@@ -557,5 +537,9 @@ gated(placement_policy, S) -> gated<S>;
 }  // namespace scheduling
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/scheduler/scorers.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

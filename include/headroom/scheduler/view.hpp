@@ -158,18 +158,8 @@ struct view_dense_copies {
   static constexpr std::size_t no_offset = std::numeric_limits<std::size_t>::max();
   // The position of items[0] among candidates when items lie among them (the same objects,
   // e.g. a chain's tile of them), else no_offset.
-  [[nodiscard]] std::size_t offset_of(std::span<const candidate> items) const noexcept {
-    if (items.empty() || candidates.empty() || candidate_worker.size() != candidates.size() ||
-        candidate_vram_left_bytes.size() != candidates.size())
-      return no_offset;
-    // Addresses as integers: a total order even between unrelated objects.
-    const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(candidates.data());
-    const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(items.data());
-    const std::uintptr_t bytes = at - first;  // wraps when items lie before
-    if (bytes % sizeof(candidate) != 0) return no_offset;
-    const std::size_t i = bytes / sizeof(candidate);
-    return i < candidates.size() && items.size() <= candidates.size() - i ? i : no_offset;
-  }
+  [[nodiscard]] HEADROOM_DECL std::size_t offset_of(
+      std::span<const candidate> items) const noexcept;
 };
 
 }  // namespace detail
@@ -226,5 +216,9 @@ struct cluster_view {
 }  // namespace scheduling
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/scheduler/view.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

@@ -193,23 +193,7 @@ class workspace : private detail::workspace_state {
   /// Commits a candidate as if it were now an instance of the indexed model: subtracts its
   /// claims and counts it, so that several placements can be chosen in a row. (The same as
   /// add_instance() of the placed instance: do one or the other, not both.)
-  void commit(const candidate& c) {
-    dense_candidates_ = false;  // the candidates stay, their dense copies would go stale
-    for (std::uint32_t p = 0; p < c.part_count; ++p) {
-      const placement_part& part = parts_[c.part_begin + p];
-      if (p == 0)
-        take_ram(part.worker_position, detail::counted_bytes(part.ram_bytes), own_amounts());
-      for (std::uint32_t k = 0; k < part.claim_count; ++k) {
-        const claim_record& cl = claims_[part.claim_begin + k];
-        take_vram(cl.gpu_position, detail::counted_bytes(cl.vram_bytes), own_amounts());
-        ++gpus_[cl.gpu_position].model_instances;
-      }
-      workers_[part.worker_position].model_instances +=
-          p == 0 ? std::max<std::uint32_t>(1, part.claim_count) : part.claim_count;
-      if (c.part_count > 1) ++distributed_on_[part.worker_position];
-      refresh_worker(part.worker_position);
-    }
-  }
+  HEADROOM_DECL void commit(const candidate& c);
 
   /// Replaces the candidates with placements the caller lists (scored and picked by
   /// score_candidates, scheduler/decision.hpp), in the caller's order. Each is read
@@ -238,27 +222,7 @@ class workspace : private detail::workspace_state {
   }
 
   /// The view scorers read.
-  [[nodiscard]] cluster_view view() const noexcept {
-    return {.workers = workers_,
-            .gpus = gpus_,
-            .parts = parts_,
-            .claims = claims_,
-            .policy = policy_,
-            .has_draft = draft_ != 0,
-            .draft_ready_somewhere = draft_ready_count_ > 0 || table_draft_ready_,
-            .own_gpu_alloc_bytes = own_gpu_alloc_,
-            .own_ram_alloc_bytes = own_ram_alloc_,
-            .dense = {.gpu_alloc_bytes = gpu_alloc_,
-                      .worker_files = worker_files_,
-                      .candidates = dense_candidates_ ? std::span<const candidate>(candidates_)
-                                                      : std::span<const candidate>(),
-                      .candidate_worker = dense_candidates_
-                                              ? std::span<const std::uint32_t>(candidate_worker_)
-                                              : std::span<const std::uint32_t>(),
-                      .candidate_vram_left_bytes = dense_candidates_
-                                                       ? std::span<const double>(candidate_left_)
-                                                       : std::span<const double>()}};
-  }
+  [[nodiscard]] HEADROOM_DECL cluster_view view() const noexcept;
   /// The text of GPU type id t (gpu_record::type, worker_record::type); "" = untyped.
   [[nodiscard]] std::string_view type_name(std::uint16_t t) const noexcept {
     return types_.name(t);
@@ -279,12 +243,7 @@ class workspace : private detail::workspace_state {
   using detail::workspace_state::find_gpu;
   using detail::workspace_state::find_worker;
   /// true iff worker w takes part in some candidate of the last fit.
-  [[nodiscard]] bool in_some_candidate(std::uint32_t w) const noexcept {
-    for (const candidate& c : candidates_)
-      for (std::uint32_t p = 0; p < c.part_count; ++p)
-        if (parts_[c.part_begin + p].worker_position == w) return true;
-    return false;
-  }
+  [[nodiscard]] HEADROOM_DECL bool in_some_candidate(std::uint32_t w) const noexcept;
 
   /// true iff the worker ids increase with position (a decision's tie rule then compares
   /// positions instead of reading the ids).
@@ -292,13 +251,7 @@ class workspace : private detail::workspace_state {
   /// The filter-verdict cache a decision keeps in the workspace (scheduler/decision.hpp).
   [[nodiscard]] detail::verdict_cache& verdicts() noexcept { return verdicts_; }
   /// Marks whether worker w passed the filters (a decision does).
-  void set_eligible(std::uint32_t w, bool eligible) noexcept {
-    // Written only on change: a warm index keeps its worker records clean (no write-back).
-    if (workers_[w].eligible != eligible) {
-      workers_[w].eligible = eligible;
-      eligible_[w] = eligible ? 1 : 0;
-    }
-  }
+  HEADROOM_DECL void set_eligible(std::uint32_t w, bool eligible) noexcept;
   using detail::workspace_state::drop_candidates;
 
   /// Column buffers the chains use for per-scorer scores (one column per scorer of a
@@ -385,16 +338,7 @@ class workspace : private detail::workspace_state {
   }
   // Ids in increasing order are found by binary search over the records; others through a
   // sorted copy, which also finds two workers with one id.
-  void index_ids() {
-    if (sorted_ids_) return;
-    id_index_.clear();
-    for (std::uint32_t i = 0; i < workers_.size(); ++i) id_index_.emplace_back(workers_[i].id, i);
-    std::sort(id_index_.begin(), id_index_.end());
-    const auto twin =
-        std::adjacent_find(id_index_.begin(), id_index_.end(),
-                           [](const auto& a, const auto& b) { return a.first == b.first; });
-    if (twin != id_index_.end()) refuse_duplicate_worker(twin->first);
-  }
+  HEADROOM_DECL void index_ids();
   template <class M>
   void index_selection(const M& m) {
     selection_.clear();
@@ -407,34 +351,8 @@ class workspace : private detail::workspace_state {
     }
     has_selection_ = !selection_.empty();
   }
-  void begin_counting() {
-    ram_alloc_.resize(workers_.size());
-    for (std::uint32_t w = 0; w < workers_.size(); ++w) ram_alloc_[w] = workers_[w].ram_alloc_bytes;
-    for (detail::saturating_amounts* exact :
-         {&vram_exact_, &ram_exact_, &own_vram_exact_, &own_ram_exact_, &excluded_vram_exact_,
-          &excluded_ram_exact_})
-      exact->clear();
-    excluded_vram_.assign(gpus_.size(), 0);
-    excluded_ram_.assign(workers_.size(), 0);
-    distributed_on_.assign(workers_.size(), 0);
-    table_files_.assign(workers_.size(), 0);
-    own_gpu_alloc_.clear();
-    own_ram_alloc_.clear();
-    if (recording_) {
-      own_gpu_alloc_.assign(vram_base_.begin(), vram_base_.end());
-      own_ram_alloc_.assign(ram_base_.begin(), ram_base_.end());
-    }
-  }
-  void end_index() {
-    if (recording_) refuse_duplicate_records();
-    instance_parts_ = parts_.size();
-    instance_claims_ = claims_.size();
-    gpu_alloc_.resize(gpus_.size());
-    worker_files_.resize(workers_.size());
-    eligible_.assign(workers_.size(), std::uint8_t{0});  // as the records: not yet filtered
-    distinct_.reset(gpus_.size(), workers_.size());
-    for (std::uint32_t w = 0; w < workers_.size(); ++w) refresh_worker(w);
-  }
+  HEADROOM_DECL void begin_counting();
+  HEADROOM_DECL void end_index();
 
   // ---- counting instances ----
   // Counts one instance in or out; records it when indexed for scale down and its own.
@@ -483,19 +401,8 @@ class workspace : private detail::workspace_state {
                           .total_layers = total.value_or(0),
                           .offload_layers = offload.value_or(0)});
   }
-  void count_main_ram(std::uint32_t w, std::int64_t ram, const instance_count& how) {
-    const std::int64_t given = how.change == count_change::out ? ram : -ram;
-    give_ram(w, given, how.own_model ? own_amounts() : amounts::cluster);
-    // GPUStack's fit counts a main instance's RAM on a worker of another GPU type not at
-    // all (policies/utils.py::compute_worker_allocated): kept aside, added back there.
-    const std::uint16_t wt = workers_[w].type;
-    if (wt != 0 && how.gpu_type != 0 && how.gpu_type != wt)
-      excluded_ram_exact_.add(excluded_ram_[w], w, -given);
-  }
-  void count_distributed(std::uint32_t w, count_change change) noexcept {
-    distributed_on_[w] =
-        change == count_change::in ? distributed_on_[w] + 1 : distributed_on_[w] - 1;
-  }
+  HEADROOM_DECL void count_main_ram(std::uint32_t w, std::int64_t ram, const instance_count& how);
+  HEADROOM_DECL void count_distributed(std::uint32_t w, count_change change) noexcept;
   template <class Claims>
   void count_part(std::uint32_t w, const Claims& gpu_claims, std::uint64_t ram,
                   const instance_count& how, part_role role) {
@@ -536,24 +443,7 @@ class workspace : private detail::workspace_state {
   }
   // Drops the record of instance id and its parts and claims (so that adding and removing
   // instances does not grow the buffers); later records and parts are renumbered.
-  void forget_record(std::uint64_t id) {
-    auto it = std::find_if(instances_.begin(), instances_.end(),
-                           [&](const instance_record& r) { return r.id == id; });
-    if (it == instances_.end()) return;
-    const std::uint32_t pb = it->part_begin, pc = it->part_count;
-    instances_.erase(it);
-    if (pc == 0) return;
-    const std::uint32_t cb = parts_[pb].claim_begin;
-    std::uint32_t cc = 0;
-    for (std::uint32_t p = pb; p < pb + pc; ++p) cc += parts_[p].claim_count;
-    parts_.erase(parts_.begin() + pb, parts_.begin() + pb + pc);
-    claims_.erase(claims_.begin() + cb, claims_.begin() + cb + cc);
-    for (std::size_t p = pb; p < parts_.size(); ++p) parts_[p].claim_begin -= cc;
-    for (instance_record& r : instances_)
-      if (r.part_begin > pb) r.part_begin -= pc;
-    instance_parts_ -= pc;
-    instance_claims_ -= cc;
-  }
+  HEADROOM_DECL void forget_record(std::uint64_t id);
 
   // A part the caller proposes (set_candidates).
   template <class Claims>
@@ -576,35 +466,14 @@ class workspace : private detail::workspace_state {
   }
   // ---- refusals: the workspace is left empty, as constructed (a half-built index is
   // never used), and invalid_argument names the parameter ----
-  [[noreturn]] void refuse(const char* parameter, std::uint64_t value, std::string_view rule) {
-    *this = workspace{};  // value and rule are copies or outlive the workspace's buffers
-    detail::fail(parameter, value, rule);
-  }
-  [[noreturn]] void refuse_duplicate_gpu(std::uint64_t worker_id, std::uint32_t index) {
-    refuse("workers", worker_id,
-           "lists GPU index " + std::to_string(index) +
-               " twice (gpu_traits::index must name one GPU of a worker)");
-  }
-  [[noreturn]] void refuse_duplicate_worker(std::uint64_t id) {
-    refuse("workers", id,
-           "is the id of two workers (worker_traits::id must name one worker: instances and "
-           "results name workers by it)");
-  }
+  [[noreturn]] HEADROOM_DECL void refuse(const char* parameter, std::uint64_t value,
+                                         std::string_view rule);
+  [[noreturn]] HEADROOM_DECL void refuse_duplicate_gpu(std::uint64_t worker_id,
+                                                       std::uint32_t index);
+  [[noreturn]] HEADROOM_DECL void refuse_duplicate_worker(std::uint64_t id);
   // Recorded instances are told apart by id (remove_instance, the ranking): two with one id
   // are refused. Ids in increasing order (the common case) are checked without sorting.
-  void refuse_duplicate_records() {
-    bool increasing = true;
-    for (std::size_t k = 1; k < instances_.size() && increasing; ++k)
-      increasing = instances_[k - 1].id < instances_[k].id;
-    if (increasing) return;
-    recorded_ids_.clear();
-    for (const instance_record& rec : instances_) recorded_ids_.push_back(rec.id);
-    std::sort(recorded_ids_.begin(), recorded_ids_.end());
-    const auto twin = std::adjacent_find(recorded_ids_.begin(), recorded_ids_.end());
-    if (twin != recorded_ids_.end())
-      refuse("instances", *twin,
-             "is the id of two instances of the model (instance_traits::id must be unique)");
-  }
+  HEADROOM_DECL void refuse_duplicate_records();
   template <class I>
   void refuse_recorded_twin(const I& inst) const {
     using IT = instance_traits<I>;
@@ -621,5 +490,9 @@ class workspace : private detail::workspace_state {
 }  // namespace scheduling
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/scheduler/workspace.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

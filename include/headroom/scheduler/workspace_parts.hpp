@@ -75,21 +75,9 @@ class gpu_type_names {
   /// Forgets every type but "untyped".
   void clear() noexcept { count_ = 1; }
   /// The id of t, added when new; throws invalid_argument past 65 534 types.
-  std::uint16_t intern(std::string_view t) {
-    if (t.empty()) return 0;
-    if (const std::uint16_t k = find(t); k != unknown) return k;
-    if (count_ == unknown) fail("gpu types", std::size_t{count_}, "too many");
-    if (names_.size() <= count_) names_.resize(count_ + std::size_t{1});
-    names_[count_].assign(t);
-    return count_++;
-  }
+  HEADROOM_DECL std::uint16_t intern(std::string_view t);
   /// The id of t, or unknown.
-  [[nodiscard]] std::uint16_t find(std::string_view t) const noexcept {
-    if (t.empty()) return 0;
-    for (std::uint16_t k = 1; k < count_; ++k)
-      if (names_[k] == t) return k;
-    return unknown;
-  }
+  [[nodiscard]] HEADROOM_DECL std::uint16_t find(std::string_view t) const noexcept;
   /// The text of id t; "" = untyped (or not a type).
   [[nodiscard]] std::string_view name(std::uint16_t t) const noexcept {
     return t < count_ ? std::string_view(names_[t]) : std::string_view{};
@@ -115,33 +103,10 @@ class distinct_gpus {
     std::int64_t alloc_bytes;
   };
   /// Sizes for gpu_count GPUs on worker_count workers, none listed yet.
-  void reset(std::size_t gpu_count, std::size_t worker_count) {
-    twin_.resize(gpu_count);
-    entries_.clear();
-    of_.assign(worker_count, span_of{});
-  }
+  HEADROOM_DECL void reset(std::size_t gpu_count, std::size_t worker_count);
   /// Recomputes worker w's twins and distinct GPUs (gpus: every indexed GPU).
-  void update(const worker_record& w, std::uint32_t position, std::span<const gpu_record> gpus) {
-    const std::uint32_t end = w.gpu_begin + w.gpu_count;
-    std::uint32_t k = 0;
-    for (std::uint32_t g = w.gpu_begin; g < end; ++g) {
-      twin_[g] = earlier_twin(gpus, w.gpu_begin, g);
-      if (twin_[g] == no_position) ++k;
-    }
-    // In place when they fit w's slots, else in new slots at the end (re-packing every
-    // worker when the holes left behind outgrow the GPUs themselves).
-    if (k > of_[position].cap) {
-      if (entries_.size() + k > 2 * gpus.size() + repack_slack) pack();
-      of_[position] = {static_cast<std::uint32_t>(entries_.size()), 0, k};
-      entries_.resize(entries_.size() + k);
-    }
-    span_of& sp = of_[position];
-    sp.count = k;
-    entry* d = entries_.data() + sp.begin;
-    for (std::uint32_t g = w.gpu_begin; g < end; ++g)
-      if (twin_[g] == no_position)
-        *d++ = {g, gpus[g].index, gpus[g].total_bytes, gpus[g].alloc_bytes};
-  }
+  HEADROOM_DECL void update(const worker_record& w, std::uint32_t position,
+                            std::span<const gpu_record> gpus);
   /// The distinct GPUs of worker position w.
   [[nodiscard]] std::span<const entry> of(std::uint32_t w) const noexcept {
     return {entries_.data() + of_[w].begin, of_[w].count};
@@ -155,29 +120,11 @@ class distinct_gpus {
   struct span_of {
     std::uint32_t begin = 0, count = 0, cap = 0;
   };
-  [[nodiscard]] static std::uint32_t earlier_twin(std::span<const gpu_record> gpus,
-                                                  std::uint32_t first, std::uint32_t g) noexcept {
-    const gpu_record& r = gpus[g];
-    for (std::uint32_t h = first; h < g; ++h) {
-      const gpu_record& o = gpus[h];
-      if (o.alloc_bytes == r.alloc_bytes && o.total_bytes == r.total_bytes &&
-          o.model_instances == r.model_instances && o.other_instances == r.other_instances &&
-          o.index < r.index)
-        return h;
-    }
-    return no_position;
-  }
+  [[nodiscard]] HEADROOM_DECL static std::uint32_t earlier_twin(std::span<const gpu_record> gpus,
+                                                                std::uint32_t first,
+                                                                std::uint32_t g) noexcept;
   // Packs every worker's distinct GPUs densely again, in worker order.
-  void pack() {
-    packed_.clear();
-    for (span_of& sp : of_) {
-      const auto begin = static_cast<std::uint32_t>(packed_.size());
-      packed_.insert(packed_.end(), entries_.begin() + sp.begin,
-                     entries_.begin() + sp.begin + sp.count);
-      sp = {begin, sp.count, sp.count};
-    }
-    entries_.swap(packed_);
-  }
+  HEADROOM_DECL void pack();
   std::vector<std::uint32_t> twin_;
   std::vector<entry> entries_, packed_;
   std::vector<span_of> of_;
@@ -196,32 +143,18 @@ struct filter_key {
 class verdict_cache {
  public:
   /// Forgets the verdicts: the next decision filters every worker.
-  void forget() noexcept {
-    key_ = {};
-    queued_.clear();
-  }
+  HEADROOM_DECL void forget() noexcept;
   /// true iff the flags hold key's verdicts for every worker except the queued ones.
   [[nodiscard]] bool holds(const filter_key& key) const noexcept {
     return key.filters != nullptr && key == key_;
   }
   /// Queues worker position pos for the filters (or forgets every verdict when many are
   /// queued: filtering them all is then as cheap, and the queue stays bounded).
-  void queue(std::uint32_t pos, std::size_t workers) {
-    if (key_.filters == nullptr) return;
-    if (queued_.size() >= bound(workers))
-      forget();
-    else
-      queued_.push_back(pos);
-  }
+  HEADROOM_DECL void queue(std::uint32_t pos, std::size_t workers);
   /// The queued positions (may repeat one).
   [[nodiscard]] std::span<const std::uint32_t> queued() const noexcept { return queued_; }
   /// The flags now hold key's verdicts for every worker; rejected of them failed.
-  void store(const filter_key& key, std::uint32_t rejected, std::size_t workers) {
-    queued_.clear();
-    queued_.reserve(bound(workers));  // no growth later
-    key_ = key;
-    rejected_ = rejected;
-  }
+  HEADROOM_DECL void store(const filter_key& key, std::uint32_t rejected, std::size_t workers);
   /// Workers the cached verdicts reject.
   [[nodiscard]] std::uint32_t rejected() const noexcept { return rejected_; }
 
@@ -254,5 +187,9 @@ struct listing_scratch {
 }  // namespace scheduling
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/scheduler/workspace_parts.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

@@ -31,31 +31,12 @@ struct workspace_state {
   static constexpr std::uint8_t main_bit = 1, draft_bit = 2;  // files READY: main | draft
 
   /// Position of the worker with this id, or no_position.
-  [[nodiscard]] std::uint32_t find_worker(std::uint64_t id) const noexcept {
-    if (sorted_ids_) {
-      auto it = std::lower_bound(workers_.begin(), workers_.end(), id,
-                                 [](const worker_record& r, std::uint64_t v) { return r.id < v; });
-      return it != workers_.end() && it->id == id
-                 ? static_cast<std::uint32_t>(it - workers_.begin())
-                 : no_position;
-    }
-    auto it = std::lower_bound(id_index_.begin(), id_index_.end(), std::pair{id, std::uint32_t{0}});
-    return it != id_index_.end() && it->first == id ? it->second : no_position;
-  }
+  [[nodiscard]] HEADROOM_DECL std::uint32_t find_worker(std::uint64_t id) const noexcept;
   /// Position of GPU `index` of worker w, or no_position.
-  [[nodiscard]] std::uint32_t find_gpu(std::uint32_t w, std::uint32_t index) const noexcept {
-    const worker_record& r = workers_[w];
-    for (std::uint32_t g = r.gpu_begin; g < r.gpu_begin + r.gpu_count; ++g)
-      if (gpus_[g].index == index) return g;
-    return no_position;
-  }
+  [[nodiscard]] HEADROOM_DECL std::uint32_t find_gpu(std::uint32_t w,
+                                                     std::uint32_t index) const noexcept;
   /// Empties the candidates of the last fit and their parts and claims.
-  void drop_candidates() {
-    candidates_.clear();
-    dense_candidates_ = false;
-    parts_.resize(instance_parts_);
-    claims_.resize(instance_claims_);
-  }
+  HEADROOM_DECL void drop_candidates();
 
   // ---- allocatable amounts: kept exactly, stored saturated ----
   // Which allocatable amounts a change moves: the cluster's alone, or also the view that
@@ -68,15 +49,8 @@ struct workspace_state {
   }
   // Gives amount back (negative: takes) to the allocatable VRAM of GPU g or RAM of worker
   // w, in the amounts named.
-  void give_vram(std::uint32_t g, std::int64_t amount, amounts moved) {
-    vram_exact_.add(gpus_[g].alloc_bytes, g, amount);
-    if (moved == amounts::cluster_and_own) own_vram_exact_.add(own_gpu_alloc_[g], g, amount);
-  }
-  void give_ram(std::uint32_t w, std::int64_t amount, amounts moved) {
-    ram_exact_.add(workers_[w].ram_alloc_bytes, w, amount);
-    ram_alloc_[w] = workers_[w].ram_alloc_bytes;
-    if (moved == amounts::cluster_and_own) own_ram_exact_.add(own_ram_alloc_[w], w, amount);
-  }
+  HEADROOM_DECL void give_vram(std::uint32_t g, std::int64_t amount, amounts moved);
+  HEADROOM_DECL void give_ram(std::uint32_t w, std::int64_t amount, amounts moved);
   void take_vram(std::uint32_t g, std::int64_t amount, amounts moved) {
     give_vram(g, -amount, moved);
   }
@@ -85,14 +59,8 @@ struct workspace_state {
   }
   // A worker's re-read total − reserved replaces the old one: the difference (both within
   // ±2^54, exact) moves every amount built on it.
-  void rebase_gpu(std::uint32_t g, std::int64_t base) {
-    give_vram(g, base - vram_base_[g], own_amounts());
-    vram_base_[g] = base;
-  }
-  void rebase_ram(std::uint32_t w, std::int64_t base) {
-    give_ram(w, base - ram_base_[w], own_amounts());
-    ram_base_[w] = base;
-  }
+  HEADROOM_DECL void rebase_gpu(std::uint32_t g, std::int64_t base);
+  HEADROOM_DECL void rebase_ram(std::uint32_t w, std::int64_t base);
   // GPU g's total − its own reservation − the worker's per-GPU reservation, as counted.
   template <class G>
   [[nodiscard]] static std::int64_t vram_base_of(const G& g,
@@ -118,15 +86,7 @@ struct workspace_state {
     bool main = false;   // the model's own files
     bool draft = false;  // its draft model's files
   };
-  void set_files(std::uint32_t w, ready_files ready) noexcept {
-    worker_record& r = workers_[w];
-    if (ready.draft != r.draft_files)
-      draft_ready_count_ = ready.draft ? draft_ready_count_ + 1 : draft_ready_count_ - 1;
-    r.main_files = ready.main;
-    r.draft_files = ready.draft;
-    worker_files_[w] =
-        static_cast<std::uint8_t>((ready.main ? main_bit : 0u) | (ready.draft ? draft_bit : 0u));
-  }
+  HEADROOM_DECL void set_files(std::uint32_t w, ready_files ready) noexcept;
   template <class Files>
   void read_file_table(const Files& files) {
     using FT = model_file_traits<std::ranges::range_value_t<Files>>;
@@ -162,49 +122,18 @@ struct workspace_state {
   }
   // Every change to a worker or its GPUs ends here: its distinct GPUs and its entries of
   // the dense copies (gpu_alloc_, worker_files_).
-  void refresh_worker(std::uint32_t w) {
-    const worker_record& wr = workers_[w];
-    worker_files_[w] = static_cast<std::uint8_t>((wr.main_files ? main_bit : 0u) |
-                                                 (wr.draft_files ? draft_bit : 0u));
-    for (std::uint32_t g = wr.gpu_begin; g < wr.gpu_begin + wr.gpu_count; ++g)
-      gpu_alloc_[g] = gpus_[g].alloc_bytes;
-    distinct_.update(wr, w, gpus_);
-  }
+  HEADROOM_DECL void refresh_worker(std::uint32_t w);
   // The type GPUStack sees a worker with: policies/utils.py::group_workers_by_gpu_type
   // gives each type's copy of the worker the shared (shallow-copied) status, so every copy
   // ends with the GPUs of the type that appears last for the first time among its GPUs.
-  [[nodiscard]] std::uint16_t effective_type(const worker_record& r) const noexcept {
-    std::uint16_t t = 0;
-    for (std::uint32_t g = r.gpu_begin; g < r.gpu_begin + r.gpu_count; ++g) {
-      bool first = true;
-      for (std::uint32_t h = r.gpu_begin; h < g && first; ++h)
-        first = gpus_[h].type != gpus_[g].type;
-      if (first) t = gpus_[g].type;
-    }
-    return t;
-  }
+  [[nodiscard]] HEADROOM_DECL std::uint16_t effective_type(const worker_record& r) const noexcept;
   // true iff GPU index i was seen among the GPUs indexed from position first on (the
   // worker being indexed); records it in low (indices below 64) on the way.
-  [[nodiscard]] bool index_seen(std::uint32_t first, std::uint32_t i, std::uint64_t& low) const {
-    if (i < 64) {
-      const std::uint64_t bit = std::uint64_t{1} << i;
-      const bool seen = (low & bit) != 0;
-      low |= bit;
-      return seen;
-    }
-    for (std::size_t g = first; g < gpus_.size(); ++g)
-      if (gpus_[g].index == i) return true;
-    return false;
-  }
+  [[nodiscard]] HEADROOM_DECL bool index_seen(std::uint32_t first, std::uint32_t i,
+                                              std::uint64_t& low) const;
   // Appends a part of worker w claiming vram[k] on GPU positions g[k] (the listings).
-  void append_part(std::uint32_t w, std::uint64_t ram, const std::uint32_t* g,
-                   const std::uint64_t* vram, std::uint32_t n) {
-    parts_.push_back({.worker_position = w,
-                      .claim_begin = static_cast<std::uint32_t>(claims_.size()),
-                      .claim_count = n,
-                      .ram_bytes = ram});
-    for (std::uint32_t k = 0; k < n; ++k) claims_.push_back({g[k], gpus_[g[k]].index, vram[k]});
-  }
+  HEADROOM_DECL void append_part(std::uint32_t w, std::uint64_t ram, const std::uint32_t* g,
+                                 const std::uint64_t* vram, std::uint32_t n);
 
   // ---- the index ----
   std::vector<worker_record> workers_;
@@ -257,5 +186,9 @@ struct workspace_state {
 }  // namespace scheduling
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/scheduler/workspace_state.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

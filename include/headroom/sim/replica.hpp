@@ -46,22 +46,9 @@ namespace headroom {
 inline namespace v0 {
 namespace detail {
 
-inline void validate_replica_requests(std::span<const sim::request> requests) {
-  for (std::size_t i = 0; i < requests.size(); ++i) {
-    const sim::request& r = requests[i];
-    if (!is_finite(r.arrival.count()))
-      fail("requests[i].arrival", r.arrival, "must be a finite time");
-    if (i > 0 && r.arrival < requests[i - 1].arrival)
-      fail("requests[i].arrival", r.arrival, "arrivals must be sorted (non-decreasing)");
-    if (r.prompt_tokens == 0) fail("requests[i].prompt_tokens", 0, "must be >= 1");
-    if (r.output_tokens == 0) fail("requests[i].output_tokens", 0, "must be >= 1");
-  }
-}
+HEADROOM_DECL void validate_replica_requests(std::span<const sim::request> requests);
 
-[[nodiscard]] inline double replica_horizon_s(const sim::run_options& options) {
-  if (!options.horizon) return std::numeric_limits<double>::infinity();
-  return require_finite("options.horizon", options.horizon->count());
-}
+[[nodiscard]] HEADROOM_DECL double replica_horizon_s(const sim::run_options& options);
 
 }  // namespace detail
 
@@ -302,5 +289,9 @@ requires LengthSampler<L, std::mt19937_64> && std::copy_constructible<M> &&
 }  // namespace sim
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/sim/replica.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

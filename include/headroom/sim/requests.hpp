@@ -76,22 +76,7 @@ inline constexpr lognormal_lengths_options sharegpt_like_lengths{
 class lognormal_lengths {
  public:
   /// Throws invalid_argument naming the field.
-  explicit lognormal_lengths(const lognormal_lengths_options& o)
-      : prompt_median_(detail::require_positive("prompt_median", o.prompt_median)),
-        prompt_sigma_(detail::require_non_negative("prompt_sigma", o.prompt_sigma)),
-        output_median_(detail::require_positive("output_median", o.output_median)),
-        output_sigma_(detail::require_non_negative("output_sigma", o.output_sigma)),
-        min_(o.min),
-        max_(o.max) {
-    if (min_.prompt_tokens == 0)
-      detail::fail("min.prompt_tokens", min_.prompt_tokens, "must be >= 1");
-    if (min_.output_tokens == 0)
-      detail::fail("min.output_tokens", min_.output_tokens, "must be >= 1");
-    if (max_.prompt_tokens < min_.prompt_tokens)
-      detail::fail("max.prompt_tokens", max_.prompt_tokens, "must be >= min.prompt_tokens");
-    if (max_.output_tokens < min_.output_tokens)
-      detail::fail("max.output_tokens", max_.output_tokens, "must be >= min.output_tokens");
-  }
+  HEADROOM_DECL explicit lognormal_lengths(const lognormal_lengths_options& o);
   /// One draw: two standard normals from the engine (prompt first).
   template <std::uniform_random_bit_generator G>
   [[nodiscard]] request_lengths operator()(G& engine) const noexcept(noexcept(engine())) {
@@ -110,13 +95,8 @@ class lognormal_lengths {
   }
 
  private:
-  static std::size_t draw(double median, double sigma, double z, std::size_t lo,
-                          std::size_t hi) noexcept {
-    const double x = std::round(median * std::exp(sigma * z));
-    if (!(x >= static_cast<double>(lo))) return lo;
-    if (!(x <= static_cast<double>(hi))) return hi;
-    return static_cast<std::size_t>(x);
-  }
+  HEADROOM_DECL static std::size_t draw(double median, double sigma, double z, std::size_t lo,
+                                        std::size_t hi) noexcept;
   double prompt_median_;
   double prompt_sigma_;
   double output_median_;
@@ -129,13 +109,7 @@ class lognormal_lengths {
 class replayed_lengths {
  public:
   /// list must not be empty; every entry needs prompt >= 1 and output >= 1.
-  explicit replayed_lengths(std::span<const request_lengths> list) : list_(list) {
-    if (list.empty()) detail::fail("list.size()", 0, "needs at least one entry");
-    for (const auto& l : list) {
-      if (l.prompt_tokens == 0) detail::fail("list[i].prompt_tokens", 0, "must be >= 1");
-      if (l.output_tokens == 0) detail::fail("list[i].output_tokens", 0, "must be >= 1");
-    }
-  }
+  HEADROOM_DECL explicit replayed_lengths(std::span<const request_lengths> list);
   /// The next entry (the engine is not used).
   template <class G>
   [[nodiscard]] request_lengths operator()(G&) noexcept {
@@ -167,5 +141,9 @@ requires LengthSampler<L, G>
 }  // namespace sim
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/sim/requests.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

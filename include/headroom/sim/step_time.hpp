@@ -55,23 +55,14 @@ struct roofline_step_time {
   double bytes_per_expert = 0.0;  ///< one routed expert's bytes over all MoE layers
 
   /// Bytes moved by a step of this shape.
-  [[nodiscard]] double bytes(const step_shape& s) const noexcept {
-    const double kv = static_cast<double>(s.kv_tokens) * kv_bytes_per_token;
-    if (moe.experts == 0) return weight_bytes + kv;
-    const auto tokens = static_cast<double>(s.prefill_tokens + s.decode_tokens);
-    return weight_bytes + roofline::detail::experts_read_unchecked(moe, tokens) * bytes_per_expert +
-           kv;
-  }
+  [[nodiscard]] HEADROOM_DECL double bytes(const step_shape& s) const noexcept;
   /// FLOPs of a step of this shape.
   [[nodiscard]] constexpr double flops(const step_shape& s) const noexcept {
     return 2.0 * parameters * static_cast<double>(s.prefill_tokens + s.decode_tokens);
   }
   /// The step time, seconds.
-  [[nodiscard]] std::chrono::duration<double> operator()(const step_shape& s) const noexcept {
-    const double memory_s = bytes(s) / bytes_per_second;
-    const double compute_s = flops(s) / flops_per_second;
-    return std::chrono::duration<double>(memory_s > compute_s ? memory_s : compute_s) + overhead;
-  }
+  [[nodiscard]] HEADROOM_DECL std::chrono::duration<double> operator()(
+      const step_shape& s) const noexcept;
 };
 
 /// What make_roofline_step_time needs besides the accelerator: the model's size, the KV bytes
@@ -92,30 +83,8 @@ struct roofline_step_time_inputs {
 /// mixture of experts, N_active (active_parameters) a token and the experts' bytes per step as
 /// they are routed. Throws invalid_argument naming the field (`in.moe` as
 /// check_mixture_of_experts).
-[[nodiscard]] inline roofline_step_time make_roofline_step_time(
-    const roofline::accelerator_spec& spec, const roofline_step_time_inputs& in) {
-  const double parameters = in.parameters, bytes_per_parameter = in.bytes_per_parameter;
-  const roofline::mixture_of_experts& moe = in.moe;
-  roofline_step_time m;
-  detail::require_positive("parameters", parameters);
-  m.parameters = roofline::active_parameters(parameters, moe);
-  m.moe = moe;
-  const double expert_parameters =
-      static_cast<double>(moe.experts) * moe.parameters_per_expert;  // 0 when dense
-  m.weight_bytes = roofline::weight_bytes(
-      {.parameters = parameters - expert_parameters, .bytes_per_parameter = bytes_per_parameter});
-  m.bytes_per_expert = moe.parameters_per_expert * bytes_per_parameter;
-  m.kv_bytes_per_token = detail::require_non_negative("kv_bytes_per_token", in.kv_bytes_per_token);
-  m.flops_per_second =
-      detail::require_positive("spec.peak_flops_per_second", spec.peak_flops_per_second) *
-      detail::require_unit_positive("flops_efficiency", in.flops_efficiency);
-  m.bytes_per_second =
-      detail::require_positive("spec.peak_bytes_per_second", spec.peak_bytes_per_second) *
-      detail::require_unit_positive("bandwidth_efficiency", in.bandwidth_efficiency);
-  m.overhead =
-      std::chrono::duration<double>(detail::require_non_negative("overhead", in.overhead.count()));
-  return m;
-}
+[[nodiscard]] HEADROOM_DECL roofline_step_time make_roofline_step_time(
+    const roofline::accelerator_spec& spec, const roofline_step_time_inputs& in);
 
 /// Every step takes the same time: with max_batch 1 and one output token, a deterministic
 /// service time per request (the M/D/1 check).
@@ -150,5 +119,9 @@ class exponential_step_time {
 }  // namespace sim
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/sim/step_time.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

@@ -86,15 +86,15 @@ struct trace_summary {
   }
   /// The mean rate of the requests yielded, (n − 1)/(last − first) req/s (arrivals.hpp's
   /// observed_rate_per_second); empty with fewer than two distinct arrival times.
-  [[nodiscard]] std::optional<double> rate_per_second() const noexcept {
-    const double span = (last_arrival - first_arrival).count();
-    if (requests < 2 || !(span > 0.0)) return std::nullopt;
-    return static_cast<double>(requests - 1) / span;
-  }
+  [[nodiscard]] HEADROOM_DECL std::optional<double> rate_per_second() const noexcept;
 };
 
 }  // namespace traces
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/traces/options.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

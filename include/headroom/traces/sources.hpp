@@ -44,12 +44,7 @@ class trace_text {
   /// The whole trace, as it would be in a file.
   explicit constexpr trace_text(std::string_view text) noexcept : text_(text) {}
   /// Copies the next bytes.
-  std::size_t operator()(char* buffer, std::size_t capacity) noexcept {
-    const std::size_t n = capacity < text_.size() ? capacity : text_.size();
-    if (n > 0) std::memcpy(buffer, text_.data(), n);
-    text_.remove_prefix(n);
-    return n;
-  }
+  HEADROOM_DECL std::size_t operator()(char* buffer, std::size_t capacity) noexcept;
 
  private:
   std::string_view text_;
@@ -60,30 +55,14 @@ class trace_text {
 class trace_file {
  public:
   /// Opens path; throws invalid_argument naming `path` (with the system's reason) if it cannot.
-  explicit trace_file(std::string path) : path_(std::move(path)) {
-    errno = 0;
-    file_ = std::fopen(path_.c_str(), "rb");
-    if (file_ == nullptr) {
-      const int error = errno;
-      std::string why = "cannot be opened for reading";
-      if (error != 0) why += ": " + std::generic_category().message(error);
-      detail::fail("path", path_, why);
-    }
-  }
+  HEADROOM_DECL explicit trace_file(std::string path);
   trace_file(const trace_file&) = delete;
   trace_file& operator=(const trace_file&) = delete;
   /// Takes the other's file; the other is left closed.
   trace_file(trace_file&& other) noexcept
       : file_(std::exchange(other.file_, nullptr)), path_(std::move(other.path_)) {}
   /// Closes this file, then takes the other's.
-  trace_file& operator=(trace_file&& other) noexcept {
-    if (this != &other) {
-      close();
-      file_ = std::exchange(other.file_, nullptr);
-      path_ = std::move(other.path_);
-    }
-    return *this;
-  }
+  HEADROOM_DECL trace_file& operator=(trace_file&& other) noexcept;
   ~trace_file() { close(); }
 
   /// Reads the next bytes (0 at the end, or after an error: see failed()).
@@ -96,10 +75,7 @@ class trace_file {
   [[nodiscard]] std::string_view name() const noexcept { return path_; }
 
  private:
-  void close() noexcept {
-    if (file_ != nullptr) static_cast<void>(std::fclose(file_));
-    file_ = nullptr;
-  }
+  HEADROOM_DECL void close() noexcept;
   std::FILE* file_ = nullptr;
   std::string path_;
 };
@@ -136,5 +112,9 @@ class trace_stream {
 }  // namespace traces
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../impl/traces/sources.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20

@@ -20,13 +20,8 @@ namespace measurements {
 namespace detail {
 
 // The error of a file over options.max_bytes (0: no bound), or none.
-[[nodiscard]] inline bool too_large(std::string_view text, const read_options& options,
-                                    benchmark_file& out) {
-  if (options.max_bytes == 0 || text.size() <= options.max_bytes) return false;
-  out.error = read_error{.offset = options.max_bytes,
-                         .reason = std::string(describe(::headroom::detail::json_errc::too_large))};
-  return true;
-}
+[[nodiscard]] HEADROOM_DECL bool too_large(std::string_view text, const read_options& options,
+                                           benchmark_file& out);
 
 // `text` as one JSON document within `options`, its root handed to `read(root, runs, error)`,
 // which returns false (with `error` set) on the first bad field.
@@ -57,5 +52,9 @@ template <class Read>
 }  // namespace measurements
 }  // namespace v0
 }  // namespace headroom
+
+#if !defined(HEADROOM_SEPARATE_COMPILATION)
+#include "../../impl/measurements/detail/json_file.ipp"
+#endif
 
 #endif  // HEADROOM_HAS_CXX20
