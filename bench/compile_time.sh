@@ -28,8 +28,9 @@
 #                keeps the header's code in headers meets it.
 #   -c COMPILER  a compiler to measure (repeatable; default g++, and clang++ when present)
 #   -f FLAG      an extra compiler flag (repeatable), e.g. -f -stdlib=libc++
-#   HEADER       headers to measure, relative to include/ (default: headroom/headroom.hpp and
-#                the module headers, include/headroom/*.hpp; with -a every public header)
+#   HEADER       headers to measure, relative to include/ (default: headroom/headroom.hpp, the
+#                module headers include/headroom/*.hpp, and sim/replica.hpp and sim/fleet_day.hpp;
+#                with -a every public header)
 # First the peers, header-only libraries users already accept, each measured the same way
 # (a peer whose Debian package is missing is skipped with a note): fmt/format.h (libfmt-dev),
 # Eigen/Dense (libeigen3-dev), range/v3/all.hpp (librange-v3-dev), nlohmann/json.hpp
@@ -78,11 +79,13 @@ fi
 headers=("$@")
 if [ "${#headers[@]}" -eq 0 ]; then
   headers=(headroom/headroom.hpp)
-  if [ "$every" = 1 ]; then depth=(); else depth=(-maxdepth 2); fi
+  if [ "$every" = 1 ]; then depth=(); else depth=(-maxdepth 1); fi
   while IFS= read -r h; do
     case "$h" in headroom/headroom.hpp | headroom/src.hpp | headroom/error.hpp | headroom/version.hpp) ;;
       *) headers+=("$h") ;; esac
   done < <(cd "$root/include" && find headroom "${depth[@]}" -name '*.hpp' -not -path '*/detail/*' | LC_ALL=C sort)
+  # The simulator has no header of its own at the top: its two entry points.
+  [ "$every" = 1 ] || headers+=(headroom/sim/replica.hpp headroom/sim/fleet_day.hpp)
 fi
 
 work="$(mktemp -d)"
