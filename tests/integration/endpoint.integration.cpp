@@ -94,8 +94,9 @@ std::string url_of(const fake_engine& e) {
 // Runs a search; up to three times more while its run is invalid (exit 3: a client behind its
 // schedule on a busy machine measures the machine, not the method; with two other processes
 // spinning on this 2-core machine, two invalid searches in a row were seen). The searches
-// below allow a p99 lag of 10 ms instead of 5: their SLOs are at the 0.9 quantile, which a
-// lag in the slowest 1 % of sends does not reach.
+// below allow a p99 lag of 10 ms instead of 5: their SLOs are at the 0.9 quantile, and on a
+// busy machine the lag stays small for most sends (p50 0.13-0.14 ms in the runs seen), its
+// tail in the slowest few per cent, which moves a 0.9 quantile little.
 ran run_search(const std::vector<std::string>& args) {
   ran r = run_example(args);
   for (int retry = 0; retry < 3 && r.status == 3; ++retry) {
