@@ -17,9 +17,10 @@
 #                target_precompile_headers (and HEADROOM_PRECOMPILE) builds and uses it
 #                (clang: -fpch-instantiate-templates); the build of the precompiled header is
 #                not timed
-#   -s           also, per header, the standard headers it includes (directly or through
-#                other headroom headers) and nothing else: the part of its cost that is the
-#                standard library's, below which no rewrite of headroom's own code can go
+#   -s           also, per header (beside its header-only line), the standard headers it
+#                includes (directly or through other headroom headers) and nothing else: the
+#                part of its cost that is the standard library's, below which no rewrite of
+#                headroom's own code can go
 #   -t           with clang++: also, per header, the least a header-only rewrite of it could
 #                cost: its standard headers alone (as -s) plus the parsing of its own code,
 #                that is its front end's time outside template instantiation and constant
@@ -62,7 +63,7 @@ while getopts "n:m:apstc:f:" opt; do
     t) least=1 ;;
     c) compilers+=("$OPTARG") ;;
     f) extra+=("$OPTARG") ;;
-    *) sed -n '2,42p' "$0"; exit 2 ;;
+    *) sed -n '2,43p' "$0"; exit 2 ;;
   esac
 done
 case "$mode" in
@@ -248,12 +249,14 @@ for compiler in "${compilers[@]}"; do
     printf '#include <%s>\nint main() { return 0; }\n' "$h" > "$work/tu.cpp"
     m=$(paired "$compiler" "$work/tu.cpp" ${defines[@]+"${defines[@]}"})
     report "$label" "$m" "$goal"
-    if [ "$floors" = 1 ] || [ "$least" = 1 ]; then standard_floor "$compiler" "$h" "$work/floor.cpp"; fi
-    if [ "$floors" = 1 ]; then
+    # The floors describe a header-only header: measured once, beside its header-only line.
+    if [ "$md" = compiled ]; then floors_here=0 least_here=0; else floors_here=$floors least_here=$least; fi
+    if [ "$floors_here" = 1 ] || [ "$least_here" = 1 ]; then standard_floor "$compiler" "$h" "$work/floor.cpp"; fi
+    if [ "$floors_here" = 1 ]; then
       m=$(paired "$compiler" "$work/floor.cpp")
       report "  its standard headers alone" "$m"
     fi
-    if [ "$least" = 1 ] && "$compiler" --version | grep -q clang; then
+    if [ "$least_here" = 1 ] && "$compiler" --version | grep -q clang; then
       m=$(header_only_floor "$compiler" "$work/tu.cpp" "$work/floor.cpp")
       report "  least cost of a header-only rewrite" "$m" "$goal"
     fi
