@@ -14,6 +14,12 @@
 //
 // Run `plan_deployment --help` for every flag. See docs/planner.md.
 #include <headroom/plan.hpp>
+#include <headroom/plan/calibrate.hpp>
+#include <headroom/plan/csv_read.hpp>
+#include <headroom/plan/csv_write.hpp>
+#include <headroom/plan/fingerprint.hpp>
+#include <headroom/plan/merge.hpp>
+#include <headroom/plan/model_card.hpp>
 
 #include <algorithm>
 #include <charconv>

@@ -32,6 +32,12 @@
 
 // composition
 #include "plan.hpp"
+#include "plan/calibrate.hpp"
+#include "plan/csv_read.hpp"
+#include "plan/csv_write.hpp"
+#include "plan/fingerprint.hpp"
+#include "plan/merge.hpp"
+#include "plan/model_card.hpp"
 #include "sim/fleet_day.hpp"
 #include "sim/replica.hpp"
 

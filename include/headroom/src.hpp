@@ -32,6 +32,7 @@
 #include "impl/detail/byte_counts.ipp"
 #include "impl/detail/json.ipp"
 #include "impl/detail/keyed_hash.ipp"
+#include "impl/detail/parallel.ipp"
 #include "impl/detail/student_t.ipp"
 #include "impl/kubernetes/hpa.ipp"
 #include "impl/kubernetes/keda.ipp"

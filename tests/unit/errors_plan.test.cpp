@@ -16,6 +16,10 @@
 #include <vector>
 
 #include <headroom/plan.hpp>
+#include <headroom/plan/csv_read.hpp>
+#include <headroom/plan/csv_write.hpp>
+#include <headroom/plan/merge.hpp>
+#include <headroom/plan/model_card.hpp>
 
 #include "errors_support.hpp"
 

@@ -5,6 +5,10 @@
 // reported with their reason, and the replica model's predictions against published
 // measurements are pinned (tests/data/planner/).
 #include <headroom/plan.hpp>
+#include <headroom/plan/csv_read.hpp>
+#include <headroom/plan/csv_write.hpp>
+#include <headroom/plan/fingerprint.hpp>
+#include <headroom/plan/merge.hpp>
 
 #include <doctest/doctest.h>
 

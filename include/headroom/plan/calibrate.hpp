@@ -80,7 +80,8 @@ struct fitted_parameters {
 
 /// How to calibrate.
 struct calibration_options {
-  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS ::headroom::detail::designated_initializers_only
+      designated_initializers_only{};
   step_time_parameters start{};  ///< where the fit starts, and the value of a parameter not fitted
   fitted_parameters fit{};       ///< which parameters are free
   step_time_parameters lowest{.flops_efficiency = 0.01,

@@ -7,15 +7,13 @@
 #if HEADROOM_HAS_CXX20
 
 #include <algorithm>
-#include <atomic>
 #include <concepts>
 #include <cstddef>
-#include <exception>
 #include <random>
-#include <thread>
 #include <vector>
 
 #include "../detail/checks.hpp"
+#include "../detail/parallel.hpp"
 #include "configuration.hpp"
 #include "evaluate.hpp"
 #include "lengths.hpp"
@@ -46,44 +44,8 @@ requires sim::LengthSampler<L, std::mt19937_64> && std::copy_constructible<L>
   for (const auto& c : enumerate(p.axes))
     if (c.index % run.part.count == run.part.index - 1) mine.push_back(c);
   std::vector<row> rows(mine.size());
-  std::size_t threads = run.threads;
-  if (threads == 0) threads = std::max<std::size_t>(1, std::thread::hardware_concurrency());
-  threads = std::min(threads, std::max<std::size_t>(1, mine.size()));
-
-  std::atomic<std::size_t> next{0};
-  std::atomic<bool> failed{false};
-#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
-  std::exception_ptr error;  // the first, written by one worker only (guarded by `failed`)
-#endif
-  auto work = [&] {
-    for (;;) {
-      if (failed.load(std::memory_order_relaxed)) return;
-      const std::size_t i = next.fetch_add(1, std::memory_order_relaxed);
-      if (i >= mine.size()) return;
-#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
-      try {
-        rows[i] = evaluate(p, mine[i], sampler, lengths);
-      } catch (...) {
-        if (!failed.exchange(true)) error = std::current_exception();
-        return;
-      }
-#else
-      rows[i] = evaluate(p, mine[i], sampler, lengths);
-#endif
-    }
-  };
-  if (threads <= 1) {
-    work();
-  } else {
-    std::vector<std::thread> pool;
-    pool.reserve(threads - 1);
-    for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-    work();
-    for (auto& t : pool) t.join();
-  }
-#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
-  if (error) std::rethrow_exception(error);
-#endif
+  auto evaluate_one = [&](std::size_t i) { rows[i] = evaluate(p, mine[i], sampler, lengths); };
+  ::headroom::detail::parallel_for(mine.size(), run.threads, evaluate_one);
   return rows;
 }
 

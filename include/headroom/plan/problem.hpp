@@ -27,7 +27,8 @@ namespace plan {
 
 /// The model served: its size and the shape the step time and the KV cache need.
 struct model_shape {
-  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS ::headroom::detail::designated_initializers_only
+      designated_initializers_only{};
   std::string name{};               ///< label in rows and CSV headers (no ',', '"', space, newline)
   double parameters = 0.0;          ///< N_p, all of them (a mixture: every expert), > 0
   std::int32_t layers = 0;          ///< decoder layers, >= 1 (two all-reduces each under TP)
@@ -48,7 +49,8 @@ struct model_shape {
 /// The step time's free parameters: what plan::calibrate fits and what an accelerator_option
 /// states (or takes from a shipped calibration, plan/calibrations.hpp).
 struct step_time_parameters {
-  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS ::headroom::detail::designated_initializers_only
+      designated_initializers_only{};
   double flops_efficiency = 0.5;                          ///< P_eff / P_peak, in (0, 1]
   double bandwidth_efficiency = 0.8;                      ///< B_eff / B_peak, in (0, 1]
   std::chrono::duration<double> step_overhead{0.001};     ///< fixed cost of a step, >= 0
@@ -90,7 +92,8 @@ struct grid {
 /// The service-level objective: bounds on TTFT, TPOT (the per-request mean inter-token
 /// latency) and end-to-end latency, at least one set, met by a share >= quota of requests.
 struct objective {
-  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS ::headroom::detail::designated_initializers_only
+      designated_initializers_only{};
   std::optional<std::chrono::duration<double>> ttft{};  ///< TTFT bound, > 0
   std::optional<std::chrono::duration<double>> tpot{};  ///< TPOT (ITL) bound, > 0
   std::optional<std::chrono::duration<double>> e2e{};   ///< end-to-end bound, > 0
@@ -116,7 +119,8 @@ struct fleet_options {
 
 /// How hard each configuration is measured.
 struct search_options {
-  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS ::headroom::detail::designated_initializers_only
+      designated_initializers_only{};
   std::size_t requests_per_run = 4000;   ///< requests of one simulated load test, >= 100
   std::size_t max_runs_per_rate = 2;     ///< runs pooled at a rate before it is undecided, >= 1
   std::size_t max_measurements = 24;     ///< load tests per μ* search, >= 2
@@ -144,7 +148,8 @@ struct problem {
 /// Which part of the grid one process evaluates: configurations whose index i has
 /// i mod count == index − 1 (round robin, so every shard gets a mix). 1 <= index <= count.
 struct shard {
-  HEADROOM_NO_UNIQUE_ADDRESS detail::designated_initializers_only designated_initializers_only{};
+  HEADROOM_NO_UNIQUE_ADDRESS ::headroom::detail::designated_initializers_only
+      designated_initializers_only{};
   std::size_t index = 1;  ///< k of "k/n", 1-based
   std::size_t count = 1;  ///< n of "k/n", >= 1
 };

@@ -1,0 +1,1 @@
+#include <headroom/sim/step_time.hpp>
