@@ -38,7 +38,7 @@ inline constexpr double int64_clamp = 4.0e18;
 }
 
 /// A double to int32 as Go's int32(x) for in-range values, saturating outside; NaN gives 0.
-[[nodiscard]] HEADROOM_DECL std::int32_t to_int32(double x) noexcept;
+[[nodiscard]] HEADROOM_IMPL_INLINE std::int32_t to_int32(double x) noexcept;
 
 /// A 64-bit count to int32, saturating at both ends.
 [[nodiscard]] constexpr std::int32_t saturate(std::int64_t x) noexcept {
@@ -48,7 +48,7 @@ inline constexpr double int64_clamp = 4.0e18;
 }
 
 /// A double to int64, clamped to ±int64_clamp; NaN gives 0.
-[[nodiscard]] HEADROOM_DECL std::int64_t to_int64(double x) noexcept;
+[[nodiscard]] HEADROOM_IMPL_INLINE std::int64_t to_int64(double x) noexcept;
 
 /// a + b, saturating at both ends of int64.
 [[nodiscard]] constexpr std::int64_t add_saturated(std::int64_t a, std::int64_t b) noexcept {

@@ -115,58 +115,60 @@ class autoscaler {
 
   // Whether the release follows 1.36's zero-replica rule (kubernetes#135118): scale up from
   // zero only under ScaledToZero. Before 1.36: minReplicas 0 alone lets the HPA compute.
-  [[nodiscard]] HEADROOM_DECL bool scaled_to_zero_rule() const noexcept;
+  [[nodiscard]] HEADROOM_IMPL_INLINE bool scaled_to_zero_rule() const noexcept;
   // Whether the HPA keeps a ScaledToZero condition: 1.36+ with HPAScaleToZero on (every
   // gate is on when no release is named).
-  [[nodiscard]] HEADROOM_DECL bool scaled_to_zero_condition_kept() const noexcept;
+  [[nodiscard]] HEADROOM_IMPL_INLINE bool scaled_to_zero_condition_kept() const noexcept;
 
-  HEADROOM_DECL static void check_time(const char* name, ms t);
+  HEADROOM_IMPL_INLINE static void check_time(const char* name, ms t);
 
-  HEADROOM_DECL void resolve();
+  HEADROOM_IMPL_INLINE void resolve();
 
   // horizontal.go getLongestPolicyPeriod.
-  [[nodiscard]] HEADROOM_DECL static std::chrono::seconds longest_period(
+  [[nodiscard]] HEADROOM_IMPL_INLINE static std::chrono::seconds longest_period(
       const scaling_rules& rules) noexcept;
 
   // horizontal.go storeScaleEvent + markScaleEventsOutdated: mark the events older than the
   // direction's longest policy period outdated, reuse the last outdated slot or append, and
   // remember what was overwritten for a retry at the same instant.
-  HEADROOM_DECL void record_event(autoscaler_state& state, ms now, std::int32_t from,
-                                  std::int32_t to) const;
+  HEADROOM_IMPL_INLINE void record_event(autoscaler_state& state, ms now, std::int32_t from,
+                                         std::int32_t to) const;
 
   // A retry at the instant of the latest sync: take back what that sync changed (its scale
   // event, its ScaledToZero, its recommendation, the initial entry it planted), so the retry
   // decides on the state as it was before. Outdated marks stay: they are what the next store marks.
-  HEADROOM_DECL static void undo_last_sync(autoscaler_state& state);
+  HEADROOM_IMPL_INLINE static void undo_last_sync(autoscaler_state& state);
 
   // ----- the stabilization windows (autoscaler/windows.hpp) -----------------------------
-  HEADROOM_DECL void push_window_entry(autoscaler_state& state,
-                                       const timestamped_recommendation& e) const;
+  HEADROOM_IMPL_INLINE void push_window_entry(autoscaler_state& state,
+                                              const timestamped_recommendation& e) const;
 
   // horizontal.go stabilizeRecommendation (no behavior: max over age <= window) and
   // stabilizeRecommendationWithBehaviors (min over age < up window, max over age < down
   // window, clamp current). The raw recommendation is then stored.
-  [[nodiscard]] HEADROOM_DECL std::int32_t stabilize(autoscaler_state& state, ms now,
-                                                     std::int32_t current, std::int32_t raw) const;
+  [[nodiscard]] HEADROOM_IMPL_INLINE std::int32_t stabilize(autoscaler_state& state, ms now,
+                                                            std::int32_t current,
+                                                            std::int32_t raw) const;
 
-  [[nodiscard]] HEADROOM_DECL static scale_reason library_reason(hpa_reason r) noexcept;
+  [[nodiscard]] HEADROOM_IMPL_INLINE static scale_reason library_reason(hpa_reason r) noexcept;
 
   // ----- the HPA sync (horizontal.go reconcileAutoscaler) --------------------------------
-  [[nodiscard]] HEADROOM_DECL autoscaler_decision step_hpa(autoscaler_state& state, ms now,
-                                                           const autoscaler_input& in) const;
+  [[nodiscard]] HEADROOM_IMPL_INLINE autoscaler_decision step_hpa(autoscaler_state& state, ms now,
+                                                                  const autoscaler_input& in) const;
 
   // The start of a sync: a retry at the same instant first takes back the latest sync; the
   // current count (spec, or ready for a naive controller); the windows seeded on the first
   // sync (recordInitialRecommendation).
-  [[nodiscard]] HEADROOM_DECL autoscaler_decision begin_sync(autoscaler_state& state, ms now,
-                                                             const autoscaler_input& in) const;
+  [[nodiscard]] HEADROOM_IMPL_INLINE autoscaler_decision
+  begin_sync(autoscaler_state& state, ms now, const autoscaler_input& in) const;
 
   // The clamping rules applied before the metrics are read: a workload at zero stays unless
   // the release's rule lets the HPA compute (1.36+: shouldComputeMetricsForZeroReplicas, the
   // HPA scaled it to zero itself; before: minReplicas is 0); one outside [min, max] is set to
   // the bound. True when they decided.
-  HEADROOM_DECL bool decided_before_metrics(autoscaler_state& state, ms now, bool scaled_to_zero,
-                                            autoscaler_decision& d) const;
+  HEADROOM_IMPL_INLINE bool decided_before_metrics(autoscaler_state& state, ms now,
+                                                   bool scaled_to_zero,
+                                                   autoscaler_decision& d) const;
 
   // What computeReplicasForMetrics found: the largest proposal, and the first failure.
   struct metric_readings {
@@ -178,29 +180,29 @@ class autoscaler {
 
   // computeReplicasForMetrics: every metric's proposal (a missing observation fails its
   // metric); counts the failures into d and names the metric that set the largest.
-  [[nodiscard]] HEADROOM_DECL metric_readings read_metrics(const autoscaler_input& in,
-                                                           std::int32_t current,
-                                                           detail::tolerances tol,
-                                                           autoscaler_decision& d) const;
+  [[nodiscard]] HEADROOM_IMPL_INLINE metric_readings read_metrics(const autoscaler_input& in,
+                                                                  std::int32_t current,
+                                                                  detail::tolerances tol,
+                                                                  autoscaler_decision& d) const;
 
   // Feed-forward (library extension): each forecast's proposal for t + T_start, combined
   // with `raw` by max. True when a forecast set it.
-  HEADROOM_DECL bool apply_forecasts(const autoscaler_input& in, std::int32_t current,
-                                     detail::tolerances tol, std::int32_t& raw,
-                                     autoscaler_decision& d) const;
+  HEADROOM_IMPL_INLINE bool apply_forecasts(const autoscaler_input& in, std::int32_t current,
+                                            detail::tolerances tol, std::int32_t& raw,
+                                            autoscaler_decision& d) const;
 
   // normalizeDesiredReplicas[WithBehaviors]: stabilization, then the rate limits and
   // min/max; then the raised minimum from zero and the library's hold while starting.
-  HEADROOM_DECL void normalize(autoscaler_state& state, ms now, const replica_counts& counts,
-                               bool scaled_to_zero, scale_reason reason,
-                               autoscaler_decision& d) const;
+  HEADROOM_IMPL_INLINE void normalize(autoscaler_state& state, ms now, const replica_counts& counts,
+                                      bool scaled_to_zero, scale_reason reason,
+                                      autoscaler_decision& d) const;
 
   // A successful rescale: AbleToScale, the scale event, and the ScaledToZero condition.
-  HEADROOM_DECL void rescaled(autoscaler_state& state, ms now, autoscaler_decision& d) const;
+  HEADROOM_IMPL_INLINE void rescaled(autoscaler_state& state, ms now, autoscaler_decision& d) const;
 
   // ----- the KPA (knative/serving pkg/autoscaler/scaling/autoscaler.go Scale) ------------
-  [[nodiscard]] HEADROOM_DECL autoscaler_decision step_kpa(autoscaler_state& state, ms now,
-                                                           const autoscaler_input& in) const;
+  [[nodiscard]] HEADROOM_IMPL_INLINE autoscaler_decision step_kpa(autoscaler_state& state, ms now,
+                                                                  const autoscaler_input& in) const;
 
   struct kpa_desired {
     std::int32_t replicas = 0;
@@ -210,14 +212,14 @@ class autoscaler {
   // Scale's desired count before the delay window: the stable and panic counts within the
   // rate limits (and the activation scale), the panic mode entered, extended or left, and
   // in panic never less than the panic's maximum so far.
-  [[nodiscard]] HEADROOM_DECL kpa_desired kpa_recommendation(autoscaler_state& state, ms now,
-                                                             const autoscaler_input& in,
-                                                             bool reachable) const;
+  [[nodiscard]] HEADROOM_IMPL_INLINE kpa_desired kpa_recommendation(autoscaler_state& state, ms now,
+                                                                    const autoscaler_input& in,
+                                                                    bool reachable) const;
 
   // Excess burst capacity: floor(ready x total - target burst capacity - panic value); 0 with
   // a target burst capacity of 0, -1 when it is unlimited.
-  [[nodiscard]] HEADROOM_DECL std::int32_t excess_burst_capacity(std::int32_t ready,
-                                                                 double panic_value) const noexcept;
+  [[nodiscard]] HEADROOM_IMPL_INLINE std::int32_t excess_burst_capacity(
+      std::int32_t ready, double panic_value) const noexcept;
 };
 
 }  // namespace autoscaling

@@ -74,7 +74,7 @@ inline constexpr double quantity_value_tolerance = 1e-2;
 
 /// |to_quantity(value) − value| in units: how far reading `value` as a quantity moves it
 /// (infinite for a value with no quantity, a non-finite one).
-[[nodiscard]] HEADROOM_DECL double quantity_rounding(double value) noexcept;
+[[nodiscard]] HEADROOM_IMPL_INLINE double quantity_rounding(double value) noexcept;
 
 /// The counts the HPA reads from the scale subresource and the pod list. During a scale-down
 /// `ready` may exceed `spec` (pods still terminating).

@@ -46,11 +46,11 @@ enum class scale_direction : std::uint8_t { up, down };
 
 /// calculateScaleUpLimitWithScalingRules / calculateScaleDownLimitWithBehaviors: the most
 /// (up) or fewest (down) replicas the policies of `rules` allow from `current` at `now`.
-[[nodiscard]] HEADROOM_DECL std::int64_t rate_limit(const scaling_rules& rules,
-                                                    scale_direction direction,
-                                                    const autoscaler_state& state,
-                                                    std::chrono::milliseconds now,
-                                                    std::int32_t current) noexcept;
+[[nodiscard]] HEADROOM_IMPL_INLINE std::int64_t rate_limit(const scaling_rules& rules,
+                                                           scale_direction direction,
+                                                           const autoscaler_state& state,
+                                                           std::chrono::milliseconds now,
+                                                           std::int32_t current) noexcept;
 
 /// A count after the rate limits and bounds, and the ScalingLimited reason.
 struct limited {
@@ -60,10 +60,11 @@ struct limited {
 
 /// horizontal.go convertDesiredReplicasWithRules (no behavior) and
 /// convertDesiredReplicasWithBehaviorRate: `desired` limited from `current`.
-[[nodiscard]] HEADROOM_DECL limited limit_rate(const autoscaler_config& c,
-                                               const autoscaler_state& state,
-                                               std::chrono::milliseconds now, std::int32_t current,
-                                               std::int32_t desired) noexcept;
+[[nodiscard]] HEADROOM_IMPL_INLINE limited limit_rate(const autoscaler_config& c,
+                                                      const autoscaler_state& state,
+                                                      std::chrono::milliseconds now,
+                                                      std::int32_t current,
+                                                      std::int32_t desired) noexcept;
 
 }  // namespace detail
 }  // namespace autoscaling

@@ -103,10 +103,11 @@ struct resolved_metric {
 // (GetObjectPerPodMetricReplicas, GetExternalPerPodMetricReplicas): the band is tested on
 // usage / (target x status.replicas) and keeps status.replicas, else ceil(usage / target).
 // With a reserve k, the counts are taken net of k and k is added back.
-[[nodiscard]] HEADROOM_DECL proposal propose_total(const resolved_metric& m,
-                                                   const std::optional<quantity>& value,
-                                                   const replica_counts& n, std::int32_t current,
-                                                   tolerances tol, std::int32_t reserve) noexcept;
+[[nodiscard]] HEADROOM_IMPL_INLINE proposal propose_total(const resolved_metric& m,
+                                                          const std::optional<quantity>& value,
+                                                          const replica_counts& n,
+                                                          std::int32_t current, tolerances tol,
+                                                          std::int32_t reserve) noexcept;
 
 // Resource/ContainerResource/Pods: groupPods sorts the pods; the ratio is over the ready
 // pods with a sample (Utilization: int32(sum usage x 100 / sum request) / target, in
@@ -115,15 +116,16 @@ struct resolved_metric {
 // request x max(100, target) / 100; plain: the target) and 0 on a scale-up, and nothing at a
 // ratio of exactly 1 (calcPlainMetricReplicas / GetResourceReplicas); unready pods count as
 // 0 on a scale-up only.
-[[nodiscard]] HEADROOM_DECL proposal propose_per_pod(const resolved_metric& m,
-                                                     std::span<const pod_sample> pods,
-                                                     std::int32_t current, tolerances tol,
-                                                     std::int32_t reserve) noexcept;
+[[nodiscard]] HEADROOM_IMPL_INLINE proposal propose_per_pod(const resolved_metric& m,
+                                                            std::span<const pod_sample> pods,
+                                                            std::int32_t current, tolerances tol,
+                                                            std::int32_t reserve) noexcept;
 
 /// One metric's proposal from its observation: per pod, or one value (Object/External).
-[[nodiscard]] HEADROOM_DECL proposal propose(const resolved_metric& m, const metric_observation& o,
-                                             const replica_counts& n, std::int32_t current,
-                                             tolerances tol, std::int32_t reserve) noexcept;
+[[nodiscard]] HEADROOM_IMPL_INLINE proposal propose(const resolved_metric& m,
+                                                    const metric_observation& o,
+                                                    const replica_counts& n, std::int32_t current,
+                                                    tolerances tol, std::int32_t reserve) noexcept;
 
 }  // namespace detail
 }  // namespace autoscaling

@@ -73,9 +73,9 @@ struct kpa_bucket {
 
 /// Knative's max.window.Record: records `value` at the tick of `now` in a window of `buckets`
 /// ticks of `tick` each, keeping descending maxima (the front is the window's maximum).
-HEADROOM_DECL void record_delay(ring<kpa_bucket>& window, std::chrono::milliseconds now,
-                                std::int32_t value, std::int64_t buckets,
-                                std::chrono::seconds tick);
+HEADROOM_IMPL_INLINE void record_delay(ring<kpa_bucket>& window, std::chrono::milliseconds now,
+                                       std::int32_t value, std::int64_t buckets,
+                                       std::chrono::seconds tick);
 
 }  // namespace detail
 }  // namespace autoscaling

@@ -34,6 +34,12 @@
 #define HEADROOM_DECL inline
 #endif
 
+// HEADROOM_IMPL_INLINE marks a function defined in headroom/impl/*.ipp and called only from
+// there (a step's private parts): inline in both modes, so that the compiled part inlines it
+// where the header-only mode does (g++ gives an inline function a larger inlining budget).
+// A translation unit that only includes the header never calls it, so needs no definition.
+#define HEADROOM_IMPL_INLINE inline
+
 /// Declares a function inline and asks the compiler to always inline it (in place of
 /// `inline`): `HEADROOM_ALWAYS_INLINE void f() noexcept`.
 #if defined(__GNUC__) || defined(__clang__)

@@ -13,14 +13,14 @@ inline namespace v0 {
 namespace autoscaling {
 namespace detail {
 
-HEADROOM_DECL std::int32_t to_int32(double x) noexcept {
+HEADROOM_IMPL_INLINE std::int32_t to_int32(double x) noexcept {
   if (!(x == x)) return 0;
   if (x >= static_cast<double>(replicas_max)) return replicas_max;
   if (x <= static_cast<double>(int32_min)) return int32_min;
   return static_cast<std::int32_t>(x);
 }
 
-HEADROOM_DECL std::int64_t to_int64(double x) noexcept {
+HEADROOM_IMPL_INLINE std::int64_t to_int64(double x) noexcept {
   if (!(x == x)) return 0;
   return static_cast<std::int64_t>(std::clamp(x, -int64_clamp, int64_clamp));
 }

@@ -135,22 +135,22 @@ HEADROOM_DECL auto autoscaler::step(autoscaler_state& state, std::chrono::millis
   return kpa_ ? step_kpa(state, now, in) : step_hpa(state, now, in);
 }
 
-HEADROOM_DECL auto autoscaler::scaled_to_zero_rule() const noexcept -> bool {
+HEADROOM_IMPL_INLINE auto autoscaler::scaled_to_zero_rule() const noexcept -> bool {
   const auto& k = config_.kubernetes;
   return k.minor == 0 || k.minor >= first_minor_with_scaled_to_zero;
 }
 
-HEADROOM_DECL auto autoscaler::scaled_to_zero_condition_kept() const noexcept -> bool {
+HEADROOM_IMPL_INLINE auto autoscaler::scaled_to_zero_condition_kept() const noexcept -> bool {
   const auto& k = config_.kubernetes;
   return scaled_to_zero_rule() && (k.minor == 0 || k.hpa_scale_to_zero);
 }
 
-HEADROOM_DECL auto autoscaler::check_time(const char* name, ms t) -> void {
+HEADROOM_IMPL_INLINE auto autoscaler::check_time(const char* name, ms t) -> void {
   if (t.count() > detail::time_limit_ms || t.count() < -detail::time_limit_ms)
     detail::fail(name, t, "must lie within ±4e18 ms of the epoch");
 }
 
-HEADROOM_DECL auto autoscaler::resolve() -> void {
+HEADROOM_IMPL_INLINE auto autoscaler::resolve() -> void {
   for (const auto& m : config_.metrics) {
     resolved_.push_back(detail::resolve_metric(m));
     has_total_metric_ = has_total_metric_ || detail::is_total_source(m.source);
@@ -168,15 +168,16 @@ HEADROOM_DECL auto autoscaler::resolve() -> void {
   }
 }
 
-HEADROOM_DECL auto autoscaler::longest_period(const scaling_rules& rules) noexcept
+HEADROOM_IMPL_INLINE auto autoscaler::longest_period(const scaling_rules& rules) noexcept
     -> std::chrono::seconds {
   std::chrono::seconds longest{0};
   for (const auto& p : rules.policies) longest = std::max(longest, p.period);
   return longest;
 }
 
-HEADROOM_DECL auto autoscaler::record_event(autoscaler_state& state, ms now, std::int32_t from,
-                                            std::int32_t to) const -> void {
+HEADROOM_IMPL_INLINE auto autoscaler::record_event(autoscaler_state& state, ms now,
+                                                   std::int32_t from, std::int32_t to) const
+    -> void {
   if (!config_.behavior || from == to) return;
   const bool up = to > from;
   auto& events = up ? state.scale_up_events : state.scale_down_events;
@@ -200,7 +201,7 @@ HEADROOM_DECL auto autoscaler::record_event(autoscaler_state& state, ms now, std
   }
 }
 
-HEADROOM_DECL auto autoscaler::undo_last_sync(autoscaler_state& state) -> void {
+HEADROOM_IMPL_INLINE auto autoscaler::undo_last_sync(autoscaler_state& state) -> void {
   const auto& undo = state.last_sync;
   if (undo.event_direction != 0) {
     auto& events = undo.event_direction > 0 ? state.scale_up_events : state.scale_down_events;
@@ -218,15 +219,16 @@ HEADROOM_DECL auto autoscaler::undo_last_sync(autoscaler_state& state) -> void {
   }
 }
 
-HEADROOM_DECL auto autoscaler::push_window_entry(autoscaler_state& state,
-                                                 const timestamped_recommendation& e) const
+HEADROOM_IMPL_INLINE auto autoscaler::push_window_entry(autoscaler_state& state,
+                                                        const timestamped_recommendation& e) const
     -> void {
   if (config_.behavior && up_window_.count() > 0) detail::push_min(state.up_window, e);
   detail::push_max(state.down_window, e);
 }
 
-HEADROOM_DECL auto autoscaler::stabilize(autoscaler_state& state, ms now, std::int32_t current,
-                                         std::int32_t raw) const -> std::int32_t {
+HEADROOM_IMPL_INLINE auto autoscaler::stabilize(autoscaler_state& state, ms now,
+                                                std::int32_t current, std::int32_t raw) const
+    -> std::int32_t {
   if (state.latest) {
     if (state.latest->at < now) push_window_entry(state, *state.latest);
     state.latest.reset();  // at == now: a retry replaces the earlier attempt
@@ -251,7 +253,7 @@ HEADROOM_DECL auto autoscaler::stabilize(autoscaler_state& state, ms now, std::i
   return result;
 }
 
-HEADROOM_DECL auto autoscaler::library_reason(hpa_reason r) noexcept -> scale_reason {
+HEADROOM_IMPL_INLINE auto autoscaler::library_reason(hpa_reason r) noexcept -> scale_reason {
   switch (r) {
     case hpa_reason::scale_up_limit:
       return scale_reason::scale_up_limited;
@@ -266,8 +268,9 @@ HEADROOM_DECL auto autoscaler::library_reason(hpa_reason r) noexcept -> scale_re
   }
 }
 
-HEADROOM_DECL auto autoscaler::step_hpa(autoscaler_state& state, ms now,
-                                        const autoscaler_input& in) const -> autoscaler_decision {
+HEADROOM_IMPL_INLINE auto autoscaler::step_hpa(autoscaler_state& state, ms now,
+                                               const autoscaler_input& in) const
+    -> autoscaler_decision {
   autoscaler_decision d = begin_sync(state, now, in);
   // 1.36+: the ScaledToZero condition counts only with HPAScaleToZero on (getScaledToZero-
   // ConditionStatus && the gate).
@@ -294,8 +297,9 @@ HEADROOM_DECL auto autoscaler::step_hpa(autoscaler_state& state, ms now,
   return d;
 }
 
-HEADROOM_DECL auto autoscaler::begin_sync(autoscaler_state& state, ms now,
-                                          const autoscaler_input& in) const -> autoscaler_decision {
+HEADROOM_IMPL_INLINE auto autoscaler::begin_sync(autoscaler_state& state, ms now,
+                                                 const autoscaler_input& in) const
+    -> autoscaler_decision {
   if (state.last_sync.at == now) undo_last_sync(state);
   state.last_sync = {.at = now, .was_seeded = state.seeded, .scaled_to_zero = state.scaled_to_zero};
   const std::int32_t current =
@@ -311,9 +315,9 @@ HEADROOM_DECL auto autoscaler::begin_sync(autoscaler_state& state, ms now,
   return d;
 }
 
-HEADROOM_DECL auto autoscaler::decided_before_metrics(autoscaler_state& state, ms now,
-                                                      bool scaled_to_zero,
-                                                      autoscaler_decision& d) const -> bool {
+HEADROOM_IMPL_INLINE auto autoscaler::decided_before_metrics(autoscaler_state& state, ms now,
+                                                             bool scaled_to_zero,
+                                                             autoscaler_decision& d) const -> bool {
   const auto& c = config_;
   const std::int32_t current = d.current_replicas;
   if (current == 0) {
@@ -335,8 +339,9 @@ HEADROOM_DECL auto autoscaler::decided_before_metrics(autoscaler_state& state, m
   return true;
 }
 
-HEADROOM_DECL auto autoscaler::read_metrics(const autoscaler_input& in, std::int32_t current,
-                                            detail::tolerances tol, autoscaler_decision& d) const
+HEADROOM_IMPL_INLINE auto autoscaler::read_metrics(const autoscaler_input& in, std::int32_t current,
+                                                   detail::tolerances tol,
+                                                   autoscaler_decision& d) const
     -> metric_readings {
   static constexpr metric_observation missing{};
   metric_readings out;
@@ -362,9 +367,10 @@ HEADROOM_DECL auto autoscaler::read_metrics(const autoscaler_input& in, std::int
   return out;
 }
 
-HEADROOM_DECL auto autoscaler::apply_forecasts(const autoscaler_input& in, std::int32_t current,
-                                               detail::tolerances tol, std::int32_t& raw,
-                                               autoscaler_decision& d) const -> bool {
+HEADROOM_IMPL_INLINE auto autoscaler::apply_forecasts(const autoscaler_input& in,
+                                                      std::int32_t current, detail::tolerances tol,
+                                                      std::int32_t& raw,
+                                                      autoscaler_decision& d) const -> bool {
   bool from_forecast = false;
   for (std::size_t i = 0; i < resolved_.size() && i < in.metrics.size(); ++i) {
     if (!in.metrics[i].forecast) continue;
@@ -379,9 +385,9 @@ HEADROOM_DECL auto autoscaler::apply_forecasts(const autoscaler_input& in, std::
   return from_forecast;
 }
 
-HEADROOM_DECL auto autoscaler::normalize(autoscaler_state& state, ms now,
-                                         const replica_counts& counts, bool scaled_to_zero,
-                                         scale_reason reason, autoscaler_decision& d) const
+HEADROOM_IMPL_INLINE auto autoscaler::normalize(autoscaler_state& state, ms now,
+                                                const replica_counts& counts, bool scaled_to_zero,
+                                                scale_reason reason, autoscaler_decision& d) const
     -> void {
   const auto& c = config_;
   const std::int32_t current = d.current_replicas;
@@ -417,8 +423,8 @@ HEADROOM_DECL auto autoscaler::normalize(autoscaler_state& state, ms now,
   if (desired != current) rescaled(state, now, d);
 }
 
-HEADROOM_DECL auto autoscaler::rescaled(autoscaler_state& state, ms now,
-                                        autoscaler_decision& d) const -> void {
+HEADROOM_IMPL_INLINE auto autoscaler::rescaled(autoscaler_state& state, ms now,
+                                               autoscaler_decision& d) const -> void {
   d.conditions.able_to_scale = {condition_status::is_true, hpa_reason::succeeded_rescale};
   record_event(state, now, d.current_replicas, d.desired_replicas);
   if (!scaled_to_zero_condition_kept()) {  // before 1.36, or the gate off: no condition
@@ -433,8 +439,9 @@ HEADROOM_DECL auto autoscaler::rescaled(autoscaler_state& state, ms now,
   }
 }
 
-HEADROOM_DECL auto autoscaler::step_kpa(autoscaler_state& state, ms now,
-                                        const autoscaler_input& in) const -> autoscaler_decision {
+HEADROOM_IMPL_INLINE auto autoscaler::step_kpa(autoscaler_state& state, ms now,
+                                               const autoscaler_input& in) const
+    -> autoscaler_decision {
   autoscaler_decision d;
   d.current_replicas = in.replicas.spec;
   d.desired_replicas = in.replicas.spec;
@@ -476,9 +483,9 @@ HEADROOM_DECL auto autoscaler::step_kpa(autoscaler_state& state, ms now,
   return d;
 }
 
-HEADROOM_DECL auto autoscaler::kpa_recommendation(autoscaler_state& state, ms now,
-                                                  const autoscaler_input& in, bool reachable) const
-    -> kpa_desired {
+HEADROOM_IMPL_INLINE auto autoscaler::kpa_recommendation(autoscaler_state& state, ms now,
+                                                         const autoscaler_input& in,
+                                                         bool reachable) const -> kpa_desired {
   const auto& k = *kpa_;
   const double target = k.target_value();
   const double ready = std::max(1.0, static_cast<double>(in.replicas.ready));
@@ -505,8 +512,8 @@ HEADROOM_DECL auto autoscaler::kpa_recommendation(autoscaler_state& state, ms no
   return {.replicas = state.max_panic_replicas, .reason = scale_reason::panic};
 }
 
-HEADROOM_DECL auto autoscaler::excess_burst_capacity(std::int32_t ready,
-                                                     double panic_value) const noexcept
+HEADROOM_IMPL_INLINE auto autoscaler::excess_burst_capacity(std::int32_t ready,
+                                                            double panic_value) const noexcept
     -> std::int32_t {
   const double burst = kpa_->target_burst_capacity;
   if (burst == 0.0) return 0;

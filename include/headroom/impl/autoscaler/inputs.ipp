@@ -26,7 +26,7 @@ HEADROOM_DECL std::optional<quantity> to_quantity(double value) noexcept {
   return quantity{.milli = static_cast<std::int64_t>(milli)};
 }
 
-HEADROOM_DECL double quantity_rounding(double value) noexcept {
+HEADROOM_IMPL_INLINE double quantity_rounding(double value) noexcept {
   const auto q = to_quantity(value);
   if (!q) return std::numeric_limits<double>::infinity();
   return std::abs(static_cast<double>(q->milli) / static_cast<double>(milli_per_unit) - value);

@@ -20,9 +20,10 @@ HEADROOM_DECL std::int64_t changes_within(const std::vector<scale_event>& events
   return sum;
 }
 
-HEADROOM_DECL std::int64_t rate_limit(const scaling_rules& rules, scale_direction direction,
-                                      const autoscaler_state& state, std::chrono::milliseconds now,
-                                      std::int32_t current) noexcept {
+HEADROOM_IMPL_INLINE std::int64_t rate_limit(const scaling_rules& rules, scale_direction direction,
+                                             const autoscaler_state& state,
+                                             std::chrono::milliseconds now,
+                                             std::int32_t current) noexcept {
   const bool up = direction == scale_direction::up;
   if (rules.select == select_policy::disabled) return current;
   if (rules.policies.empty())
@@ -52,9 +53,9 @@ HEADROOM_DECL std::int64_t rate_limit(const scaling_rules& rules, scale_directio
   return result;
 }
 
-HEADROOM_DECL limited limit_rate(const autoscaler_config& c, const autoscaler_state& state,
-                                 std::chrono::milliseconds now, std::int32_t current,
-                                 std::int32_t desired) noexcept {
+HEADROOM_IMPL_INLINE limited limit_rate(const autoscaler_config& c, const autoscaler_state& state,
+                                        std::chrono::milliseconds now, std::int32_t current,
+                                        std::int32_t desired) noexcept {
   if (!c.behavior) {
     const std::int64_t up_limit =
         std::max(scale_up_limit_factor * std::int64_t{current}, scale_up_limit_minimum);

@@ -27,9 +27,10 @@ HEADROOM_DECL resolved_metric resolve_metric(const metric_spec& m) {
   return r;
 }
 
-HEADROOM_DECL proposal propose_total(const resolved_metric& m, const std::optional<quantity>& value,
-                                     const replica_counts& n, std::int32_t current, tolerances tol,
-                                     std::int32_t reserve) noexcept {
+HEADROOM_IMPL_INLINE proposal propose_total(const resolved_metric& m,
+                                            const std::optional<quantity>& value,
+                                            const replica_counts& n, std::int32_t current,
+                                            tolerances tol, std::int32_t reserve) noexcept {
   if (!value) return {};
   const std::int32_t k = reserve;
   const double usage = static_cast<double>(value->milli);
@@ -55,9 +56,10 @@ HEADROOM_DECL proposal propose_total(const resolved_metric& m, const std::option
   return ask_for(plus_reserve(to_int32(replicas), reserve));
 }
 
-HEADROOM_DECL proposal propose_per_pod(const resolved_metric& m, std::span<const pod_sample> pods,
-                                       std::int32_t current, tolerances tol,
-                                       std::int32_t reserve) noexcept {
+HEADROOM_IMPL_INLINE proposal propose_per_pod(const resolved_metric& m,
+                                              std::span<const pod_sample> pods,
+                                              std::int32_t current, tolerances tol,
+                                              std::int32_t reserve) noexcept {
   if (pods.empty()) return {};  // "no pods returned by selector"
   const bool utilization = m.target_type == metric_target_type::utilization;
   const std::int64_t fallback_percent = std::max<std::int64_t>(percent, m.target_percent);
@@ -124,9 +126,9 @@ HEADROOM_DECL proposal propose_per_pod(const resolved_metric& m, std::span<const
   return ask_for(plus_reserve(replicas, reserve));
 }
 
-HEADROOM_DECL proposal propose(const resolved_metric& m, const metric_observation& o,
-                               const replica_counts& n, std::int32_t current, tolerances tol,
-                               std::int32_t reserve) noexcept {
+HEADROOM_IMPL_INLINE proposal propose(const resolved_metric& m, const metric_observation& o,
+                                      const replica_counts& n, std::int32_t current, tolerances tol,
+                                      std::int32_t reserve) noexcept {
   switch (m.source) {
     case metric_source::object:
     case metric_source::external:

@@ -13,9 +13,9 @@ inline namespace v0 {
 namespace autoscaling {
 namespace detail {
 
-HEADROOM_DECL void record_delay(ring<kpa_bucket>& window, std::chrono::milliseconds now,
-                                std::int32_t value, std::int64_t buckets,
-                                std::chrono::seconds tick) {
+HEADROOM_IMPL_INLINE void record_delay(ring<kpa_bucket>& window, std::chrono::milliseconds now,
+                                       std::int32_t value, std::int64_t buckets,
+                                       std::chrono::seconds tick) {
   const std::int64_t index =
       std::chrono::floor<std::chrono::seconds>(now).count() / tick.count();  // int(now.Unix()) / 2
   while (!window.empty() && !(value < window.back().value)) window.pop_back();
