@@ -1,1 +1,0 @@
-#include <headroom/sim/step_time.hpp>
