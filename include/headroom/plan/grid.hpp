@@ -6,7 +6,6 @@
 #include "../detail/config.hpp"  // first: the C++20 check and the compiler macros
 #if HEADROOM_HAS_CXX20
 
-#include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <random>
