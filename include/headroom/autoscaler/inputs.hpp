@@ -57,8 +57,21 @@ inline constexpr double largest_int64_double = 9.2e18;
 
 /// `value` as a quantity: rounded to the nearest micro-unit (the decimal the double stands
 /// for), then up to a whole milli-unit as Quantity.MilliValue() rounds (ceil). Saturates at
-/// the int64 range; a non-finite value is no value (nullopt: a missing sample).
-[[nodiscard]] HEADROOM_DECL std::optional<quantity> to_quantity(double value) noexcept;
+/// the int64 range; a non-finite value is no value (nullopt: a missing sample). Defined here,
+/// inline in both modes: the simulated day and the callers' steps convert every sample with it.
+[[nodiscard]] inline std::optional<quantity> to_quantity(double value) noexcept {
+  if (!detail::is_finite(value)) return std::nullopt;
+  const double micro = value * detail::micro_per_unit;
+  if (std::abs(micro) < detail::largest_exact_micro) {
+    std::int64_t m = std::llround(micro);
+    if (m == 0 && value > 0.0) m = 1;  // MilliValue rounds any positive value up to 1m
+    return quantity{.milli = detail::ceil_div(m, detail::micro_per_milli)};
+  }
+  const double milli = std::ceil(value * static_cast<double>(milli_per_unit));
+  if (milli >= detail::largest_int64_double) return quantity{.milli = detail::int64_max};
+  if (milli <= -detail::largest_int64_double) return quantity{.milli = detail::int64_min};
+  return quantity{.milli = static_cast<std::int64_t>(milli)};
+}
 
 /// How much the quantity conversion may move a metric's target, as a share of the target
 /// (1 %, a tenth of the HPA's default tolerance band): the HPA divides by the target, so this
