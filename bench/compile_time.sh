@@ -17,16 +17,17 @@
 #                target_precompile_headers (and HEADROOM_PRECOMPILE) builds and uses it
 #                (clang: -fpch-instantiate-templates); the build of the precompiled header is
 #                not timed
-#   -s           also, per header (beside its header-only line), the standard headers it
-#                includes (directly or through other headroom headers) and nothing else: the
-#                part of its cost that is the standard library's, below which no rewrite of
-#                headroom's own code can go
-#   -t           with clang++: also, per header, the least a header-only rewrite of it could
-#                cost: its standard headers alone (as -s) plus the parsing of its own code,
-#                that is its front end's time outside template instantiation and constant
-#                evaluation (from -ftime-trace) less the same for its standard headers alone,
-#                against the baseline's whole front end. Above the goal, no rewrite that
-#                keeps the header's code in headers meets it.
+#   -s           also, per header and mode (beside its line), the standard headers it
+#                includes in that mode (directly or through other headroom headers) and
+#                nothing else: the part of its cost that is the standard library's, below
+#                which no rewrite of headroom's own code can go
+#   -t           with clang++: also, per header and mode, the least it could cost if it
+#                instantiated nothing: its standard headers alone (as -s) plus the parsing
+#                of its own code, that is its front end's time outside template
+#                instantiation and constant evaluation (from -ftime-trace) less the same for
+#                its standard headers alone, against the baseline's whole front end. Above
+#                the goal, no rewrite that keeps the header's code (header-only) or its
+#                declarations and templates (compiled) in headers meets it.
 #   -c COMPILER  a compiler to measure (repeatable; default g++, and clang++ when present)
 #   -f FLAG      an extra compiler flag (repeatable), e.g. -f -stdlib=libc++
 #   HEADER       headers to measure, relative to include/ (default: headroom/headroom.hpp, the
@@ -63,7 +64,7 @@ while getopts "n:m:apstc:f:" opt; do
     t) least=1 ;;
     c) compilers+=("$OPTARG") ;;
     f) extra+=("$OPTARG") ;;
-    *) sed -n '2,43p' "$0"; exit 2 ;;
+    *) sed -n '2,44p' "$0"; exit 2 ;;
   esac
 done
 case "$mode" in
@@ -154,23 +155,29 @@ precompile() {
 
 # The standard headers that header $2 includes, directly or through headroom headers, as
 # a file that includes them and nothing else, written to $3 (compiler $1 lists the
-# dependencies).
+# dependencies; more flags after $3, such as the compiled mode's define). A headroom file
+# that includes a standard header only in the other mode (an .ipp's own includes, read in
+# the header-only mode alone) is not a dependency in this one, so its includes are not
+# counted.
 standard_floor() {
-  local deps=()
-  printf '#include <%s>\n' "$2" > "$work/deps.cpp"
-  mapfile -t deps < <("$1" -std=c++20 ${extra[@]+"${extra[@]}"} -I"$root/include" -MM -MT deps \
-                        "$work/deps.cpp" | grep -oE "$root/include/[^ ]+\.hpp")
+  local compiler="$1" header="$2" out="$3" deps=()
+  shift 3
+  printf '#include <%s>\n' "$header" > "$work/deps.cpp"
+  mapfile -t deps < <("$compiler" -std=c++20 ${extra[@]+"${extra[@]}"} -I"$root/include" "$@" \
+                        -MM -MT deps "$work/deps.cpp" | grep -oE "$root/include/[^ ]+\.(hpp|ipp)")
   { [ "${#deps[@]}" -eq 0 ] || grep -hoE '^#include <[a-z_]+>' "${deps[@]}" | LC_ALL=C sort -u
-    echo 'int main() { return 0; }'; } > "$3"
+    echo 'int main() { return 0; }'; } > "$out"
 }
 
-# Milliseconds of clang's front end on $2 (compiler $1): "TOTAL OUTSIDE", OUTSIDE being the
-# part outside template instantiation and constant evaluation (the outermost such events of
-# -ftime-trace, summed without their overlaps).
+# Milliseconds of clang's front end on $2 (compiler $1; more flags after $2): "TOTAL
+# OUTSIDE", OUTSIDE being the part outside template instantiation and constant evaluation
+# (the outermost such events of -ftime-trace, summed without their overlaps).
 front_end_ms() {
-  "$1" -std=c++20 -O2 ${extra[@]+"${extra[@]}"} -I"$root/include" -ftime-trace \
-    -ftime-trace-granularity=0 -c "$2" -o "$work/trace.o" 2> "$work/err" ||
-    { cat "$work/err" >&2; echo "compile failed: $1 $2" >&2; exit 1; }
+  local compiler="$1" source="$2"
+  shift 2
+  "$compiler" -std=c++20 -O2 ${extra[@]+"${extra[@]}"} -I"$root/include" "$@" -ftime-trace \
+    -ftime-trace-granularity=0 -c "$source" -o "$work/trace.o" 2> "$work/err" ||
+    { cat "$work/err" >&2; echo "compile failed: $compiler $source" >&2; exit 1; }
   { grep -oE '"dur":[0-9]+,"name":"Total Frontend"' "$work/trace.json" | head -n 1
     grep -oE '"ts":[0-9]+,"dur":[0-9]+,"name":"(Instantiate(Function|Class)|PerformPendingInstantiations|EvaluateAs[A-Za-z]+)"' \
       "$work/trace.json" | tr -c '0-9\n' ' ' | sort -k1,1n -k2,2nr; } |
@@ -179,19 +186,21 @@ front_end_ms() {
          END { if (total == "") exit 1; printf "%.1f %.1f\n", total / 1000, (total - busy) / 1000 }'
 }
 
-# "SECONDS RATIO": the least a header-only rewrite of header file $2 could cost (compiler
-# $1; $3: its standard headers alone), median over $runs rounds of
+# "SECONDS RATIO": the least file $2 could cost if it instantiated nothing (compiler $1;
+# $3: its standard headers alone; more flags after $3 for $2 alone), median over $runs
+# rounds of
 #   seconds(standard) / seconds(baseline) + (outside(header) - outside(standard)) / front end(baseline)
 # (outside: the front end outside instantiation; see front_end_ms), and the seconds alike.
-header_only_floor() {
-  local i b f tb th ts
+uninstantiated_floor() {
+  local compiler="$1" source="$2" standard="$3" i b f tb th ts
+  shift 3
   : > "$work/pairs"
   for ((i = 0; i < runs; ++i)); do
-    b=$(cpu_seconds "$1" "$work/baseline.cpp")
-    f=$(cpu_seconds "$1" "$3")
-    tb=$(front_end_ms "$1" "$work/baseline.cpp")
-    th=$(front_end_ms "$1" "$2")
-    ts=$(front_end_ms "$1" "$3")
+    b=$(cpu_seconds "$compiler" "$work/baseline.cpp")
+    f=$(cpu_seconds "$compiler" "$standard")
+    tb=$(front_end_ms "$compiler" "$work/baseline.cpp")
+    th=$(front_end_ms "$compiler" "$source" "$@")
+    ts=$(front_end_ms "$compiler" "$standard")
     echo "$b $f ${tb% *} ${th#* } ${ts#* }" >> "$work/pairs"
   done
   echo "$(awk '{ printf "%.3f\n", $2 + ($4 - $5) / 1000 }' "$work/pairs" | median) $(awk '{ printf "%.4f\n", $2 / $1 + ($4 - $5) / $3 }' "$work/pairs" | median)"
@@ -249,16 +258,17 @@ for compiler in "${compilers[@]}"; do
     printf '#include <%s>\nint main() { return 0; }\n' "$h" > "$work/tu.cpp"
     m=$(paired "$compiler" "$work/tu.cpp" ${defines[@]+"${defines[@]}"})
     report "$label" "$m" "$goal"
-    # The floors describe a header-only header: measured once, beside its header-only line.
-    if [ "$md" = compiled ]; then floors_here=0 least_here=0; else floors_here=$floors least_here=$least; fi
-    if [ "$floors_here" = 1 ] || [ "$least_here" = 1 ]; then standard_floor "$compiler" "$h" "$work/floor.cpp"; fi
-    if [ "$floors_here" = 1 ]; then
-      m=$(paired "$compiler" "$work/floor.cpp")
-      report "  its standard headers alone" "$m"
+    # Both floors in each mode, with the standard headers that mode includes.
+    if [ "$floors" = 1 ] || [ "$least" = 1 ]; then
+      standard_floor "$compiler" "$h" "$work/floor.cpp" ${defines[@]+"${defines[@]}"}
     fi
-    if [ "$least_here" = 1 ] && "$compiler" --version | grep -q clang; then
-      m=$(header_only_floor "$compiler" "$work/tu.cpp" "$work/floor.cpp")
-      report "  least cost of a header-only rewrite" "$m" "$goal"
+    if [ "$floors" = 1 ]; then
+      m=$(paired "$compiler" "$work/floor.cpp")
+      report "  its standard headers alone" "$m" "$goal"
+    fi
+    if [ "$least" = 1 ] && "$compiler" --version | grep -q clang; then
+      m=$(uninstantiated_floor "$compiler" "$work/tu.cpp" "$work/floor.cpp" ${defines[@]+"${defines[@]}"})
+      report "  least cost, nothing instantiated" "$m" "$goal"
     fi
     if [ "$pch" = 1 ]; then
       precompile "$compiler" "$h" ${defines[@]+"${defines[@]}"} > "$work/use"
