@@ -375,6 +375,14 @@ TEST_SUITE("detail/from_chars") {
     const std::string below =
         "1.00000000000000011102230246251565404236316680908203124" + std::string(800, '9') + "e0";
     t.check(below, {below.size(), ok, 0x3FF0000000000000, false});
+    // The same with few significant digits, where the short paths apply: 2e23 = 5^23 x 2^24
+    // and 5^23 has 54 bits, so 2e23 is a tie (Clinger's path), as is 2^53 + 1 (the 128-bit
+    // path); a non-zero digit past the 800 the parser keeps lifts each to the double above.
+    const std::string two_e23 = "2" + std::string(23, '0') + "." + std::string(828, '0') + "1";
+    t.check(two_e23, {two_e23.size(), ok, 0x44C52D02C7E14AF7, false});
+    t.check("2e23", {4, ok, 0x44C52D02C7E14AF6, false});
+    const std::string odd_tie = "9007199254740993." + std::string(800, '0') + "1";
+    t.check(odd_tie, {odd_tie.size(), ok, 0x4340000000000001, false});
     t.report("hostile");
   }
 

@@ -450,9 +450,11 @@ constexpr void read_exponent(const char*& p, const char* last, decimal& d) noexc
 }
 
 /// The bits of the double nearest to a trimmed non-zero decimal: Clinger's fast path, then
-/// the 128-bit path for up to 19 digits, then the exact conversion.
+/// the 128-bit path for up to 19 digits, then the exact conversion. A truncated decimal
+/// (a non-zero digit past the capacity, after zeros the trim removed) takes the exact
+/// conversion: only it keeps that digit, as a sticky bit that can break a tie.
 [[nodiscard]] inline converted nearest_double(decimal& d) noexcept {
-  if (d.count <= 19 && d.point >= -400 && d.point <= 400) {
+  if (!d.truncated && d.count <= 19 && d.point >= -400 && d.point <= 400) {
     std::uint64_t m = 0;
     for (int i = 0; i < d.count; ++i) m = m * 10 + d.digit[i];
     double x = 0.0;
