@@ -184,10 +184,10 @@ TEST_SUITE("integration/endpoint") {
         0.9, 1000.0);
     CHECK(truth > 800.0);
     CHECK(truth < 890.0);
-    // Ten runs at most: on a quiet machine the search brackets μ* within 2× in six to eight
-    // (about 30 s). A first probe the machine disturbed (600 req/s undecided twice, its p99
-    // TTFT 19 ms where a quiet run has 6 ms) sends the search down to 300 and costs three
-    // runs; with eight it then ran out at [450, 975), and two more runs recover it.
+    // Ten runs at most. With eight, a quiet search ended at [725, 1100) in 29 s, but one whose
+    // first probe the machine disturbed (600 req/s undecided twice, its p99 TTFT 19 ms where
+    // a quiet run has 6 ms) went down to 300 and ran out at [450, 975). The two more runs let
+    // it probe between those; a quiet search now ends at [725, 1037.5) in 36-37 s.
     // clang-format off
     const ran r = run_search({"--url", url_of(engine), "--model", "m", "--search",
                                "--low", "600", "--high", "1100", "--requests", "3000",
