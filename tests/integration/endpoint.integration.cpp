@@ -146,17 +146,28 @@ double solve_capacity(F conformance, double q, double bound) {
 }
 
 // The search ran, its bracket holds `truth`, is a passing and a failing rate within a factor
-// of two, and took under a minute.
-void check_bracketed(const char* law, double truth, const ran& r) {
-  INFO(r.out, r.err);
-  REQUIRE(r.status == 0);
-  const auto [low, high] = bracket_of(r.out);
-  MESSAGE(law << ": truth " << truth << " req/s, bracket [" << low << ", " << high << ") in "
-              << r.seconds << " s");
-  CHECK(low <= truth);
-  CHECK(truth < high);
-  CHECK(high <= 2.0 * low);
-  CHECK(r.seconds < 60.0);
+// of two, and took under a minute. The bracket must hold the truth on every search; its width
+// and time depend on how quiet the machine was, so a search that misses only those is run
+// once more. A disturbed first probe (an M/D/1 search in CI: 400 req/s undecided over two
+// runs, its first run's p99 TTFT 10 ms where a quiet run has 7) sends the bisection below
+// it, and seven runs then end at [300, 700): correct, but 2.3 times wide.
+void search_bracketed(const char* law, double truth, const std::vector<std::string>& args) {
+  for (int attempt = 1;; ++attempt) {
+    const ran r = run_search(args);
+    INFO(r.out, r.err);
+    REQUIRE(r.status == 0);
+    const auto [low, high] = bracket_of(r.out);
+    MESSAGE(law << ": truth " << truth << " req/s, bracket [" << low << ", " << high << ") in "
+                << r.seconds << " s (search " << attempt << ")");
+    REQUIRE(low <= truth);
+    REQUIRE(truth < high);
+    const bool narrow = high <= 2.0 * low, quick = r.seconds < 60.0;
+    if ((narrow && quick) || attempt == 2) {
+      CHECK(narrow);
+      CHECK(quick);
+      return;
+    }
+  }
 }
 
 }  // namespace
@@ -189,13 +200,13 @@ TEST_SUITE("integration/endpoint") {
     // a quiet run has 6 ms) went down to 300 and ran out at [450, 975). The two more runs let
     // it probe between those; a quiet search now ends at [725, 1037.5) in 36-37 s.
     // clang-format off
-    const ran r = run_search({"--url", url_of(engine), "--model", "m", "--search",
-                               "--low", "600", "--high", "1100", "--requests", "3000",
-                               "--ttft", "0.016", "--tpot", "3600", "--quantile", "0.9",
-                               "--confidence", "0.99", "--tolerance", "0.1", "--max-runs", "10",
-                               "--output-tokens", "4", "--max-lag-ms", "10"});
+    search_bracketed("M/M/8", truth,
+                     {"--url", url_of(engine), "--model", "m", "--search",
+                      "--low", "600", "--high", "1100", "--requests", "3000",
+                      "--ttft", "0.016", "--tpot", "3600", "--quantile", "0.9",
+                      "--confidence", "0.99", "--tolerance", "0.1", "--max-runs", "10",
+                      "--output-tokens", "4", "--max-lag-ms", "10"});
     // clang-format on
-    check_bracketed("M/M/8", truth, r);
   }
 
   TEST_CASE("endpoint: mu* of an M/D/1 engine, bracketed over real sockets") {
@@ -220,13 +231,13 @@ TEST_SUITE("integration/endpoint") {
     CHECK(truth > 450.0);
     CHECK(truth < 550.0);
     // clang-format off
-    const ran r = run_search({"--url", url_of(engine), "--model", "m", "--search",
-                               "--low", "400", "--high", "700", "--requests", "2500",
-                               "--ttft", "0.0085", "--tpot", "3600", "--quantile", "0.9",
-                               "--confidence", "0.99", "--tolerance", "0.1", "--max-runs", "7",
-                               "--output-tokens", "4", "--max-lag-ms", "10"});
+    search_bracketed("M/D/1", truth,
+                     {"--url", url_of(engine), "--model", "m", "--search",
+                      "--low", "400", "--high", "700", "--requests", "2500",
+                      "--ttft", "0.0085", "--tpot", "3600", "--quantile", "0.9",
+                      "--confidence", "0.99", "--tolerance", "0.1", "--max-runs", "7",
+                      "--output-tokens", "4", "--max-lag-ms", "10"});
     // clang-format on
-    check_bracketed("M/D/1", truth, r);
   }
 
   TEST_CASE("endpoint: the saved run reads back, as vLLM's, to the same conformance") {
