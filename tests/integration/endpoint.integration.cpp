@@ -145,20 +145,38 @@ double solve_capacity(F conformance, double q, double bound) {
   return lo;
 }
 
+// What differs between the two searches; both hold the SLO at the 0.9 quantile with 99 %
+// intervals (TPOT unbounded), stop at a bracket 10 % wide, and ask for 4 tokens a request.
+struct search_case {
+  const char* law;           // the engine's queue, for the message
+  const char* low;           // --low, req/s
+  const char* high;          // --high, req/s
+  const char* requests;      // --requests, a run
+  const char* ttft_seconds;  // --ttft
+  const char* max_runs;      // --max-runs
+};
+
 // The search ran, its bracket holds `truth`, is a passing and a failing rate within a factor
 // of two, and took under a minute. The bracket must hold the truth on every search; its width
 // and time depend on how quiet the machine was, so a search that misses only those is run
 // once more. A disturbed first probe (an M/D/1 search in CI: 400 req/s undecided over two
 // runs, its first run's p99 TTFT 10 ms where a quiet run has 7) sends the bisection below
 // it, and seven runs then end at [300, 700): correct, but 2.3 times wide.
-void search_bracketed(const char* law, double truth, const std::vector<std::string>& args) {
+void search_bracketed(const fake_engine& engine, double truth, const search_case& c) {
+  // clang-format off
+  const std::vector<std::string> args{
+      "--url", url_of(engine), "--model", "m", "--search", "--low", c.low, "--high", c.high,
+      "--requests", c.requests, "--ttft", c.ttft_seconds, "--tpot", "3600", "--quantile", "0.9",
+      "--confidence", "0.99", "--tolerance", "0.1", "--max-runs", c.max_runs,
+      "--output-tokens", "4", "--max-lag-ms", "10"};
+  // clang-format on
   for (int attempt = 1;; ++attempt) {
     const ran r = run_search(args);
     INFO(r.out, r.err);
     REQUIRE(r.status == 0);
     const auto [low, high] = bracket_of(r.out);
-    MESSAGE(law << ": truth " << truth << " req/s, bracket [" << low << ", " << high << ") in "
-                << r.seconds << " s (search " << attempt << ")");
+    MESSAGE(c.law << ": truth " << truth << " req/s, bracket [" << low << ", " << high << ") in "
+                  << r.seconds << " s (search " << attempt << ")");
     REQUIRE(low <= truth);
     REQUIRE(truth < high);
     const bool narrow = high <= 2.0 * low, quick = r.seconds < 60.0;
@@ -199,14 +217,13 @@ TEST_SUITE("integration/endpoint") {
     // first probe the machine disturbed (600 req/s undecided twice, its p99 TTFT 19 ms where
     // a quiet run has 6 ms) went down to 300 and ran out at [450, 975). The two more runs let
     // it probe between those; a quiet search now ends at [725, 1037.5) in 36-37 s.
-    // clang-format off
-    search_bracketed("M/M/8", truth,
-                     {"--url", url_of(engine), "--model", "m", "--search",
-                      "--low", "600", "--high", "1100", "--requests", "3000",
-                      "--ttft", "0.016", "--tpot", "3600", "--quantile", "0.9",
-                      "--confidence", "0.99", "--tolerance", "0.1", "--max-runs", "10",
-                      "--output-tokens", "4", "--max-lag-ms", "10"});
-    // clang-format on
+    search_bracketed(engine, truth,
+                     {.law = "M/M/8",
+                      .low = "600",
+                      .high = "1100",
+                      .requests = "3000",
+                      .ttft_seconds = "0.016",
+                      .max_runs = "10"});
   }
 
   TEST_CASE("endpoint: mu* of an M/D/1 engine, bracketed over real sockets") {
@@ -230,14 +247,13 @@ TEST_SUITE("integration/endpoint") {
         0.9, 1.0 / 0.0015);
     CHECK(truth > 450.0);
     CHECK(truth < 550.0);
-    // clang-format off
-    search_bracketed("M/D/1", truth,
-                     {"--url", url_of(engine), "--model", "m", "--search",
-                      "--low", "400", "--high", "700", "--requests", "2500",
-                      "--ttft", "0.0085", "--tpot", "3600", "--quantile", "0.9",
-                      "--confidence", "0.99", "--tolerance", "0.1", "--max-runs", "7",
-                      "--output-tokens", "4", "--max-lag-ms", "10"});
-    // clang-format on
+    search_bracketed(engine, truth,
+                     {.law = "M/D/1",
+                      .low = "400",
+                      .high = "700",
+                      .requests = "2500",
+                      .ttft_seconds = "0.0085",
+                      .max_runs = "7"});
   }
 
   TEST_CASE("endpoint: the saved run reads back, as vLLM's, to the same conformance") {
